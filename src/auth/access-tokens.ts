@@ -1,0 +1,94 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
+import type { StoredToken, TokenRepository } from "../store/token-repository.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+
+export const ADMIN_TOKEN_NAME = "admin";
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** last_used_at is refreshed at most this often, so that auth does not write on every request. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface TokenIdentity {
+  name: string;
+}
+
+export function generateToken(): string {
+  return `atr_${randomBytes(32).toString("base64url")}`;
+}
+
+function sha256(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/**
+ * Reads the admin token from its file, creating it (mode 0600) on first use. Used by the CLI too,
+ * which needs the token without opening the database.
+ */
+export function readOrCreateAdminToken(tokenFile: string): string {
+  if (existsSync(tokenFile)) {
+    const token = readFileSync(tokenFile, "utf8").trim();
+    if (token.length > 0) return token;
+  }
+  const token = generateToken();
+  writeFileSync(tokenFile, token + "\n", { mode: 0o600, flag: "w" });
+  chmodSync(tokenFile, 0o600);
+  return token;
+}
+
+/**
+ * The admin token (a file in the data dir) and named extra tokens (stored as SHA-256 hashes; the
+ * tokens are 256 random bits, so a fast hash is enough). Comparison of the admin token is constant
+ * time; named tokens are found by their hash, which reveals nothing about the token through timing.
+ */
+export class AccessTokens {
+  private readonly adminHash: Buffer;
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly adminToken: string,
+    private readonly tokens: TokenRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.adminHash = sha256(adminToken);
+  }
+
+  verify(presented: string): TokenIdentity | null {
+    const hash = sha256(presented);
+    if (timingSafeEqual(hash, this.adminHash)) return { name: ADMIN_TOKEN_NAME };
+    const name = this.tokens.findNameByHash(hash.toString("hex"));
+    if (name === undefined) return null;
+    this.touch(name);
+    return { name };
+  }
+
+  create(name: string): { name: string; token: string } {
+    if (!TOKEN_NAME.test(name)) {
+      throw new InvalidInputError(
+        "a token name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
+      );
+    }
+    if (name === ADMIN_TOKEN_NAME) throw new ConflictError(`the name "${ADMIN_TOKEN_NAME}" is reserved for the admin token`);
+    const token = generateToken();
+    if (!this.tokens.insert(name, sha256(token).toString("hex"), this.now().toISOString())) {
+      throw new ConflictError(`a token named "${name}" already exists`);
+    }
+    return { name, token };
+  }
+
+  list(): StoredToken[] {
+    return this.tokens.list();
+  }
+
+  revoke(name: string): void {
+    if (!this.tokens.delete(name)) throw new NotFoundError(`no token is named "${name}"`);
+    this.lastTouched.delete(name);
+  }
+
+  private touch(name: string): void {
+    const now = this.now();
+    const last = this.lastTouched.get(name) ?? 0;
+    if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(name, now.getTime());
+    this.tokens.touch(name, now.toISOString());
+  }
+}

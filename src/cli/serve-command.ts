@@ -1,0 +1,44 @@
+import { defineCommand } from "citty";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
+import { parseLogLevel } from "../logging/logger.ts";
+import { AtriumServer } from "../server/atrium-server.ts";
+import { isLoopbackAddress } from "../http/auth-guard.ts";
+import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
+
+export const serveCommand = defineCommand({
+  meta: { name: "serve", description: "Run the Atrium server in the foreground" },
+  args: {
+    host: { type: "string", description: `Address to bind (default ${DEFAULT_HOST})` },
+    port: { type: "string", description: `Port to bind (default ${DEFAULT_PORT}; 0 picks a free one)` },
+    "log-level": { type: "string", description: "debug, info, warn or error (default info)" },
+  },
+  run: ({ args }) =>
+    runCli(() => {
+      const paths = cliPaths();
+      const config = cliConfig(paths);
+      const host = args.host ?? config.host ?? DEFAULT_HOST;
+      const port = args.port !== undefined ? Number(args.port) : (config.port ?? DEFAULT_PORT);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0 to 65535, not ${args.port}`);
+      let server: AtriumServer;
+      try {
+        server = AtriumServer.start({
+          dataDir: paths.root,
+          host,
+          port,
+          logLevel: parseLogLevel(args["log-level"] ?? config.logLevel ?? process.env.ATRIUM_LOG_LEVEL),
+          echoLogs: process.stderr.isTTY === true,
+        });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === "EADDRINUSE") throw new CliError(`${host}:${port} is already in use (is another atrium running?)`);
+        throw new CliError(`could not start: ${(error as Error).message}`);
+      }
+      if (!isLoopbackAddress(host) && host !== "localhost") {
+        server.logger.warn("listening beyond this machine; every request needs a bearer token", { host });
+      }
+      process.stdout.write(`listening on ${server.url}\n`);
+      const shutdown = () => void server.stop().then(() => process.exit(0));
+      process.once("SIGTERM", shutdown);
+      process.once("SIGINT", shutdown);
+    }),
+});

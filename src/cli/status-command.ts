@@ -1,0 +1,72 @@
+import { defineCommand } from "citty";
+import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
+import { readRuntimeFile } from "../server/runtime-file.ts";
+import type { Health, ServerInfo } from "../schemas/system.ts";
+import { cliConfig, cliPaths, runCli } from "./cli-context.ts";
+
+const REQUEST_TIMEOUT_MS = 3000;
+
+export interface StatusReport {
+  running: boolean;
+  url: string;
+  health?: Health;
+  info?: ServerInfo;
+  error?: string;
+}
+
+async function getJson<T>(url: string, token: string): Promise<T> {
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
+  return body;
+}
+
+/** Asks the running server (found through server.json, else the configured address) how it is. */
+export async function readStatus(): Promise<StatusReport> {
+  const paths = cliPaths();
+  const config = cliConfig(paths);
+  const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
+  const token = readOrCreateAdminToken(paths.adminToken);
+  try {
+    const [health, info] = await Promise.all([
+      getJson<Health>(`${url}/v1/health`, token),
+      getJson<ServerInfo>(`${url}/v1/info`, token),
+    ]);
+    return { running: true, url, health, info };
+  } catch (error) {
+    const cause = (error as Error).name === "TimeoutError" ? "it did not answer in time" : (error as Error).message;
+    return { running: false, url, error: `atrium is not running at ${url} (${cause})` };
+  }
+}
+
+function printHuman(report: StatusReport): void {
+  if (!report.running || !report.health || !report.info) {
+    process.stderr.write(`${report.error}\nStart it with \`atrium serve\`.\n`);
+    return;
+  }
+  const { health, info } = report;
+  const lines = [
+    `atrium ${health.release.version} (build ${health.release.buildNumber}, ${health.release.channel}) is ${health.status === "ok" ? "running" : "degraded"}`,
+    `  url        ${report.url}`,
+    `  pid        ${health.process.pid}, up ${Math.round(health.process.uptimeSeconds)} s`,
+    `  database   ${health.database.state}, schema ${health.database.schemaVersion}, ${health.database.journalMode}`,
+    `  server     ${info.serverId} on ${info.hostname} (${info.platform}-${info.architecture})`,
+  ];
+  process.stdout.write(lines.join("\n") + "\n");
+}
+
+export const statusCommand = defineCommand({
+  meta: { name: "status", description: "Show whether the server runs, and its health and identity" },
+  args: { json: { type: "boolean", description: "Print JSON" } },
+  run: ({ args }) =>
+    runCli(async () => {
+      const report = await readStatus();
+      if (args.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+      else printHuman(report);
+      if (!report.running) process.exit(1);
+    }),
+});

@@ -1,0 +1,32 @@
+import { existsSync, readFileSync } from "node:fs";
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+export const ConfigFile = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    logLevel: Type.Optional(
+      Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type ConfigFile = Static<typeof ConfigFile>;
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 7433;
+
+/** Reads `config.json` from the data dir; a missing file is an empty config, a broken one an error. */
+export function loadConfigFile(path: string): ConfigFile {
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const problem = Value.Errors(ConfigFile, parsed).First();
+  if (problem) throw new Error(`${path}: ${problem.path || "the file"} ${problem.message.toLowerCase()}`);
+  return parsed as ConfigFile;
+}

@@ -1,0 +1,51 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+
+/** Where everything Atrium keeps on disk lives; see DESIGN.md "Names and places". */
+export interface DataPaths {
+  root: string;
+  database: string;
+  adminToken: string;
+  config: string;
+  logs: string;
+  logFile: string;
+  runtime: string;
+  projects: string;
+  worktrees: string;
+  skills: string;
+  plugins: string;
+}
+
+export function resolveDataDir(
+  env: Record<string, string | undefined> = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (env.ATRIUM_HOME) return env.ATRIUM_HOME;
+  if (platform === "darwin") return join(home, "Library", "Application Support", "atrium");
+  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "atrium");
+}
+
+export function dataPaths(root: string): DataPaths {
+  return {
+    root,
+    database: join(root, "atrium.db"),
+    adminToken: join(root, "token"),
+    config: join(root, "config.json"),
+    logs: join(root, "logs"),
+    logFile: join(root, "logs", "atrium.log"),
+    runtime: join(root, "server.json"),
+    projects: join(root, "projects"),
+    worktrees: join(root, "worktrees"),
+    skills: join(root, "skills"),
+    plugins: join(root, "plugins"),
+  };
+}
+
+/** Creates the data dir and its folders, private to the user (tokens and transcripts live here). */
+export function ensureDataDir(paths: DataPaths): void {
+  for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+}

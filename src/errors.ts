@@ -1,0 +1,20 @@
+/**
+ * Errors the domain raises when a request cannot be carried out. The HTTP layer maps each kind to a
+ * status; the message is shown to the client as is, so it must be a sentence about the request, never
+ * an internal detail.
+ */
+export class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The input is well-formed but not acceptable (400). */
+export class InvalidInputError extends DomainError {}
+/** The addressed thing does not exist (404). */
+export class NotFoundError extends DomainError {}
+/** The request conflicts with the current state: a duplicate, busy, in flight (409). */
+export class ConflictError extends DomainError {}
+/** The caller may not do this (403). */
+export class ForbiddenError extends DomainError {}

@@ -1,0 +1,67 @@
+import { Elysia } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { Logger } from "../logging/logger.ts";
+import { checkAccess } from "./auth-guard.ts";
+import { mapError } from "./error-mapping.ts";
+import { jsonBodyParser } from "./json-body.ts";
+import { coercibleParameters } from "./coerce-schema.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
+import { openApiRoute } from "./routes/system-routes.ts";
+
+export interface HttpAppDeps {
+  routes: Route[];
+  tokens: AccessTokens;
+  logger: Logger;
+  version: string;
+  eventPayloads: Record<string, TSchema>;
+}
+
+/** The path of a request URL without parsing all of it; this runs on every request. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  return url.slice(start, query === -1 ? undefined : query);
+}
+
+/** Every route plus the OpenAPI route that describes them all. */
+export function allRoutes(routes: Route[], version: string, eventPayloads: Record<string, TSchema>): Route[] {
+  let document: Record<string, unknown> | undefined;
+  const all: Route[] = [...routes];
+  all.push(openApiRoute(() => (document ??= buildOpenApiDocument(all, { version, eventPayloads }))));
+  return all;
+}
+
+export function createHttpApp(deps: HttpAppDeps) {
+  const app = new Elysia()
+    .onRequest(({ request, server }) => {
+      checkAccess(request, pathOf(request.url), server?.requestIP(request)?.address, deps.tokens);
+    })
+    .onError(({ code, error, request, set }) => {
+      const mapped = mapError(code, error, request, deps.logger);
+      set.status = mapped.status;
+      set.headers["content-type"] = "application/json; charset=utf-8";
+      for (const [name, value] of Object.entries(mapped.headers ?? {})) set.headers[name] = value;
+      return JSON.stringify({ error: mapped.message });
+    });
+
+  for (const route of allRoutes(deps.routes, deps.version, deps.eventPayloads)) {
+    const takesBody = route.method !== "GET";
+    app.route(
+      route.method,
+      route.path,
+      ({ params, query, body, request, set }) => {
+        if (route.successStatus) set.status = route.successStatus;
+        return route.handler({ params, query, body, request } as Parameters<Route["handler"]>[0]);
+      },
+      {
+        params: coercibleParameters(route.params),
+        query: coercibleParameters(route.query),
+        body: route.body,
+        ...(takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {}),
+      },
+    );
+  }
+  return app;
+}

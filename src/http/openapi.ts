@@ -1,0 +1,150 @@
+import type { TSchema } from "@sinclair/typebox";
+import { ErrorBody } from "../schemas/common.ts";
+import { eventRecordSchema } from "../schemas/events.ts";
+import { openApiPath, type Route } from "./route.ts";
+
+type JsonObject = Record<string, unknown>;
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Malformed JSON, or a field that breaks the schema (the message names it).",
+  "401": "Missing or wrong bearer token.",
+  "403": "Not allowed.",
+  "404": "Unknown route or id.",
+  "409": "Conflicts with the current state (busy, in flight, duplicate).",
+  "500": "Unexpected failure; details are in the server log.",
+};
+
+/**
+ * Collects every sub-schema that carries a `$id` into `components.schemas` and puts a `$ref` in its
+ * place. The `$id` itself is dropped: in OpenAPI 3.1 it would change how the `#/…` refs resolve.
+ */
+class ComponentCollector {
+  readonly schemas: Record<string, unknown> = {};
+
+  ref(schema: TSchema | JsonObject): unknown {
+    return this.walk(JSON.parse(JSON.stringify(schema)) as unknown);
+  }
+
+  /** Registers `schema` under `name` even when it has no `$id`. */
+  add(name: string, schema: TSchema | JsonObject): void {
+    const plain = JSON.parse(JSON.stringify(schema)) as JsonObject;
+    delete plain.$id;
+    this.schemas[name] = this.walkChildren(plain);
+  }
+
+  private walk(node: unknown): unknown {
+    if (Array.isArray(node)) return node.map((item) => this.walk(item));
+    if (!node || typeof node !== "object") return node;
+    const object = node as JsonObject;
+    if (typeof object.$id === "string") {
+      const name = object.$id;
+      if (!(name in this.schemas)) {
+        this.schemas[name] = {};
+        const { $id: _dropped, ...rest } = object;
+        this.schemas[name] = this.walkChildren(rest);
+      }
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return this.walkChildren(object);
+  }
+
+  private walkChildren(object: JsonObject): JsonObject {
+    return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, this.walk(value)]));
+  }
+}
+
+/** `GET /v1/sessions/:id/events` → `getSessionsByIdEvents` */
+function operationId(route: Route): string {
+  const words = route.path
+    .split("/")
+    .filter((part) => part.length > 0 && part !== "v1")
+    .map((part) => (part.startsWith(":") ? `By-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[-_.]/))
+    .filter((word) => word.length > 0)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1));
+  return route.method.toLowerCase() + words.join("");
+}
+
+function parameters(schema: TSchema | undefined, location: "path" | "query", components: ComponentCollector) {
+  if (!schema) return [];
+  const object = components.ref(schema) as { properties?: Record<string, JsonObject>; required?: string[] };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: location,
+      required: location === "path" || (object.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+export interface OpenApiOptions {
+  version: string;
+  eventPayloads: Record<string, TSchema>;
+}
+
+/** The OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
+export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): JsonObject {
+  const components = new ComponentCollector();
+  const errorRef = components.ref(ErrorBody);
+  const paths: Record<string, Record<string, unknown>> = {};
+
+  const eventRefs = Object.entries(options.eventPayloads).map(([kind, payload]) => {
+    components.add(`Event.${kind}`, eventRecordSchema(payload, { kind }));
+    return { $ref: `#/components/schemas/Event.${kind}` };
+  });
+
+  for (const route of routes) {
+    const errorResponses = Object.fromEntries(
+      Object.entries(ERROR_STATUSES).map(([status, description]) => [
+        status,
+        { description, content: { "application/json": { schema: errorRef } } },
+      ]),
+    );
+    if (route.body) {
+      errorResponses["413"] = {
+        description: "The request body is over the route's size limit.",
+        content: { "application/json": { schema: errorRef } },
+      };
+    }
+    const success = route.eventStream
+      ? {
+          description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
+          content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
+        }
+      : { description: "Success.", content: { "application/json": { schema: components.ref(route.response) } } };
+    const operation: JsonObject = {
+      operationId: operationId(route),
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      tags: [route.tag],
+      parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
+      ...(route.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } }
+        : {}),
+      responses: { [String(route.successStatus ?? 200)]: success, ...errorResponses },
+    };
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Atrium",
+      version: options.version,
+      description:
+        "Coordinates the coding-agent CLIs on this machine. Every route needs `Authorization: Bearer <token>`, " +
+        "except a local `GET /v1/health` without an Authorization header.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
+      schemas: components.schemas,
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+type StaticOf<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export interface RouteContext<P, Q, B> {
+  params: StaticOf<P, Record<string, never>>;
+  query: StaticOf<Q, Record<string, never>>;
+  body: StaticOf<B, undefined>;
+  request: Request;
+}
+
+/**
+ * One HTTP route: its schemas (which validate requests, produce the OpenAPI document and check
+ * responses in the tests) and the handler that calls the domain. Handlers parse, call and shape only.
+ */
+export interface Route<
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+  R extends TSchema = TSchema,
+> {
+  method: HttpMethod;
+  /** Elysia-style path, e.g. `/v1/sessions/:id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  successStatus?: 200 | 201 | 202;
+  /** The response is `text/event-stream` rather than JSON. */
+  eventStream?: boolean;
+  /** Largest accepted request body; 1 MiB unless a route needs more. */
+  bodyLimitBytes?: number;
+  // Method syntax on purpose: routes with different schemas must fit in one Route[] list.
+  handler(context: RouteContext<P, Q, B>): Static<R> | Promise<Static<R>> | Response | Promise<Response>;
+}
+
+export function defineRoute<
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+  R extends TSchema = TSchema,
+>(route: Route<P, Q, B, R>): Route<P, Q, B, R> {
+  return route;
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** `/v1/sessions/:id` → `/v1/sessions/{id}` */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+}

@@ -1,0 +1,64 @@
+import { Type } from "@sinclair/typebox";
+import { CursorResponse } from "../../schemas/events.ts";
+import type { EventLog } from "../../events/event-log.ts";
+import type { EventStreamHub } from "../../events/event-stream-hub.ts";
+import { parseKindList } from "../../events/event-filter.ts";
+import { defineRoute } from "../route.ts";
+import { HttpError } from "../http-error.ts";
+
+const StreamQuery = Type.Object({
+  after: Type.Optional(
+    Type.Integer({ minimum: 0, description: "Replay events after this globalEventId; without it only new events are sent." }),
+  ),
+  sessionId: Type.Optional(Type.String({ minLength: 1, description: "Only events of this session." })),
+  kind: Type.Optional(
+    Type.String({ minLength: 1, description: "Comma-separated kinds; `session.*` matches a prefix." }),
+  ),
+});
+
+/** `Last-Event-ID` (sent by EventSource on reconnect) wins over `after`, which stays in the URL. */
+function resumePoint(request: Request, after: number | undefined): number | null {
+  const lastEventId = request.headers.get("last-event-id");
+  if (lastEventId !== null && lastEventId.trim() !== "") {
+    if (!/^\d+$/.test(lastEventId.trim())) throw new HttpError(400, 'the "Last-Event-ID" header must be a globalEventId');
+    return Number(lastEventId.trim());
+  }
+  return after ?? null;
+}
+
+export function eventRoutes(log: EventLog, hub: EventStreamHub) {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/events/cursor",
+      tag: "events",
+      summary: "The durable global event cursor",
+      response: CursorResponse,
+      handler: () => ({ cursor: log.cursor() }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/events/stream",
+      tag: "events",
+      summary: "Live events as Server-Sent Events, with replay from a cursor",
+      description:
+        "Resume with `after` or the `Last-Event-ID` header: the events after that id are replayed, then live " +
+        "events follow with no gap and no duplicate. A `: heartbeat` comment is sent every 15 s. A client that " +
+        "falls more than 4 MiB behind is disconnected and can resume from its last id.",
+      query: StreamQuery,
+      response: Type.String(),
+      eventStream: true,
+      handler: ({ query, request }) =>
+        new Response(
+          hub.open({ after: resumePoint(request, query.after), sessionId: query.sessionId, kinds: parseKindList(query.kind) }),
+          {
+            headers: {
+              "content-type": "text/event-stream; charset=utf-8",
+              "cache-control": "no-store",
+              "x-accel-buffering": "no",
+            },
+          },
+        ),
+    }),
+  ];
+}

@@ -1,0 +1,89 @@
+import { appendFileSync, existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogFields = Record<string, unknown>;
+
+const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Access tokens have a recognisable prefix, so they can be scrubbed wherever they appear. */
+const TOKEN_PATTERN = /atr_[A-Za-z0-9_-]{16,}/g;
+const SECRET_FIELD = /token|authorization|secret|password|api[_-]?key/i;
+
+export function redact(value: unknown, key = ""): unknown {
+  if (SECRET_FIELD.test(key) && value !== undefined && value !== null && typeof value !== "number") return "[redacted]";
+  if (typeof value === "string") return value.replace(TOKEN_PATTERN, "atr_[redacted]");
+  if (Array.isArray(value)) return value.map((item) => redact(item));
+  if (value instanceof Error) return { name: value.name, message: redact(value.message), stack: redact(value.stack) };
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, k)]));
+  }
+  return value;
+}
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+}
+
+export interface FileLoggerOptions {
+  file: string;
+  level: LogLevel;
+  /** Also print a short human line to stderr (when attached to a terminal). */
+  echoToStderr: boolean;
+  /** Rotate to `<file>.1` past this size, keeping one previous file. */
+  maxBytes: number;
+  now?: () => Date;
+}
+
+/**
+ * Structured JSON lines in the data dir's logs folder. Writes are synchronous appends: log lines are
+ * rare (requests log at debug), and a line written before a crash is the one you need afterwards.
+ */
+export class FileLogger implements Logger {
+  private bytesSinceCheck = 0;
+
+  constructor(private readonly options: FileLoggerOptions) {
+    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
+  }
+
+  debug(message: string, fields?: LogFields): void {
+    this.write("debug", message, fields);
+  }
+  info(message: string, fields?: LogFields): void {
+    this.write("info", message, fields);
+  }
+  warn(message: string, fields?: LogFields): void {
+    this.write("warn", message, fields);
+  }
+  error(message: string, fields?: LogFields): void {
+    this.write("error", message, fields);
+  }
+
+  private write(level: LogLevel, message: string, fields?: LogFields): void {
+    if (levelRank[level] < levelRank[this.options.level]) return;
+    const time = (this.options.now?.() ?? new Date()).toISOString();
+    const entry = { time, level, msg: redact(message), ...(fields ? (redact(fields) as LogFields) : {}) };
+    const line = JSON.stringify(entry) + "\n";
+    this.rotateIfNeeded(line.length);
+    appendFileSync(this.options.file, line, { mode: 0o600 });
+    if (this.options.echoToStderr) {
+      process.stderr.write(`${time} ${level.toUpperCase().padEnd(5)} ${entry.msg}${fields ? " " + JSON.stringify(redact(fields)) : ""}\n`);
+    }
+  }
+
+  private rotateIfNeeded(incoming: number): void {
+    this.bytesSinceCheck += incoming;
+    if (this.bytesSinceCheck < 64 * 1024) return;
+    this.bytesSinceCheck = 0;
+    if (existsSync(this.options.file) && statSync(this.options.file).size > this.options.maxBytes) {
+      renameSync(this.options.file, `${this.options.file}.1`);
+    }
+  }
+}
+
+export function parseLogLevel(value: string | undefined, fallback: LogLevel = "info"): LogLevel {
+  return value && value in levelRank ? (value as LogLevel) : fallback;
+}

@@ -1,0 +1,5 @@
+#!/usr/bin/env bun
+import { runMain } from "citty";
+import { mainCommand } from "./cli/main-command.ts";
+
+await runMain(mainCommand);

@@ -1,0 +1,10 @@
+import { Type } from "@sinclair/typebox";
+
+export const ErrorBody = Type.Object(
+  { error: Type.String({ description: "A sentence naming what was wrong with the request." }) },
+  { $id: "Error", additionalProperties: false },
+);
+
+export const Timestamp = Type.String({ format: "date-time", description: "RFC 3339 time in UTC." });
+
+export const EventCursor = Type.Integer({ minimum: 0, description: "A globalEventId; 0 is before the first event." });

@@ -1,0 +1,24 @@
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { EventCursor, Timestamp } from "./common.ts";
+
+/** The fields every event record has; `payload` is narrowed per kind in the catalog. */
+export function eventRecordSchema<P extends TSchema>(payload: P, options: { $id?: string; kind?: string } = {}) {
+  return Type.Object(
+    {
+      id: Type.Integer({ description: "Per-session sequence for session events; equal to globalEventId otherwise." }),
+      globalEventId: Type.Integer({ description: "Server-wide sequence; the SSE `id:`." }),
+      subjectRevision: Type.Integer({ description: "How many events this subject has had, this one included." }),
+      serverId: Type.String(),
+      kind: options.kind ? Type.Literal(options.kind) : Type.String({ description: "`noun.verb`, e.g. `project.created`." }),
+      subjectId: Type.String(),
+      createdAt: Timestamp,
+      payload,
+    },
+    options.$id ? { $id: options.$id } : {},
+  );
+}
+
+export const EventRecord = eventRecordSchema(Type.Unknown(), { $id: "EventRecord" });
+export type EventRecord = Static<typeof EventRecord>;
+
+export const CursorResponse = Type.Object({ cursor: EventCursor }, { $id: "EventCursor" });

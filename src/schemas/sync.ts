@@ -1,0 +1,32 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+export const SyncTimestamp = Type.Object({
+  wallMs: Type.Number({ minimum: 0 }),
+  counter: Type.Integer({ minimum: 0 }),
+  deviceId: Type.String({ minLength: 1, maxLength: 200 }),
+});
+export type SyncTimestamp = Static<typeof SyncTimestamp>;
+
+export const SyncRequestEntry = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 500 }),
+  value: Type.Unknown({ description: "Any JSON value; null deletes the entry." }),
+  timestamp: SyncTimestamp,
+});
+
+export const SyncPutBody = Type.Object({
+  entries: Type.Array(SyncRequestEntry, { maxItems: 1000 }),
+});
+export type SyncPutBody = Static<typeof SyncPutBody>;
+
+export const SyncResponseEntry = Type.Object({
+  key: Type.String(),
+  value: Type.Unknown(),
+  timestamp: SyncTimestamp,
+  deleted: Type.Boolean(),
+});
+
+export const SyncNamespace = Type.Object(
+  { namespace: Type.String(), entries: Type.Array(SyncResponseEntry) },
+  { $id: "SyncNamespace" },
+);
+export type SyncNamespace = Static<typeof SyncNamespace>;

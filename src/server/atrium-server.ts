@@ -1,0 +1,140 @@
+import type { Server } from "bun";
+import { dataPaths, ensureDataDir, type DataPaths } from "../config/paths.ts";
+import { Store } from "../store/database.ts";
+import { latestSchemaVersion, migrate } from "../store/migrations.ts";
+import { MetaRepository } from "../store/meta-repository.ts";
+import { TokenRepository } from "../store/token-repository.ts";
+import { EventRepository } from "../store/event-repository.ts";
+import { SyncRepository } from "../store/sync-repository.ts";
+import { AccessTokens, readOrCreateAdminToken } from "../auth/access-tokens.ts";
+import { EventLog } from "../events/event-log.ts";
+import { EventStreamHub, defaultStreamLimits, type EventStreamLimits } from "../events/event-stream-hub.ts";
+import { eventPayloads } from "../events/catalog.ts";
+import { SyncService } from "../sync/sync-service.ts";
+import { loadIdentity, type ServerIdentity } from "../system/identity.ts";
+import { SystemStatus } from "../system/system-status.ts";
+import { buildInfo } from "../system/build-info.ts";
+import { FileLogger, type Logger, type LogLevel } from "../logging/logger.ts";
+import { createHttpApp } from "../http/app.ts";
+import { systemRoutes } from "../http/routes/system-routes.ts";
+import { eventRoutes } from "../http/routes/event-routes.ts";
+import { syncRoutes } from "../http/routes/sync-routes.ts";
+import type { Route } from "../http/route.ts";
+import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
+
+export interface ServerOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  logLevel: LogLevel;
+  echoLogs: boolean;
+  streamLimits?: Partial<EventStreamLimits>;
+}
+
+/** Markers of what this server can do, so clients can adapt without version sniffing. */
+export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi"];
+
+/** Bun allows larger bodies than any route; each route enforces its own limit with an {error} body. */
+const TRANSPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Above the SSE heartbeat interval, so quiet event streams stay open. */
+const IDLE_TIMEOUT_SECONDS = 60;
+
+/**
+ * The composition root: opens the store, wires the services and routes, and serves them. Every
+ * collaborator is created here and passed in, so tests can start as many servers as they like.
+ */
+export class AtriumServer {
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly paths: DataPaths,
+    readonly url: string,
+    readonly identity: ServerIdentity,
+    readonly adminToken: string,
+    readonly logger: Logger,
+    private readonly store: Store,
+    private readonly server: Server<undefined>,
+    private readonly hub: EventStreamHub,
+  ) {}
+
+  get port(): number {
+    return this.server.port ?? 0;
+  }
+
+  static start(options: ServerOptions): AtriumServer {
+    const startedAt = new Date();
+    const paths = dataPaths(options.dataDir);
+    ensureDataDir(paths);
+    const logger = new FileLogger({
+      file: paths.logFile,
+      level: options.logLevel,
+      echoToStderr: options.echoLogs,
+      maxBytes: 10 * 1024 * 1024,
+    });
+
+    const store = Store.open(paths.database);
+    try {
+      const report = migrate(store);
+      if (report.applied.length > 0) logger.info("database migrated", { ...report });
+      const identity = loadIdentity(new MetaRepository(store));
+      const adminToken = readOrCreateAdminToken(paths.adminToken);
+      const tokens = new AccessTokens(adminToken, new TokenRepository(store));
+      const log = new EventLog(store, new EventRepository(store), identity.serverId);
+      const hub = new EventStreamHub(log, logger, { ...defaultStreamLimits, ...options.streamLimits });
+      const bindAddress = { host: options.host, port: options.port };
+      const status = new SystemStatus({
+        store,
+        identity,
+        build: buildInfo,
+        startedAt,
+        bindAddress,
+        migration: () => ({ state: "idle", schemaVersion: report.toVersion, targetVersion: latestSchemaVersion }),
+        features: FEATURES,
+      });
+      const routes: Route[] = [
+        ...systemRoutes(status),
+        ...eventRoutes(log, hub),
+        ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
+      ];
+      const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
+      // Elysia creates the Bun server itself so that handlers can see the peer address.
+      app.listen({
+        hostname: options.host,
+        port: options.port,
+        maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
+        idleTimeout: IDLE_TIMEOUT_SECONDS,
+      });
+      const server = app.server;
+      if (!server) throw new Error("the HTTP server did not start");
+      bindAddress.port = server.port ?? options.port;
+      const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+      const url = `http://${host}:${bindAddress.port}`;
+      writeRuntimeFile(paths.runtime, {
+        pid: process.pid,
+        url,
+        host: options.host,
+        port: bindAddress.port,
+        startedAt: startedAt.toISOString(),
+        version: buildInfo.version,
+      });
+      logger.info("listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
+      return new AtriumServer(paths, url, identity, adminToken, logger, store, server, hub);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
+  }
+
+  /** Graceful stop: event streams end, in-flight requests finish, then the database closes. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.info("shutting down");
+      this.hub.closeAll();
+      await this.server.stop(false);
+      this.store.close();
+      removeRuntimeFile(this.paths.runtime, process.pid);
+      this.logger.info("stopped");
+    })();
+    return this.stopping;
+  }
+}
