@@ -2,4 +2,5 @@
 import { runMain } from "citty";
 import { mainCommand } from "./cli/main-command.ts";
 
-await runMain(mainCommand);
+// No top-level await: the --bytecode build is CommonJS.
+void runMain(mainCommand);

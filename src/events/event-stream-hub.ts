@@ -3,7 +3,7 @@ import { matchesFilter, type EventFilter } from "./event-filter.ts";
 import type { Logger } from "../logging/logger.ts";
 
 export interface EventStreamLimits {
-  /** How often a comment line is sent to keep proxies and dead-peer detection honest. */
+  /** How often a comment line is sent on a quiet stream, for proxies and dead-peer detection. */
   heartbeatMs: number;
   /** Bytes a client may fall behind before it is dropped (it can resume with Last-Event-ID). */
   maxQueuedBytes: number;
@@ -23,6 +23,8 @@ export interface StreamRequest extends EventFilter {
 }
 
 const encoder = new TextEncoder();
+const PREAMBLE = encoder.encode("retry: 2000\n: connected\n\n");
+const HEARTBEAT = encoder.encode(": heartbeat\n\n");
 const frames = new WeakMap<LoggedEvent, Uint8Array>();
 
 /** One encoding per event, shared by every client that receives it. */
@@ -37,13 +39,119 @@ function frameOf(event: LoggedEvent): Uint8Array {
 }
 
 /**
- * Serves the event log as Server-Sent Events. Each stream subscribes before it replays, buffers what
- * arrives during the replay, and sends nothing at or below the last id it sent, so replay and live
- * join with no gap and no duplicate. A client whose unread bytes pass the limit is cut off rather than
- * allowed to hold memory or slow the others.
+ * One SSE client. A single writer loop sends the queue and waits whenever the socket pushes back
+ * (Bun's direct streams report backpressure; a plain ReadableStream would be drained into memory
+ * without limit). Replay pages are read only when the queue is empty, so a backlog is paced by the
+ * client. The connection subscribes before it replays and sends nothing at or below the last id it
+ * queued, so replay and live join with no gap and no duplicate.
  */
+class StreamConnection {
+  private readonly queue: Uint8Array[] = [];
+  private queuedBytes = 0;
+  private lastQueuedId: number;
+  /** Live events heard while the replay is still reading the database; null once live. */
+  private heardDuringReplay: LoggedEvent[] | null;
+  private wake: (() => void) | undefined;
+  private closed = false;
+  private readonly unsubscribe: () => void;
+  private readonly heartbeat: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly request: StreamRequest,
+    private readonly limits: EventStreamLimits,
+    private readonly logger: Logger,
+    private readonly onClosed: () => void,
+  ) {
+    this.lastQueuedId = request.after ?? log.cursor();
+    this.heardDuringReplay = request.after === null ? null : [];
+    this.unsubscribe = log.subscribe((event) => this.hear(event));
+    this.heartbeat = setInterval(() => {
+      if (this.queue.length === 0) this.push(HEARTBEAT, true);
+    }, limits.heartbeatMs);
+  }
+
+  async run(controller: ReadableStreamDirectController): Promise<void> {
+    try {
+      await controller.write(PREAMBLE);
+      await controller.flush();
+      while (!this.closed) {
+        const chunk = this.queue.shift();
+        if (chunk) {
+          this.queuedBytes -= chunk.byteLength;
+          await controller.write(chunk);
+        } else if (this.heardDuringReplay !== null) {
+          this.replayPage();
+        } else {
+          await controller.flush();
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          this.wake = undefined;
+        }
+      }
+    } catch {
+      // the peer went away mid-write
+    } finally {
+      this.close();
+      try {
+        controller.close();
+      } catch {
+        // already closed by the peer
+      }
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    clearInterval(this.heartbeat);
+    this.wake?.();
+    this.onClosed();
+  }
+
+  private hear(event: LoggedEvent): void {
+    if (this.heardDuringReplay === null) return this.queueEvent(event, true);
+    this.heardDuringReplay.push(event);
+    if (this.heardDuringReplay.length > this.limits.replayPageSize * 20) this.drop("could not finish its replay");
+  }
+
+  private replayPage(): void {
+    const page = this.log.read(this.lastQueuedId, this.limits.replayPageSize, this.request.sessionId);
+    for (const event of page) this.queueEvent(event, false);
+    if (page.length < this.limits.replayPageSize && this.heardDuringReplay !== null) {
+      const heard = this.heardDuringReplay;
+      this.heardDuringReplay = null;
+      for (const event of heard) this.queueEvent(event, true);
+    }
+  }
+
+  private queueEvent(event: LoggedEvent, live: boolean): void {
+    if (event.record.globalEventId <= this.lastQueuedId) return;
+    this.lastQueuedId = event.record.globalEventId;
+    if (matchesFilter(event, this.request)) this.push(frameOf(event), live);
+  }
+
+  /** Live pushes are what can overrun a client that does not read; replay pushes are paced. */
+  private push(chunk: Uint8Array, live: boolean): void {
+    if (this.closed) return;
+    this.queue.push(chunk);
+    this.queuedBytes += chunk.byteLength;
+    if (live && this.queuedBytes > this.limits.maxQueuedBytes) return this.drop("fell behind");
+    this.wake?.();
+  }
+
+  private drop(reason: string): void {
+    this.logger.warn(`event stream client ${reason}; dropping it`, {
+      lastQueuedId: this.lastQueuedId,
+      queuedBytes: this.queuedBytes,
+    });
+    this.close();
+  }
+}
+
+/** Serves the event log as Server-Sent Events and keeps track of the open streams. */
 export class EventStreamHub {
-  private readonly closers = new Set<() => void>();
+  private readonly connections = new Set<StreamConnection>();
 
   constructor(
     private readonly log: EventLog,
@@ -52,88 +160,24 @@ export class EventStreamHub {
   ) {}
 
   get openStreams(): number {
-    return this.closers.size;
+    return this.connections.size;
   }
 
   open(request: StreamRequest): ReadableStream<Uint8Array> {
-    const { log, limits, logger, closers } = this;
-    const filter: EventFilter = { sessionId: request.sessionId, kinds: request.kinds };
-    let lastSent = request.after ?? log.cursor();
-    let pendingLive: LoggedEvent[] | null = request.after === null ? null : [];
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let closed = false;
-    let unsubscribe = () => {};
-    let heartbeat: ReturnType<typeof setInterval> | undefined;
-
-    const cleanup = () => {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      clearInterval(heartbeat);
-      closers.delete(close);
-    };
-    const close = () => {
-      if (closed) return;
-      cleanup();
-      try {
-        controller.close();
-      } catch {
-        // already errored or closed by the peer
-      }
-    };
-    const write = (chunk: Uint8Array): void => {
-      if (closed) return;
-      controller.enqueue(chunk);
-      // Only live pushes can overrun: replay pages are pulled when the client has room.
-      if (pendingLive === null && (controller.desiredSize ?? 0) < 0) {
-        logger.warn("event stream client fell behind; dropping it", { lastSent, limitBytes: limits.maxQueuedBytes });
-        close();
-      }
-    };
-    const send = (event: LoggedEvent): void => {
-      if (event.record.globalEventId <= lastSent) return;
-      lastSent = event.record.globalEventId;
-      if (matchesFilter(event, filter)) write(frameOf(event));
-    };
-    const onLive = (event: LoggedEvent): void => {
-      if (pendingLive === null) return send(event);
-      pendingLive.push(event);
-      if (pendingLive.length > limits.replayPageSize * 20) {
-        logger.warn("event stream client could not finish its replay; dropping it", { lastSent });
-        close();
-      }
-    };
-
-    return new ReadableStream<Uint8Array>(
-      {
-        start(c) {
-          controller = c;
-          closers.add(close);
-          unsubscribe = log.subscribe(onLive);
-          c.enqueue(encoder.encode(`retry: 2000\n: connected\n\n`));
-          heartbeat = setInterval(() => write(encoder.encode(": heartbeat\n\n")), limits.heartbeatMs);
-        },
-        // Replay runs a page per pull, so a large backlog is paced by the client's reading.
-        pull() {
-          if (pendingLive === null || closed) return;
-          const page = log.read(lastSent, limits.replayPageSize, filter.sessionId);
-          for (const event of page) send(event);
-          if (page.length < limits.replayPageSize) {
-            const live = pendingLive;
-            pendingLive = null;
-            for (const event of live) send(event);
-          }
-        },
-        cancel() {
-          cleanup();
-        },
-      },
-      { highWaterMark: limits.maxQueuedBytes, size: (chunk) => chunk?.byteLength ?? 0 },
+    const connection = new StreamConnection(this.log, request, this.limits, this.logger, () =>
+      this.connections.delete(connection),
     );
+    this.connections.add(connection);
+    const source: Bun.DirectUnderlyingSource<Uint8Array> = {
+      type: "direct",
+      pull: (controller) => connection.run(controller),
+      cancel: () => connection.close(),
+    };
+    return new ReadableStream<Uint8Array>(source);
   }
 
   /** Ends every open stream, so that a graceful shutdown is not held open by long-lived clients. */
   closeAll(): void {
-    for (const close of [...this.closers]) close();
+    for (const connection of [...this.connections]) connection.close();
   }
 }

@@ -5,7 +5,7 @@ import type { Logger } from "../logging/logger.ts";
 import { checkAccess } from "./auth-guard.ts";
 import { mapError } from "./error-mapping.ts";
 import { jsonBodyParser } from "./json-body.ts";
-import { coercibleParameters } from "./coerce-schema.ts";
+import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
 import { openApiRoute } from "./routes/system-routes.ts";
@@ -48,19 +48,25 @@ export function createHttpApp(deps: HttpAppDeps) {
 
   for (const route of allRoutes(deps.routes, deps.version, deps.eventPayloads)) {
     const takesBody = route.method !== "GET";
+    const validate = {
+      params: route.params ? requestValidator(route.params, "path") : (input: unknown) => input,
+      query: route.query ? requestValidator(route.query, "query") : () => ({}),
+      body: route.body ? requestValidator(route.body, "body") : () => undefined,
+    };
     app.route(
       route.method,
       route.path,
       ({ params, query, body, request, set }) => {
+        const context = {
+          params: validate.params(params),
+          query: validate.query(query),
+          body: validate.body(body),
+          request,
+        } as Parameters<Route["handler"]>[0];
         if (route.successStatus) set.status = route.successStatus;
-        return route.handler({ params, query, body, request } as Parameters<Route["handler"]>[0]);
+        return route.handler(context);
       },
-      {
-        params: coercibleParameters(route.params),
-        query: coercibleParameters(route.query),
-        body: route.body,
-        ...(takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {}),
-      },
+      takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
     );
   }
   return app;

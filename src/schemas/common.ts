@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import "./formats.ts";
 
 export const ErrorBody = Type.Object(
   { error: Type.String({ description: "A sentence naming what was wrong with the request." }) },

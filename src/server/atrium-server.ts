@@ -57,6 +57,11 @@ export class AtriumServer {
     private readonly hub: EventStreamHub,
   ) {}
 
+  /** Event streams currently connected (the hub drops clients that fall too far behind). */
+  get openStreams(): number {
+    return this.hub.openStreams;
+  }
+
   get port(): number {
     return this.server.port ?? 0;
   }

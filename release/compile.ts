@@ -1,0 +1,46 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+
+export interface CompileOptions {
+  outfile: string;
+  /** A `bun build --target`, e.g. `bun-linux-x64`; the machine's own when absent. */
+  target?: string;
+  version: string;
+  buildNumber: number;
+  channel: string;
+  commit?: string;
+}
+
+const root = join(import.meta.dir, "..");
+
+/**
+ * Compiles the single `atrium` executable. Identifier minification stays off: Elysia reads handler
+ * source to decide what to parse, and a minified build answered 500 to unauthenticated requests.
+ * The executable must not pick up a `.env` or `bunfig.toml` from whatever folder it is started in.
+ */
+export async function compileBinary(options: CompileOptions): Promise<void> {
+  const define = (name: string, value: string) => ["--define", `${name}=${JSON.stringify(value)}`];
+  const args = [
+    "build",
+    "--compile",
+    "--minify-whitespace",
+    "--minify-syntax",
+    "--bytecode",
+    "--sourcemap",
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    ...(options.target ? [`--target=${options.target}`] : []),
+    ...define("BUILD_VERSION", options.version),
+    ...define("BUILD_NUMBER", String(options.buildNumber)),
+    ...define("BUILD_CHANNEL", options.channel),
+    ...define("BUILD_COMMIT", options.commit ?? ""),
+    "--outfile",
+    options.outfile,
+    join(root, "src", "main.ts"),
+  ];
+  const child = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  if (code !== 0) throw new Error(`bun build failed (exit ${code}):\n${stderr}`);
+  // The source map is embedded in the executable; the copy written beside it is not shipped.
+  rmSync(`${options.outfile}.map`, { force: true });
+}

@@ -1,0 +1,92 @@
+import { TypeGuard, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
+import { HttpError } from "./http-error.ts";
+
+export type RequestPart = "body" | "query" | "path";
+
+const partLabel: Record<RequestPart, string> = { body: "body field", query: "query parameter", path: "path parameter" };
+
+/** `/entries/0/timestamp` → `entries[0].timestamp` */
+function fieldName(path: string): string {
+  return path
+    .split("/")
+    .filter((part) => part.length > 0)
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join("");
+}
+
+const BOUNDS: Array<[string, (limit: unknown) => string]> = [
+  ["minimum", (limit) => `at least ${limit}`],
+  ["maximum", (limit) => `at most ${limit}`],
+  ["minLength", (limit) => `at least ${limit} characters`],
+  ["maxLength", (limit) => `at most ${limit} characters`],
+  ["minItems", (limit) => `at least ${limit} items`],
+  ["maxItems", (limit) => `at most ${limit} items`],
+];
+
+const TYPE_NAMES: Record<string, string> = { integer: "an integer", object: "an object", array: "an array" };
+
+function expectation(schema: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (schema.const !== undefined) parts.push(`must be ${JSON.stringify(schema.const)}`);
+  else if (Array.isArray(schema.anyOf)) {
+    const options = (schema.anyOf as Record<string, unknown>[]).map((option) =>
+      option.const !== undefined ? JSON.stringify(option.const) : String(option.type ?? "value"),
+    );
+    parts.push(`expected one of ${options.join(", ")}`);
+  } else if (typeof schema.type === "string") {
+    parts.push(`expected ${TYPE_NAMES[schema.type] ?? `a ${schema.type}`}`);
+  }
+  for (const [key, words] of BOUNDS) {
+    if (schema[key] !== undefined) parts.push(words(schema[key]));
+  }
+  if (schema.pattern !== undefined) parts.push(`matching ${schema.pattern}`);
+  if (schema.format !== undefined) parts.push(`in ${schema.format} format`);
+  return parts.join(", ");
+}
+
+function describe(part: RequestPart, error: ValueError): string {
+  const field = fieldName(error.path);
+  const target = field ? `${partLabel[part]} "${field}"` : part === "body" ? "the request body" : `the ${part}`;
+  if (error.message === "Expected required property") return `${target} is required`;
+  return `${target} is invalid: ${expectation(error.schema as Record<string, unknown>) || error.message.toLowerCase()}`;
+}
+
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+
+/**
+ * Query strings and path segments are text. A property the schema types as a number or boolean is
+ * converted only when the text is exactly that (TypeBox's own conversion reads "1.5" as the integer 1).
+ */
+function convertText(schema: TSchema, input: unknown): unknown {
+  if (!TypeGuard.IsObject(schema) || !input || typeof input !== "object") return input;
+  const converted: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const text = converted[name];
+    if (typeof text !== "string") continue;
+    if (TypeGuard.IsInteger(property) && INTEGER_TEXT.test(text)) converted[name] = Number(text);
+    else if (TypeGuard.IsNumber(property) && NUMBER_TEXT.test(text)) converted[name] = Number(text);
+    else if (TypeGuard.IsBoolean(property) && (text === "true" || text === "false")) converted[name] = text === "true";
+  }
+  return converted;
+}
+
+/**
+ * Validates one part of a request against the route's own schema and returns the value to hand the
+ * route: query and path text converted to numbers and booleans where the schema says so, and
+ * properties the schema does not know removed. Refusals are 400 with the field named.
+ */
+export function requestValidator(schema: TSchema, part: RequestPart): (input: unknown) => unknown {
+  const compiled = TypeCompiler.Compile(schema);
+  return (input) => {
+    if (part === "body" && input === undefined) throw new HttpError(400, "a JSON request body is required");
+    const value = part === "body" ? input : convertText(schema, input);
+    if (!compiled.Check(value)) {
+      const first = compiled.Errors(value).First();
+      throw new HttpError(400, first ? describe(part, first) : `the ${part} is invalid`);
+    }
+    return Value.Clean(schema, value);
+  };
+}

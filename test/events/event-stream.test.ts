@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { SseClient } from "../helpers/sse-client.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { EventRecord } from "../../src/schemas/events.ts";
+
+let t: TestServer;
+afterEach(() => t.stop());
+
+let wallMs = 1;
+/** One acknowledged write through the public API; each appends one `sync.changed` event. */
+async function write(namespace: string, key = "k"): Promise<void> {
+  const { status } = await t.json("PUT", `/v1/sync/${namespace}`, {
+    entries: [{ key, value: wallMs, timestamp: { wallMs: wallMs++, counter: 0, deviceId: "test" } }],
+  });
+  expect(status).toBe(200);
+}
+
+function stream(query = "", headers: Record<string, string> = {}): SseClient {
+  return new SseClient(`${t.url}/v1/events/stream${query}`, { authorization: `Bearer ${t.token}`, ...headers });
+}
+
+const ids = (client: SseClient) => client.frames.map((frame) => Number(frame.id));
+
+describe("event stream", () => {
+  test("frames carry id = globalEventId, event = kind and the record as data", async () => {
+    t = startTestServer();
+    const client = stream("?after=0");
+    await client.ready;
+    expect(client.status).toBe(200);
+    await write("a");
+    const [frame] = await client.waitForFrames(1);
+    const record = JSON.parse(frame!.data);
+    assertMatchesSchema(EventRecord, record);
+    expect(frame!.id).toBe(String(record.globalEventId));
+    expect(frame!.event).toBe("sync.changed");
+    client.close();
+  });
+
+  test("Last-Event-ID resume gets exactly the missed events, then live ones", async () => {
+    t = startTestServer();
+    for (let i = 0; i < 3; i++) await write("a");
+    const first = stream("?after=0");
+    await first.waitForFrames(3);
+    first.close();
+    for (let i = 0; i < 5; i++) await write("a"); // appended while the client was away
+    // EventSource keeps the original URL and adds Last-Event-ID, which must win over `after`.
+    const resumed = stream("?after=0", { "last-event-id": "3" });
+    await resumed.waitForFrames(5);
+    await write("a");
+    await write("a");
+    await resumed.waitForFrames(7);
+    await Bun.sleep(50);
+    expect(ids(resumed)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    resumed.close();
+  });
+
+  test("replay and live join with no gap and no duplicate while writes keep coming", async () => {
+    t = startTestServer({ streamLimits: { replayPageSize: 7 } });
+    for (let i = 0; i < 40; i++) await write("a");
+    const writer = (async () => {
+      for (let i = 0; i < 40; i++) await write("a");
+    })();
+    const client = stream("?after=0");
+    await writer;
+    await client.waitForFrames(80);
+    await Bun.sleep(50);
+    expect(ids(client)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    client.close();
+  });
+
+  test("without a cursor only new events are sent", async () => {
+    t = startTestServer();
+    await write("a");
+    const client = stream();
+    await client.ready;
+    await Bun.sleep(20);
+    await write("a");
+    await client.waitForFrames(1);
+    await Bun.sleep(50);
+    expect(ids(client)).toEqual([2]);
+    client.close();
+  });
+
+  test("50 concurrent clients all receive every event in order", async () => {
+    t = startTestServer();
+    const clients = Array.from({ length: 50 }, () => stream("?after=0"));
+    await Promise.all(clients.map((client) => client.ready));
+    for (let i = 0; i < 30; i++) await write(`ns${i % 3}`);
+    await Promise.all(clients.map((client) => client.waitForFrames(30)));
+    for (const client of clients) expect(ids(client)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    for (const client of clients) client.close();
+  });
+
+  test("the kind filter keeps only matching kinds, prefix patterns included", async () => {
+    t = startTestServer();
+    const matching = stream("?after=0&kind=sync.*");
+    const other = stream("?after=0&kind=project.created");
+    await write("a");
+    await matching.waitForFrames(1);
+    await Bun.sleep(50);
+    expect(matching.frames).toHaveLength(1);
+    expect(other.frames).toHaveLength(0);
+    matching.close();
+    other.close();
+  });
+
+  test("the session filter leaves out events of no session", async () => {
+    t = startTestServer();
+    const client = stream("?after=0&sessionId=ses_none");
+    const all = stream("?after=0");
+    await write("a");
+    await all.waitForFrames(1);
+    await Bun.sleep(50);
+    expect(client.frames).toHaveLength(0);
+    client.close();
+    all.close();
+  });
+
+  test("heartbeats keep a quiet stream alive", async () => {
+    t = startTestServer({ streamLimits: { heartbeatMs: 30 } });
+    const client = stream();
+    await client.ready;
+    await Bun.sleep(200);
+    expect(client.comments).toBeGreaterThanOrEqual(3);
+    expect(client.closed).toBe(false);
+    client.close();
+  });
+
+  test("a client that stops reading is dropped without holding up the others", async () => {
+    t = startTestServer({ streamLimits: { maxQueuedBytes: 1024 * 1024 } });
+    // A separate process that sends the request and is then stopped: it cannot read, so first the
+    // kernel's socket buffers fill, then the server's queue for it.
+    const stalled = Bun.spawn(
+      [process.execPath, "-e", `
+        const socket = require("node:net").connect(${t.server.port}, "127.0.0.1", () => {
+          socket.write("GET /v1/events/stream HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer ${t.token}\\r\\n\\r\\n", () => console.log("sent"));
+        });
+        setInterval(() => {}, 1000);`],
+      { stdout: "pipe" },
+    );
+    await stalled.stdout.getReader().read();
+    const healthy = stream();
+    await healthy.ready;
+    for (let i = 0; i < 50 && t.server.openStreams < 2; i++) await Bun.sleep(10);
+    expect(t.server.openStreams).toBe(2);
+    process.kill(stalled.pid, "SIGSTOP");
+    // Each write changes 1,000 long keys, so its event is about 250 KB; bounded in count and time.
+    const longKey = "k".repeat(240);
+    let written = 0;
+    const started = Date.now();
+    while (t.server.openStreams > 1 && written < 100 && Date.now() - started < 20_000) {
+      written++;
+      const entries = Array.from({ length: 1000 }, (_, j) => ({
+        key: `${longKey}${j}`,
+        value: written,
+        timestamp: { wallMs: written, counter: 0, deviceId: "d" },
+      }));
+      expect((await t.json("PUT", "/v1/sync/big", { entries })).status).toBe(200);
+    }
+    expect(t.server.openStreams).toBe(1);
+    stalled.kill("SIGKILL");
+    await healthy.waitForFrames(written, 15_000);
+    expect(ids(healthy)).toEqual(Array.from({ length: written }, (_, i) => i + 1));
+    healthy.close();
+  }, 40_000);
+
+  test("a malformed Last-Event-ID is 400", async () => {
+    t = startTestServer();
+    const response = await t.api("/v1/events/stream", { headers: { "last-event-id": "abc" } });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("Last-Event-ID");
+  });
+});

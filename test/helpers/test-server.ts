@@ -1,0 +1,49 @@
+import { AtriumServer, type ServerOptions } from "../../src/server/atrium-server.ts";
+import { makeTempDir } from "./temp-dir.ts";
+
+export interface TestServer {
+  server: AtriumServer;
+  url: string;
+  token: string;
+  dataDir: string;
+  /** fetch against the server with the admin token (override headers to change that). */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  /** JSON request helper: sends `body` as JSON, returns status and parsed body. */
+  json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  stop(): Promise<void>;
+}
+
+/** A real Atrium server on a free loopback port with its own temp data dir. */
+export function startTestServer(options: Partial<ServerOptions> = {}): TestServer {
+  const dir = makeTempDir();
+  const dataDir = options.dataDir ?? dir.path;
+  const server = AtriumServer.start({
+    host: "127.0.0.1",
+    port: 0,
+    logLevel: "debug",
+    echoLogs: false,
+    ...options,
+    dataDir,
+  });
+  const token = server.adminToken;
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+  return {
+    server,
+    url: server.url,
+    token,
+    dataDir,
+    api,
+    async json<T>(method: string, path: string, body?: unknown) {
+      const response = await api(path, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    },
+    async stop() {
+      await server.stop();
+      if (!options.dataDir) dir.remove();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { ErrorBody } from "../../src/schemas/common.ts";
+
+let t: TestServer;
+beforeAll(() => {
+  t = startTestServer();
+});
+afterAll(() => t.stop());
+
+const entry = (key: string, value: unknown, wallMs = 1) => ({ key, value, timestamp: { wallMs, counter: 0, deviceId: "d1" } });
+
+async function put(body: RequestInit["body"], headers: Record<string, string> = { "content-type": "application/json" }) {
+  const response = await t.api("/v1/sync/errors", { method: "PUT", body, headers });
+  const json = (await response.json()) as { error: string };
+  return { status: response.status, json };
+}
+
+/** Nothing may be written by a refused request: no entry, no event. */
+async function expectNothingWritten(): Promise<void> {
+  const namespace = await t.json<{ entries: unknown[] }>("GET", "/v1/sync/errors");
+  expect(namespace.body.entries).toEqual([]);
+  expect((await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor).toBe(0);
+}
+
+describe("error responses", () => {
+  test("malformed JSON is 400 and says so", async () => {
+    const { status, json } = await put('{"entries": [');
+    expect(status).toBe(400);
+    assertMatchesSchema(ErrorBody, json);
+    expect(json.error).toContain("not valid JSON");
+    await expectNothingWritten();
+  });
+
+  test("a wrong type is 400 naming the field", async () => {
+    const { status, json } = await put(JSON.stringify({ entries: [{ ...entry("a", 1), timestamp: { wallMs: "soon", counter: 0, deviceId: "d" } }] }));
+    expect(status).toBe(400);
+    expect(json.error).toContain("entries[0].timestamp.wallMs");
+    await expectNothingWritten();
+  });
+
+  test("a missing required field is 400 naming the field", async () => {
+    const { status, json } = await put(JSON.stringify({ entries: [{ key: "a", value: 1 }] }));
+    expect(status).toBe(400);
+    expect(json.error).toContain("entries[0].timestamp");
+    expect(json.error).toContain("required");
+    const missingTop = await put(JSON.stringify({}));
+    expect(missingTop.status).toBe(400);
+    expect(missingTop.json.error).toContain('"entries" is required');
+    await expectNothingWritten();
+  });
+
+  test("a body that is not an object is 400", async () => {
+    const { status, json } = await put("[1,2]");
+    expect(status).toBe(400);
+    assertMatchesSchema(ErrorBody, json);
+    await expectNothingWritten();
+  });
+
+  test("a missing body on a route that needs one is 400", async () => {
+    const { status, json } = await put(null);
+    expect(status).toBe(400);
+    expect(json.error).toContain("body is required");
+    await expectNothingWritten();
+  });
+
+  test("a body without a JSON content type is 400 saying which header to send", async () => {
+    const variants: Record<string, string>[] = [{}, { "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }];
+    for (const headers of variants) {
+      const { status, json } = await put(JSON.stringify({ entries: [entry("a", 1)] }), headers);
+      expect(status).toBe(400);
+      expect(json.error).toContain("Content-Type: application/json");
+    }
+    await expectNothingWritten();
+  });
+
+  test("a body over 1 MiB is 413, whether its length is declared or chunked", async () => {
+    const big = JSON.stringify({ entries: [entry("big", "x".repeat(1024 * 1024 + 10))] });
+    const declared = await put(big);
+    expect(declared.status).toBe(413);
+    assertMatchesSchema(ErrorBody, declared.json);
+    const encoder = new TextEncoder();
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < big.length; offset += 64 * 1024) controller.enqueue(encoder.encode(big.slice(offset, offset + 64 * 1024)));
+        controller.close();
+      },
+    });
+    const streamed = await put(chunked);
+    expect(streamed.status).toBe(413);
+    expect(streamed.json.error).toContain("larger than");
+    await expectNothingWritten();
+  });
+
+  test("a body just under the limit is accepted", async () => {
+    const value = "x".repeat(1024 * 1024 - 200);
+    const { status } = await put(JSON.stringify({ entries: [entry("near-limit", value)] }));
+    expect(status).toBe(200);
+  });
+
+  test("an invalid path parameter is 400 naming it", async () => {
+    const response = await t.api("/v1/sync/bad%20name");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain('"namespace"');
+  });
+
+  test("an invalid query parameter is 400 naming it", async () => {
+    for (const after of ["-1", "abc", "1.5"]) {
+      const response = await t.api(`/v1/events/stream?after=${after}`);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toContain('"after"');
+    }
+  });
+
+  test("an unknown route is 404 with an {error} body", async () => {
+    for (const [method, path] of [["GET", "/v1/nothing"], ["POST", "/v1/health"], ["DELETE", "/v1/sync/x"], ["GET", "/"]] as const) {
+      const response = await t.api(path, { method });
+      expect(response.status).toBe(404);
+      assertMatchesSchema(ErrorBody, await response.json());
+    }
+  });
+});
