@@ -40,11 +40,21 @@ export function createHttpApp(deps: HttpAppDeps) {
     })
     .onError(({ code, error, request, set }) => {
       const mapped = mapError(code, error, request, deps.logger);
+      if (mapped.status === 401) {
+        deps.logger.info("refused a request without a valid token", { method: request.method, path: pathOf(request.url) });
+      }
       set.status = mapped.status;
       set.headers["content-type"] = "application/json; charset=utf-8";
       for (const [name, value] of Object.entries(mapped.headers ?? {})) set.headers[name] = value;
       return JSON.stringify({ error: mapped.message });
     });
+
+  // Registered only when kept: a hook on every request costs throughput.
+  if (deps.logger.enabled("debug")) {
+    app.onAfterResponse(({ request, set }) => {
+      deps.logger.debug("request", { method: request.method, path: pathOf(request.url), status: set.status });
+    });
+  }
 
   for (const route of allRoutes(deps.routes, deps.version, deps.eventPayloads)) {
     const takesBody = route.method !== "GET";

@@ -22,6 +22,8 @@ export function redact(value: unknown, key = ""): unknown {
 }
 
 export interface Logger {
+  /** Whether lines at `level` are written, so callers can skip work for lines nobody keeps. */
+  enabled(level: LogLevel): boolean;
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
@@ -49,6 +51,10 @@ export class FileLogger implements Logger {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
   }
 
+  enabled(level: LogLevel): boolean {
+    return levelRank[level] >= levelRank[this.options.level];
+  }
+
   debug(message: string, fields?: LogFields): void {
     this.write("debug", message, fields);
   }
@@ -63,15 +69,28 @@ export class FileLogger implements Logger {
   }
 
   private write(level: LogLevel, message: string, fields?: LogFields): void {
-    if (levelRank[level] < levelRank[this.options.level]) return;
+    if (!this.enabled(level)) return;
     const time = (this.options.now?.() ?? new Date()).toISOString();
     const entry = { time, level, msg: redact(message), ...(fields ? (redact(fields) as LogFields) : {}) };
     const line = JSON.stringify(entry) + "\n";
-    this.rotateIfNeeded(line.length);
-    appendFileSync(this.options.file, line, { mode: 0o600 });
+    try {
+      this.rotateIfNeeded(line.length);
+      appendFileSync(this.options.file, line, { mode: 0o600 });
+    } catch (error) {
+      this.reportWriteFailure(error);
+    }
     if (this.options.echoToStderr) {
       process.stderr.write(`${time} ${level.toUpperCase().padEnd(5)} ${entry.msg}${fields ? " " + JSON.stringify(redact(fields)) : ""}\n`);
     }
+  }
+
+  private writeFailureReported = false;
+
+  /** Logging must never take the server down (disk full, folder removed): say so once on stderr. */
+  private reportWriteFailure(error: unknown): void {
+    if (this.writeFailureReported) return;
+    this.writeFailureReported = true;
+    process.stderr.write(`atrium: cannot write the log ${this.options.file}: ${(error as Error).message}\n`);
   }
 
   private rotateIfNeeded(incoming: number): void {

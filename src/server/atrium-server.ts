@@ -108,6 +108,8 @@ export class AtriumServer {
         port: options.port,
         maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
         idleTimeout: IDLE_TIMEOUT_SECONDS,
+        // Elysia turns SO_REUSEPORT on; a second server would then silently share the port.
+        reusePort: false,
       });
       const server = app.server;
       if (!server) throw new Error("the HTTP server did not start");

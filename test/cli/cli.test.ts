@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { runAtrium, sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { Health, ServerInfo } from "../../src/schemas/system.ts";
+import { SyncNamespace } from "../../src/schemas/sync.ts";
+import packageJson from "../../package.json" with { type: "json" };
+
+let home: ReturnType<typeof makeTempDir>;
+let serve: ServeProcess | undefined;
+beforeEach(() => {
+  home = makeTempDir();
+});
+afterEach(async () => {
+  if (serve && serve.child.exitCode === null) {
+    serve.child.kill("SIGKILL");
+    await serve.child.exited;
+  }
+  serve = undefined;
+  home.remove();
+});
+
+const atrium = (...args: string[]) => runAtrium(sourceCommand, args, home.path);
+const adminToken = () => readFileSync(join(home.path, "token"), "utf8").trim();
+
+describe("atrium CLI", () => {
+  test("--version prints the version", async () => {
+    const result = await atrium("--version");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(packageJson.version);
+  });
+
+  test("token prints the admin token alone, creating it once with mode 0600", async () => {
+    const first = await atrium("token");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^atr_[A-Za-z0-9_-]{43}\n$/);
+    expect(statSync(join(home.path, "token")).mode & 0o777).toBe(0o600);
+    expect((await atrium("token")).stdout).toBe(first.stdout);
+  });
+
+  test("token create / list / revoke manage named tokens", async () => {
+    const created = await atrium("token", "create", "--name", "phone");
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toStartWith("atr_");
+    expect(token).not.toBe(adminToken());
+    const listed = await atrium("token", "list", "--json");
+    expect(JSON.parse(listed.stdout).map((t: { name: string }) => t.name)).toEqual(["phone"]);
+    expect(listed.stdout).not.toContain(token);
+    const duplicate = await atrium("token", "create", "--name", "phone");
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('a token named "phone" already exists');
+    expect((await atrium("token", "revoke", "phone")).code).toBe(0);
+    const missing = await atrium("token", "revoke", "phone");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no token is named "phone"');
+  });
+
+  test("serve prints one listening line; status reports the server; a named token works against it", async () => {
+    serve = await startServe(sourceCommand, home.path);
+    expect(serve.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const status = await atrium("status", "--json");
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout);
+    expect(report.running).toBe(true);
+    expect(report.url).toBe(serve.url);
+    assertMatchesSchema(Health, report.health);
+    assertMatchesSchema(ServerInfo, report.info);
+    const human = await atrium("status");
+    expect(human.stdout).toContain("is running");
+    const named = (await atrium("token", "create", "--name", "laptop")).stdout.trim();
+    expect((await fetch(`${serve.url}/v1/info`, { headers: { authorization: `Bearer ${named}` } })).status).toBe(200);
+  });
+
+  test("status says clearly when no server runs, with exit code 1", async () => {
+    const human = await atrium("status");
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain("atrium is not running");
+    const json = await atrium("status", "--json");
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ running: false });
+  });
+
+  test("SIGTERM lets an in-flight request finish, then stops cleanly", async () => {
+    serve = await startServe(sourceCommand, home.path);
+    // A request whose body is still arriving when the signal comes.
+    const body = JSON.stringify({ entries: [{ key: "k", value: "v", timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }] });
+    let sendRest!: () => void;
+    const slowBody = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode(body.slice(0, 10)));
+        await new Promise<void>((resolve) => (sendRest = resolve));
+        controller.enqueue(new TextEncoder().encode(body.slice(10)));
+        controller.close();
+      },
+    });
+    const inFlight = fetch(`${serve.url}/v1/sync/shutdown`, {
+      method: "PUT",
+      body: slowBody,
+      headers: { authorization: `Bearer ${adminToken()}`, "content-type": "application/json" },
+    });
+    await Bun.sleep(200);
+    serve.child.kill("SIGTERM");
+    await Bun.sleep(200);
+    sendRest();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(await serve.child.exited).toBe(0);
+    expect(existsSync(join(home.path, "server.json"))).toBe(false);
+    const log = readFileSync(join(home.path, "logs", "atrium.log"), "utf8");
+    expect(log).toContain('"msg":"stopped"');
+  });
+
+  test("kill -9 after an acknowledged write loses neither the write nor its event", async () => {
+    serve = await startServe(sourceCommand, home.path);
+    const headers = { authorization: `Bearer ${adminToken()}`, "content-type": "application/json" };
+    const entry = { key: "durable", value: { n: 42 }, timestamp: { wallMs: 7, counter: 0, deviceId: "d" } };
+    const written = await fetch(`${serve.url}/v1/sync/crash`, { method: "PUT", headers, body: JSON.stringify({ entries: [entry] }) });
+    expect(written.status).toBe(200);
+    serve.child.kill("SIGKILL");
+    await serve.child.exited;
+
+    serve = await startServe(sourceCommand, home.path);
+    const read = await fetch(`${serve.url}/v1/sync/crash`, { headers });
+    const namespace = (await read.json()) as { entries: unknown[] };
+    assertMatchesSchema(SyncNamespace, namespace);
+    expect(namespace.entries).toEqual([{ ...entry, deleted: false }]);
+    const cursor = await (await fetch(`${serve.url}/v1/events/cursor`, { headers })).json();
+    expect(cursor).toEqual({ cursor: 1 });
+  });
+
+  test("a port in use and a bad port are clear errors", async () => {
+    serve = await startServe(sourceCommand, home.path);
+    const port = new URL(serve.url).port;
+    const busy = await atrium("serve", "--port", port);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain("already in use");
+    const bad = await atrium("serve", "--port", "99999");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--port must be 0 to 65535");
+  });
+
+  test("logs prints the log, and --follow keeps printing new lines", async () => {
+    serve = await startServe(sourceCommand, home.path);
+    const printed = await atrium("logs");
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain('"msg":"listening"');
+    const follower = Bun.spawn([...sourceCommand, "logs", "--follow", "--lines", "1"], {
+      env: { ...process.env, ATRIUM_HOME: home.path },
+      stdout: "pipe",
+    });
+    await Bun.sleep(500);
+    await fetch(`${serve.url}/v1/info`); // refused: logged as such
+    const reader = follower.stdout.getReader();
+    let seen = "";
+    const deadline = Date.now() + 5000;
+    while (!seen.includes("refused a request") && Date.now() < deadline) {
+      const next = await Promise.race([reader.read(), Bun.sleep(500).then(() => undefined)]);
+      if (next?.value) seen += new TextDecoder().decode(next.value);
+    }
+    follower.kill();
+    expect(seen).toContain("refused a request");
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { eventPayloads } from "../../src/events/catalog.ts";
+
+let t: TestServer;
+let document: {
+  openapi: string;
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; security?: unknown }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
+  security: unknown;
+};
+beforeAll(async () => {
+  t = startTestServer();
+  document = (await (await t.api("/v1/openapi.json")).json()) as typeof document;
+});
+afterAll(() => t.stop());
+
+/** Every `$ref` in the document, to check that each one resolves. */
+function refs(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((item) => refs(item, found));
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") found.push(value);
+      else refs(value, found);
+    }
+  }
+  return found;
+}
+
+describe("OpenAPI document", () => {
+  test("is OpenAPI 3.1 with bearer auth for everything", () => {
+    expect(document.openapi).toBe("3.1.0");
+    expect(document.components.securitySchemes.bearerAuth).toEqual({ type: "http", scheme: "bearer" });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  test("every $ref resolves and no $id is left to confuse resolution", () => {
+    const all = refs(document);
+    expect(all.length).toBeGreaterThan(0);
+    for (const ref of all) {
+      const name = ref.replace("#/components/schemas/", "");
+      expect(document.components.schemas[name]).toBeDefined();
+    }
+    expect(JSON.stringify(document)).not.toContain('"$id"');
+  });
+
+  test("every operation has a unique id and documents success and the error statuses", () => {
+    const ids = new Set<string>();
+    for (const methods of Object.values(document.paths)) {
+      for (const operation of Object.values(methods)) {
+        expect(ids.has(operation.operationId)).toBe(false);
+        ids.add(operation.operationId);
+        for (const status of ["400", "401", "403", "404", "409", "500"]) expect(operation.responses[status]).toBeDefined();
+      }
+    }
+  });
+
+  test("every event kind's payload schema is listed", () => {
+    for (const kind of Object.keys(eventPayloads)) expect(document.components.schemas[`Event.${kind}`]).toBeDefined();
+  });
+
+  test("the health and info shapes are named components", () => {
+    expect(document.components.schemas.Health).toBeDefined();
+    expect(document.components.schemas.ServerInfo).toBeDefined();
+  });
+});

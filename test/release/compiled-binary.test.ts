@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { compileBinary } from "../../release/compile.ts";
+import { runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { Health, ServerInfo } from "../../src/schemas/system.ts";
+import { ErrorBody } from "../../src/schemas/common.ts";
+
+// The compiled executable is what users run; Elysia behaves differently when its source is
+// transformed, so it is tested itself rather than only the source.
+const build = makeTempDir("atrium-build-");
+const home = makeTempDir("atrium-home-");
+const binary = join(build.path, "atrium");
+let serve: ServeProcess;
+
+beforeAll(async () => {
+  await compileBinary({ outfile: binary, version: "9.8.7", buildNumber: 42, channel: "alpha" });
+  serve = await startServe([binary], home.path);
+}, 120_000);
+
+afterAll(async () => {
+  serve?.child.kill("SIGTERM");
+  await serve?.child.exited;
+  build.remove();
+  home.remove();
+});
+
+describe("compiled binary", () => {
+  test("prints its embedded version, and no source map is left beside it", async () => {
+    const result = await runAtrium([binary], ["--version"], home.path);
+    expect(result.stdout.trim()).toBe("9.8.7");
+    expect(existsSync(`${binary}.map`)).toBe(false);
+  });
+
+  test("answers loopback health with the embedded release", async () => {
+    const response = await fetch(`${serve.url}/v1/health`);
+    expect(response.status).toBe(200);
+    const health = (await response.json()) as { release: unknown };
+    assertMatchesSchema(Health, health);
+    expect(health.release).toEqual({ version: "9.8.7", buildNumber: 42, channel: "alpha" });
+  });
+
+  test("refuses requests without a token with 401 and an {error} body", async () => {
+    for (const path of ["/v1/info", "/v1/events/cursor", "/v1/openapi.json"]) {
+      const response = await fetch(serve.url + path);
+      expect(response.status).toBe(401);
+      assertMatchesSchema(ErrorBody, await response.json());
+    }
+    const remote = await fetch(`${serve.url}/v1/health`, { headers: { "x-forwarded-for": "203.0.113.1" } });
+    expect(remote.status).toBe(401);
+  });
+
+  test("validates and rejects bad input like the source does", async () => {
+    const token = (await runAtrium([binary], ["token"], home.path)).stdout.trim();
+    const response = await fetch(`${serve.url}/v1/sync/x`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ entries: [{ key: "k", value: 1, timestamp: { wallMs: "x", counter: 0, deviceId: "d" } }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("entries[0].timestamp.wallMs");
+  });
+
+  test("status --json reports the running server", async () => {
+    const result = await runAtrium([binary], ["status", "--json"], home.path);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.running).toBe(true);
+    assertMatchesSchema(Health, report.health);
+    assertMatchesSchema(ServerInfo, report.info);
+    expect(report.info.version).toBe("9.8.7");
+  });
+});

@@ -1,0 +1,88 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Store } from "../../src/store/database.ts";
+import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration } from "../../src/store/migrations.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+let dir: ReturnType<typeof makeTempDir>;
+let path: string;
+beforeEach(() => {
+  dir = makeTempDir();
+  path = join(dir.path, "atrium.db");
+});
+afterEach(() => dir.remove());
+
+const tableNames = (store: Store) =>
+  store.db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+
+describe("migrations", () => {
+  test("a new database is brought to the latest version, in WAL mode", () => {
+    const store = Store.open(path);
+    const report = migrate(store);
+    expect(report.fromVersion).toBe(0);
+    expect(report.toVersion).toBe(latestSchemaVersion);
+    expect(report.applied.map((m) => m.version)).toEqual(migrations.map((m) => m.version));
+    expect(store.journalMode()).toBe("wal");
+    expect(tableNames(store)).toContain("events");
+    store.close();
+  });
+
+  test("running again applies nothing", () => {
+    const store = Store.open(path);
+    migrate(store);
+    expect(migrate(store).applied).toEqual([]);
+    store.close();
+  });
+
+  test("only the missing migrations run, in order", () => {
+    const extra: Migration[] = [
+      ...migrations,
+      { version: latestSchemaVersion + 1, name: "add a", sql: "CREATE TABLE a (x INTEGER)" },
+      { version: latestSchemaVersion + 2, name: "add b", sql: "CREATE TABLE b (y INTEGER)" },
+    ];
+    const store = Store.open(path);
+    migrate(store);
+    const report = migrate(store, extra);
+    expect(report.applied.map((m) => m.name)).toEqual(["add a", "add b"]);
+    expect(currentSchemaVersion(store)).toBe(latestSchemaVersion + 2);
+    store.close();
+  });
+
+  test("a failing migration rolls back whole and leaves the earlier version", () => {
+    const broken: Migration[] = [
+      ...migrations,
+      { version: latestSchemaVersion + 1, name: "half", sql: "CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);" },
+    ];
+    const store = Store.open(path);
+    expect(() => migrate(store, broken)).toThrow();
+    expect(currentSchemaVersion(store)).toBe(latestSchemaVersion);
+    expect(tableNames(store)).not.toContain("half");
+    store.close();
+  });
+
+  test("a database from a newer Atrium is refused, not guessed at", () => {
+    const store = Store.open(path);
+    migrate(store);
+    store.db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', '2030-01-01T00:00:00Z')");
+    expect(() => migrate(store)).toThrow("newer than this Atrium knows");
+    store.close();
+  });
+});
+
+describe("store transactions", () => {
+  test("onCommit callbacks run after commit, and not after a rollback", () => {
+    const store = Store.open(path);
+    migrate(store);
+    const ran: string[] = [];
+    store.transaction(() => store.onCommit(() => ran.push("committed")));
+    expect(() =>
+      store.transaction(() => {
+        store.onCommit(() => ran.push("rolled back"));
+        throw new Error("no");
+      }),
+    ).toThrow("no");
+    expect(ran).toEqual(["committed"]);
+    expect(() => store.onCommit(() => {})).toThrow("outside a transaction");
+    store.close();
+  });
+});

@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Store } from "../../src/store/database.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import { EventRepository } from "../../src/store/event-repository.ts";
+import { SyncRepository } from "../../src/store/sync-repository.ts";
+import { EventLog } from "../../src/events/event-log.ts";
+import { SyncService, compareTimestamps } from "../../src/sync/sync-service.ts";
+import { SyncNamespace } from "../../src/schemas/sync.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+let dir: ReturnType<typeof makeTempDir>;
+let store: Store;
+let log: EventLog;
+let sync: SyncService;
+beforeEach(() => {
+  dir = makeTempDir();
+  store = Store.open(join(dir.path, "atrium.db"));
+  migrate(store);
+  log = new EventLog(store, new EventRepository(store), "srv_test");
+  sync = new SyncService(store, new SyncRepository(store), log);
+});
+afterEach(() => {
+  store.close();
+  dir.remove();
+});
+
+const at = (wallMs: number, counter = 0, deviceId = "a") => ({ wallMs, counter, deviceId });
+
+describe("sync entries", () => {
+  test("timestamps order by wall clock, then counter, then device", () => {
+    expect(compareTimestamps(at(1), at(2))).toBe(-1);
+    expect(compareTimestamps(at(2, 0), at(2, 1))).toBe(-1);
+    expect(compareTimestamps(at(2, 1, "b"), at(2, 1, "a"))).toBe(1);
+    expect(compareTimestamps(at(2, 1, "a"), at(2, 1, "a"))).toBe(0);
+  });
+
+  test("a newer write wins, an older or equal one changes nothing", () => {
+    sync.put("ui", { entries: [{ key: "theme", value: "dark", timestamp: at(10) }] });
+    sync.put("ui", { entries: [{ key: "theme", value: "light", timestamp: at(5) }] });
+    sync.put("ui", { entries: [{ key: "theme", value: "blue", timestamp: at(10) }] });
+    const result = sync.get("ui");
+    assertMatchesSchema(SyncNamespace, result);
+    expect(result.entries).toEqual([{ key: "theme", value: "dark", timestamp: at(10), deleted: false }]);
+    expect(log.cursor()).toBe(1);
+  });
+
+  test("values keep their JSON shape", () => {
+    const value = { nested: [1, "two", { three: null }], flag: true };
+    expect(sync.put("ui", { entries: [{ key: "layout", value, timestamp: at(1) }] }).entries[0]!.value).toEqual(value);
+  });
+
+  test("null deletes and leaves a tombstone an older write cannot undo", () => {
+    sync.put("ui", { entries: [{ key: "k", value: 1, timestamp: at(1) }] });
+    sync.put("ui", { entries: [{ key: "k", value: null, timestamp: at(2) }] });
+    sync.put("ui", { entries: [{ key: "k", value: 3, timestamp: at(1, 5) }] });
+    expect(sync.get("ui").entries).toEqual([{ key: "k", value: null, timestamp: at(2), deleted: true }]);
+  });
+
+  test("one event per accepted submission, naming the changed keys", () => {
+    sync.put("ui", {
+      entries: [
+        { key: "a", value: 1, timestamp: at(1) },
+        { key: "b", value: 1, timestamp: at(1) },
+        { key: "a", value: 2, timestamp: at(2) },
+      ],
+    });
+    const events = log.read(0, 10);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.record.kind).toBe("sync.changed");
+    expect(events[0]!.record.subjectId).toBe("sync:ui");
+    expect(events[0]!.record.payload).toEqual({ namespace: "ui", keys: ["a", "b"] });
+    expect(sync.get("ui").entries.find((e) => e.key === "a")!.value).toBe(2);
+  });
+
+  test("namespaces are separate", () => {
+    sync.put("one", { entries: [{ key: "k", value: 1, timestamp: at(1) }] });
+    expect(sync.get("two").entries).toEqual([]);
+  });
+});
