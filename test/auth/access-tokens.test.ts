@@ -1,38 +1,33 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { Store } from "../../src/store/database.ts";
-import { migrate } from "../../src/store/migrations.ts";
+import type { Store } from "../../src/store/database.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
 import { AccessTokens, readOrCreateAdminToken } from "../../src/auth/access-tokens.ts";
-import { makeTempDir } from "../helpers/temp-dir.ts";
+import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 
-let dir: ReturnType<typeof makeTempDir>;
+let db: TestStore;
 let store: Store;
 let tokens: AccessTokens;
 let admin: string;
 beforeEach(() => {
-  dir = makeTempDir();
-  store = Store.open(join(dir.path, "atrium.db"));
-  migrate(store);
-  admin = readOrCreateAdminToken(join(dir.path, "token"));
+  db = openTestStore();
+  store = db.store;
+  admin = readOrCreateAdminToken(join(db.dir, "token"));
   tokens = new AccessTokens(admin, new TokenRepository(store));
 });
-afterEach(() => {
-  store.close();
-  dir.remove();
-});
+afterEach(() => db.close());
 
 describe("access tokens", () => {
   test("the admin token file is created once, private, and read back the same", () => {
-    const file = join(dir.path, "token");
+    const file = join(db.dir, "token");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(admin).toMatch(/^atr_[A-Za-z0-9_-]{43}$/);
     expect(readOrCreateAdminToken(file)).toBe(admin);
   });
 
   test("an empty token file gets a new token", () => {
-    const file = join(dir.path, "empty-token");
+    const file = join(db.dir, "empty-token");
     writeFileSync(file, "\n");
     const token = readOrCreateAdminToken(file);
     expect(token).toStartWith("atr_");

@@ -1,31 +1,23 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { Store } from "../../src/store/database.ts";
-import { migrate } from "../../src/store/migrations.ts";
-import { EventRepository } from "../../src/store/event-repository.ts";
-import { EventLog, type LoggedEvent } from "../../src/events/event-log.ts";
+import type { Store } from "../../src/store/database.ts";
+import type { EventLog, LoggedEvent } from "../../src/events/event-log.ts";
 import { matchesFilter, parseKindList } from "../../src/events/event-filter.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import { makeTempDir } from "../helpers/temp-dir.ts";
-import { join } from "node:path";
+import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 
-let dir: ReturnType<typeof makeTempDir>;
+let db: TestStore;
 let store: Store;
 let log: EventLog;
 let heard: LoggedEvent[];
 
 beforeEach(() => {
-  dir = makeTempDir();
-  store = Store.open(join(dir.path, "atrium.db"));
-  migrate(store);
-  log = new EventLog(store, new EventRepository(store), "srv_test");
+  db = openTestStore();
+  ({ store, log } = db);
   heard = [];
   log.subscribe((event) => heard.push(event));
 });
-afterEach(() => {
-  store.close();
-  dir.remove();
-});
+afterEach(() => db.close());
 
 const change = (keys: string[]) => ({ namespace: "n", keys });
 

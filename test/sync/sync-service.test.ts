@@ -1,30 +1,20 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { Store } from "../../src/store/database.ts";
-import { migrate } from "../../src/store/migrations.ts";
-import { EventRepository } from "../../src/store/event-repository.ts";
 import { SyncRepository } from "../../src/store/sync-repository.ts";
-import { EventLog } from "../../src/events/event-log.ts";
+import type { EventLog } from "../../src/events/event-log.ts";
 import { SyncService, compareTimestamps } from "../../src/sync/sync-service.ts";
 import { SyncNamespace } from "../../src/schemas/sync.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import { makeTempDir } from "../helpers/temp-dir.ts";
+import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 
-let dir: ReturnType<typeof makeTempDir>;
-let store: Store;
+let db: TestStore;
 let log: EventLog;
 let sync: SyncService;
 beforeEach(() => {
-  dir = makeTempDir();
-  store = Store.open(join(dir.path, "atrium.db"));
-  migrate(store);
-  log = new EventLog(store, new EventRepository(store), "srv_test");
-  sync = new SyncService(store, new SyncRepository(store), log);
+  db = openTestStore();
+  log = db.log;
+  sync = new SyncService(db.store, new SyncRepository(db.store), log);
 });
-afterEach(() => {
-  store.close();
-  dir.remove();
-});
+afterEach(() => db.close());
 
 const at = (wallMs: number, counter = 0, deviceId = "a") => ({ wallMs, counter, deviceId });
 
