@@ -1,10 +1,22 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { Project } from "../schemas/projects.ts";
+
+const ProjectPayload = Type.Object({ project: Project });
 
 /**
  * Every event kind with the schema of its payload. The OpenAPI document lists them, and the event log
  * only accepts kinds named here.
  */
 export const eventPayloads = {
+  "project.created": ProjectPayload,
+  "project.updated": ProjectPayload,
+  "project.deleted": ProjectPayload,
+  "project.clone.progress": Type.Object({
+    projectId: Type.String({ description: "The id the project will have once the clone is done." }),
+    url: Type.String(),
+    phase: Type.String({ description: "git's phase, e.g. `Receiving objects`." }),
+    percent: Type.Integer({ minimum: 0, maximum: 100 }),
+  }),
   "sync.changed": Type.Object({
     namespace: Type.String(),
     keys: Type.Array(Type.String(), { description: "The keys whose entry changed." }),

@@ -19,6 +19,11 @@ import { createHttpApp } from "../http/app.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
 import { syncRoutes } from "../http/routes/sync-routes.ts";
+import { projectRoutes } from "../http/routes/project-routes.ts";
+import { ProjectRepository } from "../store/project-repository.ts";
+import { WorktreeRepository } from "../store/worktree-repository.ts";
+import { ProjectService } from "../projects/project-service.ts";
+import { WorktreeService } from "../projects/worktree-service.ts";
 import type { Route } from "../http/route.ts";
 import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
 
@@ -32,7 +37,7 @@ export interface ServerOptions {
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
-export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi"];
+export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees"];
 
 /** Bun allows larger bodies than any route; each route enforces its own limit with an {error} body. */
 const TRANSPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -55,6 +60,8 @@ export class AtriumServer {
     private readonly store: Store,
     private readonly server: Server<undefined>,
     private readonly hub: EventStreamHub,
+    /** Start-up work that runs after the server listens (worktree pruning). */
+    readonly backgroundStartup: Promise<void>,
   ) {}
 
   /** Event streams currently connected (the hub drops clients that fall too far behind). */
@@ -96,10 +103,30 @@ export class AtriumServer {
         migration: () => ({ state: "idle", schemaVersion: report.toVersion, targetVersion: latestSchemaVersion }),
         features: FEATURES,
       });
+      const projectRepository = new ProjectRepository(store);
+      const worktrees = new WorktreeService({
+        store,
+        worktrees: new WorktreeRepository(store),
+        projects: projectRepository,
+        serverId: identity.serverId,
+        worktreesDir: paths.worktrees,
+        logger,
+      });
+      const projects = new ProjectService({
+        store,
+        projects: projectRepository,
+        events: log,
+        logger,
+        serverId: identity.serverId,
+        projectsDir: paths.projects,
+        removeWorktrees: (projectId) => worktrees.removeAllOf(projectId),
+      });
+      projects.removeAbandonedClones();
       const routes: Route[] = [
         ...systemRoutes(status),
         ...eventRoutes(log, hub),
         ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
+        ...projectRoutes(projects, worktrees),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.
@@ -125,7 +152,13 @@ export class AtriumServer {
         version: buildInfo.version,
       });
       logger.info("listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
-      return new AtriumServer(paths, url, identity, adminToken, logger, store, server, hub);
+      // No session exists before the sessions feature, so every recorded worktree is an orphan.
+      const sessionExists = (_sessionId: string) => false;
+      const pruning = worktrees
+        .pruneOrphans(sessionExists)
+        .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
+        .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
+      return new AtriumServer(paths, url, identity, adminToken, logger, store, server, hub, pruning.then(() => undefined));
     } catch (error) {
       store.close();
       throw error;
@@ -137,6 +170,7 @@ export class AtriumServer {
     this.stopping ??= (async () => {
       this.logger.info("shutting down");
       this.hub.closeAll();
+      await this.backgroundStartup;
       await this.server.stop(false);
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);

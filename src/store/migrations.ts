@@ -1,5 +1,6 @@
 import type { Store } from "./database.ts";
 import { foundationMigration } from "./migrations/0001-foundation.ts";
+import { projectsMigration } from "./migrations/0002-projects.ts";
 
 export interface Migration {
   version: number;
@@ -8,7 +9,7 @@ export interface Migration {
 }
 
 /** Every schema change, in order. Append only: a released migration is never edited. */
-export const migrations: Migration[] = [foundationMigration];
+export const migrations: Migration[] = [foundationMigration, projectsMigration];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;
 

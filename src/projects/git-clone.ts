@@ -1,0 +1,43 @@
+import { runGit } from "../git/git-runner.ts";
+
+export interface CloneProgress {
+  phase: string;
+  percent: number;
+}
+
+const PROGRESS = /^(?:remote: )?([A-Za-z ]+):\s+(\d{1,3})%/;
+
+/** Reads git's progress lines ("Receiving objects:  45% (…)"). */
+export function parseCloneProgress(line: string): CloneProgress | undefined {
+  const match = PROGRESS.exec(line);
+  return match ? { phase: match[1]!.trim(), percent: Number(match[2]) } : undefined;
+}
+
+/** The lines of git's stderr that say what went wrong, without the progress noise. */
+export function cloneFailureReason(stderr: string): string {
+  const lines = stderr
+    .split(/[\r\n]+/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !parseCloneProgress(line) && !line.startsWith("Cloning into"));
+  const fatal = lines.filter((line) => /^(fatal|error):/.test(line));
+  return (fatal.length > 0 ? fatal : lines).slice(-3).join(" ") || "git clone failed";
+}
+
+export interface CloneOptions {
+  url: string;
+  destination: string;
+  timeoutMs: number;
+  onProgress: (progress: CloneProgress) => void;
+}
+
+/** `git clone` into `destination`; resolves with the failure reason, or undefined on success. */
+export async function gitClone(options: CloneOptions): Promise<string | undefined> {
+  const result = await runGit(["clone", "--progress", "--", options.url, options.destination], {
+    timeoutMs: options.timeoutMs,
+    onStderrLine: (line) => {
+      const progress = parseCloneProgress(line);
+      if (progress) options.onProgress(progress);
+    },
+  });
+  return result.code === 0 ? undefined : cloneFailureReason(result.stderr);
+}

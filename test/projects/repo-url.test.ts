@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { checkCloneUrl, repoKeyOf, repoNameOf } from "../../src/projects/repo-url.ts";
+import { firstFree, slugify } from "../../src/projects/safe-names.ts";
+
+describe("clone URLs", () => {
+  test("accepts the ordinary forms", () => {
+    for (const url of [
+      "https://github.com/a/b.git",
+      "http://example.com/a/b",
+      "ssh://git@github.com/a/b",
+      "git://example.com/a/b",
+      "file:///srv/git/b.git",
+      "git@github.com:a/b.git",
+      "github.com:a/b",
+      "/srv/git/b.git",
+    ]) {
+      expect(() => checkCloneUrl(url)).not.toThrow();
+    }
+  });
+
+  test("refuses options, remote helpers and unknown forms", () => {
+    const refused: Array<[string, string]> = [
+      ["-uhelp", "start with '-'"],
+      ["--upload-pack=touch /tmp/x", "start with '-'"],
+      ["ext::sh -c touch% /tmp/pwned", "remote helper"],
+      ["fd::17", "remote helper"],
+      ["https::example.com/a", "remote helper"],
+      ["ftp://example.com/a", 'scheme "ftp"'],
+      ["relative/path", "absolute path"],
+      ["", "empty"],
+      [" https://github.com/a/b", "padded"],
+      ["https://github.com/a/b\n", "padded"],
+      ["https://github.com/a\u0000b", "control characters"],
+    ];
+    for (const [url, message] of refused) expect(() => checkCloneUrl(url)).toThrow(message);
+  });
+
+  test("repoKey is the same for every form of one repository", () => {
+    const forms = [
+      "https://github.com/a/b.git",
+      "https://GitHub.com/a/b/",
+      "git@github.com:a/b",
+      "git@github.com:a/b.git",
+      "ssh://git@github.com/a/b",
+      "ssh://git@github.com:22/a/b.git",
+      "https://user@github.com:443/a/b",
+    ];
+    for (const url of forms) expect(repoKeyOf(url)).toBe("github.com/a/b");
+    expect(repoKeyOf("ssh://git@host:2222/a/b")).toBe("host:2222/a/b");
+    expect(repoKeyOf("file:///srv/git/b.git")).toBe("/srv/git/b");
+    expect(repoKeyOf("/srv/git/b.git/")).toBe("/srv/git/b");
+    expect(repoNameOf("github.com/a/b")).toBe("b");
+  });
+});
+
+describe("safe names", () => {
+  test("slugs are lower-case letters, digits and single dashes", () => {
+    expect(slugify("My Session: fix #12!", "x")).toBe("my-session-fix-12");
+    expect(slugify("Ünïcode ça va", "x")).toBe("unicode-ca-va");
+    expect(slugify("../../etc/passwd", "x")).toBe("etc-passwd");
+    expect(slugify("***", "fallback")).toBe("fallback");
+    expect(slugify("a".repeat(100), "x")).toHaveLength(40);
+  });
+
+  test("firstFree counts up past taken names", () => {
+    const taken = new Set(["a", "a-2"]);
+    expect(firstFree("a", (name) => taken.has(name))).toBe("a-3");
+    expect(firstFree("b", (name) => taken.has(name))).toBe("b");
+  });
+});
