@@ -15,8 +15,8 @@ export interface TestServer {
 
 /** A real Atrium server on a free loopback port with its own temp data dir. */
 export function startTestServer(options: Partial<ServerOptions> = {}): TestServer {
-  const dir = makeTempDir();
-  const dataDir = options.dataDir ?? dir.path;
+  const dir = options.dataDir ? undefined : makeTempDir();
+  const dataDir = options.dataDir ?? dir!.path;
   const server = AtriumServer.start({
     host: "127.0.0.1",
     port: 0,
@@ -43,7 +43,7 @@ export function startTestServer(options: Partial<ServerOptions> = {}): TestServe
     },
     async stop() {
       await server.stop();
-      if (!options.dataDir) dir.remove();
+      dir?.remove();
     },
   };
 }
