@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
+import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 let t: TestServer;
 beforeAll(() => {
@@ -119,5 +122,25 @@ describe("error responses", () => {
       expect(response.status).toBe(404);
       assertMatchesSchema(ErrorBody, await response.json());
     }
+  });
+});
+
+describe("unexpected failures", () => {
+  test("are 500 with a generic message; the detail goes to the log, not the client", async () => {
+    const broken = startTestServer();
+    // A real fault in the real store: another connection drops a table the route needs.
+    const other = new Database(join(broken.dataDir, "atrium.db"));
+    other.run("DROP TABLE sync_entries");
+    other.close();
+    const response = await broken.api("/v1/sync/x");
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: string };
+    assertMatchesSchema(ErrorBody, body);
+    expect(body.error).toBe("the server failed to complete the request; the details are in its log");
+    expect(JSON.stringify(body)).not.toContain("sync_entries");
+    const log = readFileSync(broken.server.paths.logFile, "utf8");
+    expect(log).toContain("unexpected error while serving a request");
+    expect(log).toContain("no such table: sync_entries");
+    await broken.stop();
   });
 });
