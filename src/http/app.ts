@@ -33,10 +33,44 @@ export function allRoutes(routes: Route[], version: string, eventPayloads: Recor
   return all;
 }
 
+type HandlerInput = Parameters<Route["handler"]>[0];
+interface ElysiaContext {
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+  request: Request;
+  set: { status?: number | string };
+}
+
+/**
+ * Adapts a route to Elysia. Elysia reads a handler's source to decide what to parse for it, and a
+ * handler that names query, params or body costs a third of the throughput even when they are empty;
+ * routes that take none of them get a handler that names only what it uses.
+ */
+function elysiaHandler(route: Route): (context: ElysiaContext) => ReturnType<Route["handler"]> {
+  const validate = {
+    params: route.params ? requestValidator(route.params, "path") : (input: unknown) => input,
+    query: route.query ? requestValidator(route.query, "query") : () => ({}),
+    body: route.body ? requestValidator(route.body, "body") : () => undefined,
+  };
+  const run = (input: Omit<ElysiaContext, "set">, set: ElysiaContext["set"]) => {
+    const context = {
+      params: validate.params(input.params),
+      query: validate.query(input.query),
+      body: validate.body(input.body),
+      request: input.request,
+    } as HandlerInput;
+    if (route.successStatus) set.status = route.successStatus;
+    return route.handler(context);
+  };
+  if (!route.params && !route.query && route.method === "GET") return ({ request, set }) => run({ request }, set);
+  return ({ params, query, body, request, set }) => run({ params, query, body, request }, set);
+}
+
 export function createHttpApp(deps: HttpAppDeps) {
   const app = new Elysia()
     .onRequest(({ request, server }) => {
-      checkAccess(request, pathOf(request.url), server?.requestIP(request)?.address, deps.tokens);
+      checkAccess(request, () => pathOf(request.url), () => server?.requestIP(request)?.address, deps.tokens);
     })
     .onError(({ code, error, request, set }) => {
       const mapped = mapError(code, error, request, deps.logger);
@@ -58,24 +92,10 @@ export function createHttpApp(deps: HttpAppDeps) {
 
   for (const route of allRoutes(deps.routes, deps.version, deps.eventPayloads)) {
     const takesBody = route.method !== "GET";
-    const validate = {
-      params: route.params ? requestValidator(route.params, "path") : (input: unknown) => input,
-      query: route.query ? requestValidator(route.query, "query") : () => ({}),
-      body: route.body ? requestValidator(route.body, "body") : () => undefined,
-    };
     app.route(
       route.method,
       route.path,
-      ({ params, query, body, request, set }) => {
-        const context = {
-          params: validate.params(params),
-          query: validate.query(query),
-          body: validate.body(body),
-          request,
-        } as Parameters<Route["handler"]>[0];
-        if (route.successStatus) set.status = route.successStatus;
-        return route.handler(context);
-      },
+      elysiaHandler(route),
       takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
     );
   }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import type { Store } from "../../src/store/database.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
-import { AccessTokens, readOrCreateAdminToken } from "../../src/auth/access-tokens.ts";
+import { AccessTokens, constantTimeEquals, readOrCreateAdminToken } from "../../src/auth/access-tokens.ts";
 import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 
 let db: TestStore;
@@ -60,4 +60,9 @@ describe("access tokens", () => {
     for (const bad of ["", "-x", "a b", "x".repeat(65), "a/b"]) expect(() => tokens.create(bad)).toThrow("token name");
     expect(() => tokens.revoke("nobody")).toThrow('no token is named "nobody"');
   });
+});
+
+test("constant-time comparison agrees with ===", () => {
+  const samples = ["", "a", "ab", "atr_x", "atr_y", "atr_xy", "Ātr_x"];
+  for (const a of samples) for (const b of samples) expect(constantTimeEquals(a, b)).toBe(a === b);
 });

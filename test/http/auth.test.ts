@@ -7,6 +7,7 @@ import { withStore } from "../../src/cli/cli-context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
 import { AccessTokens } from "../../src/auth/access-tokens.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
+import { bearerToken } from "../../src/http/auth-guard.ts";
 
 let t: TestServer;
 let operations: Array<{ method: string; path: string }>;
@@ -90,4 +91,11 @@ describe("bearer guard", () => {
     withStore(paths, (store) => new AccessTokens("unused", new TokenRepository(store)).revoke("phone"));
     await expectUnauthorized(await withNamed());
   });
+});
+
+test("bearerToken reads the scheme case-insensitively and refuses anything else", () => {
+  expect(bearerToken("Bearer abc")).toBe("abc");
+  expect(bearerToken("bearer abc ")).toBe("abc");
+  expect(bearerToken("BEARER   abc")).toBe("abc");
+  for (const header of [null, "", "Bearer", "Bearer ", "Basic abc", "Bearerabc", "Bearer a b"]) expect(bearerToken(header)).toBeUndefined();
 });
