@@ -1,0 +1,82 @@
+/**
+ * `npm run bench`: builds the binary from the working tree, runs the three measurements, prints a
+ * table with targets and writes a JSON copy to bench/results/. It is a report, not a test: it exits 0
+ * whatever the figures are, and a measurement that fails is reported as ERROR while the others run.
+ */
+import { buildBinary, gitRevision } from "./lib/atrium.ts";
+import { describeMachine } from "./lib/machine.ts";
+import { awaitQuietMachine, interferenceMeter } from "./lib/cpu.ts";
+import { pinning } from "./lib/processes.ts";
+import { renderNotes, renderTable, writeJsonReport, type MeasurementResult, type Outcome } from "./lib/report.ts";
+import { measureHealthThroughput } from "./measurements/health-throughput.ts";
+import { measureEventDelivery } from "./measurements/event-delivery.ts";
+import { measureColdStart } from "./measurements/cold-start.ts";
+
+/** Above this, other processes were busy enough to drag the figures down. */
+const QUIET_MACHINE_PERCENT = 5;
+/** How long a measurement waits for a busy machine to go quiet before it runs anyway. */
+const QUIET_WAIT_MS = 60_000;
+
+const log = (line: string) => console.log(line);
+
+const measurements: { key: string; name: string; run: (binary: string) => Promise<MeasurementResult> }[] = [
+  { key: "health", name: "GET /v1/health throughput", run: (binary) => measureHealthThroughput(binary, log) },
+  { key: "events", name: "Event append -> 100 SSE clients", run: measureEventDelivery },
+  { key: "cold", name: "Cold start and idle memory", run: measureColdStart },
+];
+
+/** `bun bench/run.ts events cold` runs only those; no arguments runs all three. */
+function selectedMeasurements(keys: string[]): typeof measurements {
+  const unknown = keys.filter((key) => !measurements.some((measurement) => measurement.key === key));
+  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from health, events, cold`);
+  return keys.length === 0 ? measurements : measurements.filter((measurement) => keys.includes(measurement.key));
+}
+
+/**
+ * Runs one measurement and adds how much CPU the rest of the machine used meanwhile, read once every
+ * child process has been reaped so that our own servers and clients are not counted as others.
+ */
+async function runOne(name: string, run: (binary: string) => Promise<MeasurementResult>, binary: string): Promise<Outcome> {
+  log(`\n${name} ...`);
+  const before = await awaitQuietMachine(QUIET_MACHINE_PERCENT, QUIET_WAIT_MS);
+  if (before >= QUIET_MACHINE_PERCENT) log(`  the machine did not go quiet within ${QUIET_WAIT_MS / 1000} s; running anyway`);
+  const others = interferenceMeter();
+  try {
+    const result = await run(binary);
+    const otherCpu = others.read();
+    if (otherCpu > QUIET_MACHINE_PERCENT) {
+      log(`  warning: other processes used ${otherCpu.toFixed(0)} % of the CPUs; the figures may suffer`);
+    }
+    result.figures.push({ label: "CPU used by other processes meanwhile", value: otherCpu, unit: "%" });
+    return { name, result };
+  } catch (error) {
+    return { name, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function main(): Promise<void> {
+  const selected = selectedMeasurements(process.argv.slice(2));
+  const machine = describeMachine();
+  const revision = gitRevision();
+  log(`Atrium benchmark, ${revision}, Bun ${machine.bun}, ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB`);
+  log(`placement: ${pinning}`);
+  log("building the binary ...");
+  const binary = await buildBinary();
+  log(`built in ${binary.buildSeconds.toFixed(1)} s`);
+  try {
+    const outcomes: Outcome[] = [];
+    for (const { name, run } of selected) outcomes.push(await runOne(name, run, binary.path));
+    log(`\n${renderTable(outcomes)}\n\n${renderNotes(outcomes)}`);
+    const file = writeJsonReport({ date: new Date().toISOString(), revision, machine, pinning, outcomes });
+    log(`\nJSON copy: ${file}`);
+  } finally {
+    binary.remove();
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`the benchmark could not run: ${error instanceof Error ? error.message : String(error)}`);
+}
+process.exit(0);
