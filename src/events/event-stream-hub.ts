@@ -52,6 +52,7 @@ class StreamConnection {
   /** Live events heard while the replay is still reading the database; null once live. */
   private heardDuringReplay: LoggedEvent[] | null;
   private wake: (() => void) | undefined;
+  private controller: ReadableStreamDirectController | undefined;
   private closed = false;
   private readonly unsubscribe: () => void;
   private readonly heartbeat: ReturnType<typeof setInterval>;
@@ -72,6 +73,7 @@ class StreamConnection {
   }
 
   async run(controller: ReadableStreamDirectController): Promise<void> {
+    this.controller = controller;
     try {
       await controller.write(PREAMBLE);
       await controller.flush();
@@ -84,7 +86,8 @@ class StreamConnection {
           this.replayPage();
         } else {
           await controller.flush();
-          await new Promise<void>((resolve) => (this.wake = resolve));
+          // Something may have been queued while the flush was pending; sleep only on an empty queue.
+          if (this.queue.length === 0 && !this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
           this.wake = undefined;
         }
       }
@@ -92,21 +95,25 @@ class StreamConnection {
       // the peer went away mid-write
     } finally {
       this.close();
-      try {
-        controller.close();
-      } catch {
-        // already closed by the peer
-      }
     }
   }
 
-  close(): void {
+  /**
+   * Ends the response. With `abort`, it is ended as failed: a graceful end would wait for data that a
+   * client which stopped reading never takes, keeping its connection and buffers.
+   */
+  close(abort?: Error): void {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
     clearInterval(this.heartbeat);
     this.wake?.();
     this.onClosed();
+    try {
+      this.controller?.close(abort);
+    } catch {
+      // already closed by the peer
+    }
   }
 
   private hear(event: LoggedEvent): void {
@@ -145,7 +152,7 @@ class StreamConnection {
       lastQueuedId: this.lastQueuedId,
       queuedBytes: this.queuedBytes,
     });
-    this.close();
+    this.close(new Error(`event stream client ${reason}`));
   }
 }
 

@@ -34,6 +34,8 @@ export interface ServerOptions {
   logLevel: LogLevel;
   echoLogs: boolean;
   streamLimits?: Partial<EventStreamLimits>;
+  /** How long a graceful stop waits for in-flight requests before closing their connections. */
+  shutdownGraceMs?: number;
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
@@ -41,6 +43,7 @@ export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", 
 
 /** Bun allows larger bodies than any route; each route enforces its own limit with an {error} body. */
 const TRANSPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Above the SSE heartbeat interval, so quiet event streams stay open. */
 const IDLE_TIMEOUT_SECONDS = 60;
 
@@ -62,6 +65,7 @@ export class AtriumServer {
     private readonly hub: EventStreamHub,
     /** Start-up work that runs after the server listens (worktree pruning). */
     readonly backgroundStartup: Promise<void>,
+    private readonly shutdownGraceMs: number,
   ) {}
 
   /** Event streams currently connected (the hub drops clients that fall too far behind). */
@@ -137,6 +141,17 @@ export class AtriumServer {
         idleTimeout: IDLE_TIMEOUT_SECONDS,
         // Elysia turns SO_REUSEPORT on; a second server would then silently share the port.
         reusePort: false,
+        // Elysia asks for Bun's development mode unless NODE_ENV is production; the server must
+        // behave the same from source and compiled (development mode prints errors with source).
+        development: false,
+        // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
+        error: (error) => {
+          logger.info("a response ended with an error", { error: error.message });
+          return new Response(JSON.stringify({ error: "the server failed to complete the request" }), {
+            status: 500,
+            headers: { "content-type": "application/json; charset=utf-8" },
+          });
+        },
       });
       const server = app.server;
       if (!server) throw new Error("the HTTP server did not start");
@@ -158,7 +173,18 @@ export class AtriumServer {
         .pruneOrphans(sessionExists)
         .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
         .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
-      return new AtriumServer(paths, url, identity, adminToken, logger, store, server, hub, pruning.then(() => undefined));
+      return new AtriumServer(
+        paths,
+        url,
+        identity,
+        adminToken,
+        logger,
+        store,
+        server,
+        hub,
+        pruning.then(() => undefined),
+        options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      );
     } catch (error) {
       store.close();
       throw error;
@@ -171,7 +197,13 @@ export class AtriumServer {
       this.logger.info("shutting down");
       this.hub.closeAll();
       await this.backgroundStartup;
-      await this.server.stop(false);
+      // In-flight requests get a grace period; a peer that never reads must not hold the exit forever.
+      const graceful = this.server.stop(false);
+      const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(this.shutdownGraceMs).then(() => true)]);
+      if (timedOut) {
+        this.logger.warn("requests still open after the grace period; closing their connections", { graceMs: this.shutdownGraceMs });
+        await this.server.stop(true);
+      }
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);
       this.logger.info("stopped");

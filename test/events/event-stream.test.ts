@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { SseClient } from "../helpers/sse-client.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -18,6 +19,17 @@ async function write(namespace: string, key = "k"): Promise<void> {
 
 function stream(query = "", headers: Record<string, string> = {}): SseClient {
   return new SseClient(`${t.url}/v1/events/stream${query}`, { authorization: `Bearer ${t.token}`, ...headers });
+}
+
+/** Server-side TCP connections on `port` with bytes still queued for the peer, from /proc/net/tcp. */
+function connectionsWithUnsentData(port: number): number {
+  const portHex = port.toString(16).toUpperCase().padStart(4, "0");
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[1]?.endsWith(`:${portHex}`) && fields[4] !== undefined && !fields[4].startsWith("00000000:"))
+    .length;
 }
 
 const ids = (client: SseClient) => client.frames.map((frame) => Number(frame.id));
@@ -153,6 +165,9 @@ describe("event stream", () => {
       expect((await t.json("PUT", "/v1/sync/big", { entries })).status).toBe(200);
     }
     expect(t.server.openStreams).toBe(1);
+    // The dropped client's connection is cut, not left holding its buffers until it reads again.
+    await Bun.sleep(200);
+    expect(connectionsWithUnsentData(t.server.port)).toBe(0);
     stalled.kill("SIGKILL");
     await healthy.waitForFrames(written, 15_000);
     expect(ids(healthy)).toEqual(Array.from({ length: written }, (_, i) => i + 1));
