@@ -37,6 +37,8 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
     "--outfile",
     options.outfile,
     join(root, "src", "main.ts"),
+    // Workers are separate entrypoints; the binary embeds them beside main.
+    join(root, "src", "store", "checkpoint-worker.ts"),
   ];
   const child = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);

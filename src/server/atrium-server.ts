@@ -91,6 +91,7 @@ export class AtriumServer {
     const store = Store.open(paths.database);
     try {
       const report = migrate(store);
+      store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       if (report.applied.length > 0) logger.info("database migrated", { ...report });
       const identity = loadIdentity(new MetaRepository(store));
       const adminToken = readOrCreateAdminToken(paths.adminToken);
@@ -204,6 +205,7 @@ export class AtriumServer {
         this.logger.warn("requests still open after the grace period; closing their connections", { graceMs: this.shutdownGraceMs });
         await this.server.stop(true);
       }
+      await this.store.stopBackgroundCheckpoints();
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);
       this.logger.info("stopped");

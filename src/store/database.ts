@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { WalCheckpointer } from "./wal-checkpointer.ts";
 
 /**
  * The one owner of the SQLite database. Domain code reaches the tables through the repository
@@ -9,8 +10,12 @@ export class Store {
   readonly db: Database;
   private depth = 0;
   private afterCommit: Array<() => void> = [];
+  private checkpointer: WalCheckpointer | undefined;
 
-  private constructor(db: Database) {
+  private constructor(
+    db: Database,
+    private readonly path: string,
+  ) {
     this.db = db;
   }
 
@@ -22,7 +27,20 @@ export class Store {
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec("PRAGMA foreign_keys = ON");
-    return new Store(db);
+    return new Store(db, path);
+  }
+
+  /**
+   * For the long-running server: checkpoints move to a worker thread, so their fsync no longer
+   * stalls the write request that happens to cross SQLite's threshold.
+   */
+  startBackgroundCheckpoints(onFailure: (error: unknown) => void): void {
+    this.checkpointer ??= WalCheckpointer.start(this.db, this.path, onFailure);
+  }
+
+  async stopBackgroundCheckpoints(): Promise<void> {
+    await this.checkpointer?.stop();
+    this.checkpointer = undefined;
   }
 
   /**
@@ -72,6 +90,8 @@ export class Store {
   }
 
   close(): void {
+    this.checkpointer?.terminate();
+    this.checkpointer = undefined;
     this.db.close();
   }
 }
