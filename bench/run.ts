@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: builds the binary from the working tree, runs the three measurements, prints a
+ * `npm run bench`: builds the binary from the working tree, runs the measurements, prints a
  * table with targets and writes a JSON copy to bench/results/. It is a report, not a test: it exits 0
  * whatever the figures are, and a measurement that fails is reported as ERROR while the others run.
  */
@@ -11,6 +11,7 @@ import { renderNotes, renderTable, writeJsonReport, type MeasurementResult, type
 import { measureHealthThroughput } from "./measurements/health-throughput.ts";
 import { measureEventDelivery } from "./measurements/event-delivery.ts";
 import { measureColdStart } from "./measurements/cold-start.ts";
+import { measureProjectList } from "./measurements/project-list.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -23,12 +24,15 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "health", name: "GET /v1/health throughput", run: (binary) => measureHealthThroughput(binary, log) },
   { key: "events", name: "Event append -> 100 SSE clients", run: measureEventDelivery },
   { key: "cold", name: "Cold start and idle memory", run: measureColdStart },
+  { key: "projects", name: "GET /v1/projects with 1,000 projects", run: measureProjectList },
 ];
 
-/** `bun bench/run.ts events cold` runs only those; no arguments runs all three. */
+/** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */
 function selectedMeasurements(keys: string[]): typeof measurements {
   const unknown = keys.filter((key) => !measurements.some((measurement) => measurement.key === key));
-  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from health, events, cold`);
+  if (unknown.length > 0) {
+    throw new Error(`unknown measurement ${unknown.join(", ")}; choose from ${measurements.map((m) => m.key).join(", ")}`);
+  }
   return keys.length === 0 ? measurements : measurements.filter((measurement) => keys.includes(measurement.key));
 }
 

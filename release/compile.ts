@@ -14,8 +14,10 @@ export interface CompileOptions {
 const root = join(import.meta.dir, "..");
 
 /**
- * Compiles the single `atrium` executable. Identifier minification stays off: Elysia reads handler
- * source to decide what to parse, and a minified build answered 500 to unauthenticated requests.
+ * Compiles the single `atrium` executable. Only whitespace is minified: Elysia reads each handler's
+ * source to decide what to parse and whether to await it. Identifier minification made a build answer
+ * 500 to unauthenticated requests, and syntax minification folds `{ const result = run(); return
+ * result; }` into `=> run()`, which Elysia takes for async and awaits on every request.
  * The executable must not pick up a `.env` or `bunfig.toml` from whatever folder it is started in.
  */
 export async function compileBinary(options: CompileOptions): Promise<void> {
@@ -24,7 +26,6 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
     "build",
     "--compile",
     "--minify-whitespace",
-    "--minify-syntax",
     "--bytecode",
     "--sourcemap",
     "--no-compile-autoload-dotenv",

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type Unit = "ratio" | "req/s" | "ms" | "MiB" | "%" | "clients" | "runs";
+export type Unit = "ratio" | "req/s" | "ms" | "KiB" | "MiB" | "%" | "clients" | "runs" | "projects";
 
 export interface Target {
   comparison: "<" | ">=";
@@ -43,8 +43,9 @@ export function formatValue(value: number, unit: Unit): string {
       return `${Math.round(value).toLocaleString("en-US")} req/s`;
     case "ms":
       return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+    case "KiB":
     case "MiB":
-      return `${value.toFixed(1)} MiB`;
+      return `${value.toFixed(1)} ${unit}`;
     case "%":
       return `${value.toFixed(0)} %`;
     default:
