@@ -9,6 +9,8 @@ export interface CompileOptions {
   buildNumber: number;
   channel: string;
   commit?: string;
+  /** What to compile; Atrium itself (main and its checkpoint worker) when absent. */
+  entrypoints?: string[];
 }
 
 const root = join(import.meta.dir, "..");
@@ -37,9 +39,8 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
     ...define("BUILD_COMMIT", options.commit ?? ""),
     "--outfile",
     options.outfile,
-    join(root, "src", "main.ts"),
     // Workers are separate entrypoints; the binary embeds them beside main.
-    join(root, "src", "store", "checkpoint-worker.ts"),
+    ...(options.entrypoints ?? [join(root, "src", "main.ts"), join(root, "src", "store", "checkpoint-worker.ts")]),
   ];
   const child = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);

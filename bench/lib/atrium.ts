@@ -10,12 +10,15 @@ export interface BuiltBinary {
   remove(): void;
 }
 
-/** Compiles the working tree exactly as `npm run build` does, into a temporary folder. */
-export async function buildBinary(): Promise<BuiltBinary> {
+/**
+ * Compiles the working tree exactly as `npm run build` does, into a temporary folder; with
+ * `entrypoints`, compiles those with the same flags instead.
+ */
+export async function buildBinary(entrypoints?: string[]): Promise<BuiltBinary> {
   const dir = tempDir("build");
   const path = join(dir, "atrium");
   const started = performance.now();
-  await compileBinary({ outfile: path, version: packageJson.version, buildNumber: 0, channel: "bench", commit: gitRevision() });
+  await compileBinary({ outfile: path, version: packageJson.version, buildNumber: 0, channel: "bench", commit: gitRevision(), entrypoints });
   return {
     path,
     buildSeconds: (performance.now() - started) / 1000,

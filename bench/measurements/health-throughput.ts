@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { startAtrium } from "../lib/atrium.ts";
+import { buildBinary, startAtrium } from "../lib/atrium.ts";
 import { chooseLoadGenerator, type LoadGenerator, type LoadResult, type LoadSettings } from "../lib/load.ts";
 import { SERVER_CPU, onCpu, pinning, startServer, type RunningServer } from "../lib/processes.ts";
 import { cpuSeconds, interferenceMeter } from "../lib/cpu.ts";
@@ -87,12 +87,31 @@ async function alternateRounds(bench: Bench, log: (line: string) => void): Promi
   return runs;
 }
 
+/** Elysia with a trivial guard, compiled like Atrium: the floor of the fixed stack. */
+async function startElysiaFloor(token: string): Promise<{ server: RunningServer; stop: () => Promise<void> }> {
+  const built = await buildBinary([join(import.meta.dir, "..", "workers", "elysia-floor.ts")]);
+  try {
+    const server = await startServer(onCpu(SERVER_CPU, [built.path, token]), {});
+    return {
+      server,
+      stop: async () => {
+        await server.stop();
+        built.remove();
+      },
+    };
+  } catch (error) {
+    built.remove();
+    throw error;
+  }
+}
+
 /**
- * Authenticated GET /v1/health on the compiled binary against two bare Bun.serve baselines, with the
- * same load generator, settings, request headers and CPU placement. The target is judged against the
- * baseline that sends the same document (the server's own cost); the ratio against a tiny JSON answer
- * is shown beside it. Each side keeps its best round: outside interference can only lower throughput,
- * so the best round is the closest to what the server can do.
+ * Authenticated GET /v1/health on the compiled binary against three baselines, with the same load
+ * generator, settings, request headers and CPU placement: bare Bun.serve sending the same document
+ * (the target is judged against this one), bare Bun.serve sending a tiny JSON answer, and Elysia with
+ * a trivial guard sending the same document, which separates what the framework costs from what
+ * Atrium adds. Each side keeps its best round: outside interference can only lower throughput, so the
+ * best round is the closest to what the server can do.
  */
 export async function measureHealthThroughput(binary: string, log: (line: string) => void): Promise<MeasurementResult> {
   const generator = chooseLoadGenerator(log);
@@ -100,33 +119,42 @@ export async function measureHealthThroughput(binary: string, log: (line: string
   try {
     const atrium = await startAtrium(binary);
     stops.push(() => atrium.stop());
+    const floor = await startElysiaFloor(atrium.token);
+    stops.push(() => floor.stop());
     const sameDocument = await startBareServer("health");
     stops.push(() => sameDocument.stop());
     const small = await startBareServer("small");
     stops.push(() => small.stop());
     const bench: Bench = {
       generator,
-      // The baselines get the same header, so every side receives byte-identical requests.
+      // Every side gets the same header, so every side receives byte-identical requests.
       headers: { authorization: `Bearer ${atrium.token}` },
       sides: [
         { name: "Atrium", server: atrium.server, url: `${atrium.server.url}/v1/health` },
+        { name: "Elysia floor, same document", server: floor.server, url: `${floor.server.url}/v1/health` },
         { name: "bare Bun.serve, same document", server: sameDocument, url: `${sameDocument.url}/v1/health` },
         { name: "bare Bun.serve, tiny JSON", server: small, url: `${small.url}/v1/health` },
       ],
     };
     for (const side of bench.sides) await preflight(side, bench.headers);
     for (const side of bench.sides) await loadOnce(bench, side, WARMUP);
-    const [atriumRuns, sameRuns, smallRuns] = (await alternateRounds(bench, log)) as [Run[], Run[], Run[]];
-    const [atriumBest, sameBest, smallBest] = [best(atriumRuns), best(sameRuns), best(smallRuns)];
+    const [atriumRuns, floorRuns, sameRuns, smallRuns] = (await alternateRounds(bench, log)) as [Run[], Run[], Run[], Run[]];
+    const [atriumBest, floorBest, sameBest, smallBest] = [atriumRuns, floorRuns, sameRuns, smallRuns].map(best) as [Run, Run, Run, Run];
     const medianRate = (runs: Run[]) => median(runs.map((run) => run.requestsPerSecond));
+    const ratios = (label: string, runs: Run[], bestRun: Run, target?: Figure["target"]): Figure[] => [
+      { label: `ratio Atrium / ${label}`, value: atriumBest.requestsPerSecond / bestRun.requestsPerSecond, unit: "ratio", target },
+      // Shown beside the ratio of best rounds so that a lucky round on one side cannot hide.
+      { label: `ratio of median rounds, ${label}`, value: medianRate(atriumRuns) / medianRate(runs), unit: "ratio" },
+    ];
     return {
       method:
         `${generator.name}, ${SETTINGS.connections} keep-alive connections, ${SETTINGS.durationSeconds} s per run, ` +
         `${ROUNDS} alternating rounds after a ${WARMUP.durationSeconds} s warm-up, best round per side; ${pinning}. ` +
-        "The same-document baseline answers with a health-shaped document of the same size, built per request.",
+        "The same-document baselines answer with a health-shaped document of the same size, built per request.",
       figures: [
         ...sideFigures("Atrium", atriumBest),
         { label: "Atrium server CPU", value: atriumBest.serverCpuPercent, unit: "%" },
+        ...sideFigures("Elysia floor, same document", floorBest),
         ...sideFigures("bare, same document", sameBest),
         ...sideFigures("bare, tiny JSON", smallBest),
         {
@@ -135,16 +163,14 @@ export async function measureHealthThroughput(binary: string, log: (line: string
           unit: "%",
           target: { comparison: ">=", value: SATURATED_CPU_PERCENT },
         },
+        ...ratios("bare, same document", sameRuns, sameBest, { comparison: ">=", value: TARGET_RATIO }),
+        ...ratios("bare, tiny JSON", smallRuns, smallBest),
+        ...ratios("Elysia floor", floorRuns, floorBest),
         {
-          label: "ratio Atrium / bare, same document",
-          value: atriumBest.requestsPerSecond / sameBest.requestsPerSecond,
+          label: "ratio Elysia floor / bare, same document",
+          value: floorBest.requestsPerSecond / sameBest.requestsPerSecond,
           unit: "ratio",
-          target: { comparison: ">=", value: TARGET_RATIO },
         },
-        // Shown beside the ratio of best rounds so that a lucky round on one side cannot hide.
-        { label: "ratio of median rounds, same document", value: medianRate(atriumRuns) / medianRate(sameRuns), unit: "ratio" },
-        { label: "ratio Atrium / bare, tiny JSON", value: atriumBest.requestsPerSecond / smallBest.requestsPerSecond, unit: "ratio" },
-        { label: "ratio of median rounds, tiny JSON", value: medianRate(atriumRuns) / medianRate(smallRuns), unit: "ratio" },
       ],
       details: {
         generator: generator.name,
@@ -153,7 +179,7 @@ export async function measureHealthThroughput(binary: string, log: (line: string
         rounds: ROUNDS,
         selection: "best round per side (ratio of medians shown too)",
         pinning,
-        runs: { atrium: atriumRuns, bareSameDocument: sameRuns, bareTinyJson: smallRuns },
+        runs: { atrium: atriumRuns, elysiaFloor: floorRuns, bareSameDocument: sameRuns, bareTinyJson: smallRuns },
       },
     };
   } finally {
