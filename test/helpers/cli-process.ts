@@ -34,9 +34,9 @@ export interface ServeProcess {
   firstLine: string;
 }
 
-/** Starts `atrium serve` on a free port and waits for its "listening on" line. */
-export async function startServe(command: AtriumCommand, home: string, extraArgs: string[] = []): Promise<ServeProcess> {
-  const child = Bun.spawn([...command, "serve", "--port", "0", ...extraArgs], {
+/** Starts `atrium serve` (on a free port unless told otherwise) and waits for its "listening on" line. */
+export async function startServe(command: AtriumCommand, home: string, serveArgs: string[] = ["--port", "0"]): Promise<ServeProcess> {
+  const child = Bun.spawn([...command, "serve", ...serveArgs], {
     env: { ...process.env, ATRIUM_HOME: home },
     stdout: "pipe",
     stderr: "pipe",
