@@ -46,6 +46,28 @@ function expectation(schema: Record<string, unknown>): string {
   return parts.join(", ");
 }
 
+const JSON_TYPE_OF: Record<string, (value: unknown) => boolean> = {
+  object: (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  array: (value) => Array.isArray(value),
+  string: (value) => typeof value === "string",
+  number: (value) => typeof value === "number",
+  integer: (value) => typeof value === "number",
+  boolean: (value) => typeof value === "boolean",
+};
+
+/**
+ * A union (`WorktreeBase | null`) fails as a whole; when the value plainly meant one branch (an
+ * object for the object branch), the useful message is the first error inside that branch.
+ */
+function innermost(error: ValueError): ValueError {
+  const branches = (error.schema as { anyOf?: TSchema[] }).anyOf;
+  if (!Array.isArray(branches)) return error;
+  const meant = branches.filter((branch) => JSON_TYPE_OF[String((branch as { type?: unknown }).type)]?.(error.value));
+  if (meant.length !== 1) return error;
+  const inner = Value.Errors(meant[0]!, error.value).First();
+  return inner ? innermost({ ...inner, path: error.path + inner.path }) : error;
+}
+
 function describe(part: RequestPart, error: ValueError): string {
   const field = fieldName(error.path);
   const target = field ? `${partLabel[part]} "${field}"` : part === "body" ? "the request body" : `the ${part}`;
@@ -85,7 +107,7 @@ export function requestValidator(schema: TSchema, part: RequestPart): (input: un
     const value = part === "body" ? input : convertText(schema, input);
     if (!compiled.Check(value)) {
       const first = compiled.Errors(value).First();
-      throw new HttpError(400, first ? describe(part, first) : `the ${part} is invalid`);
+      throw new HttpError(400, first ? describe(part, innermost(first)) : `the ${part} is invalid`);
     }
     return Value.Clean(schema, value);
   };

@@ -58,11 +58,15 @@ export class WorktreeService {
 
   async create(input: CreateWorktreeInput): Promise<Worktree> {
     const { repository, baseRef, remote, branch } = this.base(input.projectId);
+    await this.checkBase(repository, remote, branch);
     if (remote) {
-      const fetched = await runGit(["fetch", "--quiet", remote, branch], { cwd: repository, timeoutMs: this.deps.fetchTimeoutMs ?? 30_000 });
+      const fetched = await runGit(["fetch", "--quiet", "--end-of-options", remote, branch], {
+        cwd: repository,
+        timeoutMs: this.deps.fetchTimeoutMs ?? 30_000,
+      });
       if (fetched.code !== 0) this.deps.logger.info("could not refresh the worktree base; using the local copy", { baseRef, detail: fetched.stderr.trim() });
     }
-    if ((await gitOutput(["rev-parse", "--verify", "--quiet", `${baseRef}^{commit}`], { cwd: repository })) === undefined) {
+    if ((await gitOutput(["rev-parse", "--verify", "--quiet", "--end-of-options", `${baseRef}^{commit}`], { cwd: repository })) === undefined) {
       throw new InvalidInputError(`the worktree base ${baseRef} does not exist in ${repository}`);
     }
     const projectDir = join(this.deps.worktreesDir, input.projectId);
@@ -78,7 +82,9 @@ export class WorktreeService {
         existsSync(join(projectDir, candidate)),
     );
     const path = join(projectDir, name);
-    const added = await runGit(["worktree", "add", "--no-track", "-b", BRANCH_PREFIX + name, path, baseRef], { cwd: repository });
+    const added = await runGit(["worktree", "add", "--no-track", "-b", BRANCH_PREFIX + name, path, "--end-of-options", baseRef], {
+      cwd: repository,
+    });
     if (added.code !== 0) throw new Error(`git worktree add failed: ${added.stderr.trim()}`);
     const stored: StoredWorktree = {
       id: newId("wt"),
@@ -128,6 +134,20 @@ export class WorktreeService {
       }
     }
     return pruned;
+  }
+
+  /**
+   * The base comes from a client (PATCH worktreeBase): the remote must be one the repository has, and
+   * the branch a valid branch name, before either reaches a git command line.
+   */
+  private async checkBase(repository: string, remote: string, branch: string): Promise<void> {
+    if (remote) {
+      const remotes = ((await gitOutput(["remote"], { cwd: repository })) ?? "").split("\n");
+      if (!remotes.includes(remote)) throw new InvalidInputError(`the worktree base remote "${remote}" is not a remote of ${repository}`);
+    }
+    if ((await runGit(["check-ref-format", "--branch", branch], { cwd: repository })).code !== 0) {
+      throw new InvalidInputError(`the worktree base branch "${branch}" is not a valid branch name`);
+    }
   }
 
   /** A branch counts as pushed when any remote has a branch of that name. */

@@ -8,8 +8,9 @@ export type RunLocation = Static<typeof RunLocation>;
 
 export const WorktreeBase = Type.Object(
   {
-    remote: Type.String({ maxLength: 200, pattern: "^[A-Za-z0-9._/-]*$", description: '"" means a local branch.' }),
-    branch: Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9._/-]+$" }),
+    // No leading "-": git would read the name as an option.
+    remote: Type.String({ maxLength: 200, pattern: "^([A-Za-z0-9._][A-Za-z0-9._/-]*)?$", description: '"" means a local branch.' }),
+    branch: Type.String({ minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]*$" }),
   },
   { $id: "WorktreeBase", description: "What new worktrees branch from: `<remote>/<branch>`." },
 );

@@ -209,6 +209,9 @@ describe("project updates", () => {
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { defaultRunLocation: "somewhere" }), 400, '"defaultRunLocation"');
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "origin" } }), 400, '"worktreeBase');
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "x;rm", branch: "main" } }), 400, '"worktreeBase');
+    // Names git would read as options.
+    await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "--upload-pack", branch: "main" } }), 400, '"worktreeBase.remote"');
+    await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "origin", branch: "-x" } }), 400, '"worktreeBase.branch"');
     expect((await t.json<ProjectBody>("GET", `/v1/projects/${project.id}`)).body.name).toBe("epsilon");
   });
 

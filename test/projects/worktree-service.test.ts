@@ -120,6 +120,13 @@ describe("worktrees", () => {
     expect(existsSync(dead.path)).toBe(false);
   });
 
+  test("a base that is not a remote of the repository, or not a branch name, is refused before git sees it", async () => {
+    projects.update(projectId, { worktreeBase: { remote: "upstream", branch: "main" } });
+    await expect(worktrees.create({ projectId, sessionId: "ses_1" })).rejects.toThrow('"upstream" is not a remote');
+    projects.update(projectId, { worktreeBase: { remote: "origin", branch: "a..b" } });
+    await expect(worktrees.create({ projectId, sessionId: "ses_1" })).rejects.toThrow("not a valid branch name");
+  });
+
   test("a bad base or a project without git is refused", async () => {
     projects.update(projectId, { worktreeBase: { remote: "origin", branch: "no-such-branch" } });
     await expect(worktrees.create({ projectId, sessionId: "ses_1" })).rejects.toThrow("origin/no-such-branch does not exist");
