@@ -192,12 +192,30 @@ export class ProjectService {
     return project;
   }
 
+  /**
+   * Adds a second checkout of the same project. A folder of another repository is refused; a project
+   * that had no repository adopts the folder's, unless another project already has it.
+   */
   async addLocation(id: string, folderPath: string): Promise<Project> {
     this.stored(id);
     const folder = existingFolder(folderPath);
     this.refuseKnownFolder(folder);
     const detected = await detectRepository(folder);
     return this.deps.store.transaction(() => {
+      // Checked again here: the awaits above leave room for a concurrent request.
+      const project = this.stored(id);
+      this.refuseKnownFolder(folder);
+      if (project.repoKey !== null && detected.repoKey !== project.repoKey) {
+        throw new InvalidInputError(`${folder} is not a checkout of ${project.repoKey}`);
+      }
+      if (project.repoKey === null && detected.repoKey !== null && detected.repoUrl !== null) {
+        this.refuseKnownRepo(detected.repoKey);
+        this.deps.projects.adoptRepository(
+          id,
+          { repoUrl: detected.repoUrl, repoKey: detected.repoKey, detectedRemote: detected.remote, detectedBranch: detected.branch },
+          this.now().toISOString(),
+        );
+      }
       this.deps.projects.insertLocation(this.location(id, folder, detected.isGitRepository, false));
       return this.appendUpdated(id);
     });
@@ -271,6 +289,7 @@ export class ProjectService {
     return this.deps.store.transaction(() => {
       // Checked again inside the transaction: another request may have won the race since.
       if (stored.repoKey) this.refuseKnownRepo(stored.repoKey);
+      this.refuseKnownFolder(input.folder);
       if (this.deps.projects.get(stored.id)) throw new ConflictError(`a project with id ${stored.id} already exists`);
       this.deps.projects.insert(stored);
       this.deps.projects.insertLocation(location);

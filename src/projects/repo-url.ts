@@ -2,6 +2,8 @@ import { isAbsolute } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+/** `transport::address`, git's remote-helper syntax; an IPv6 host inside a URL is not one. */
+const REMOTE_HELPER = /^[A-Za-z0-9+.-]*::/;
 const SCP_LIKE = /^(?:([^@/:]+)@)?([^@/:]+):(?!\/\/)(.+)$/;
 const ALLOWED_SCHEMES = new Set(["https", "http", "ssh", "git", "file"]);
 const DEFAULT_PORTS: Record<string, string> = { https: "443", http: "80", ssh: "22", git: "9418" };
@@ -15,14 +17,18 @@ export function checkCloneUrl(url: string): void {
   if (url.trim() !== url || url.length === 0) throw new InvalidInputError("url must not be empty or padded with spaces");
   if (/[\u0000-\u001f\u007f]/.test(url)) throw new InvalidInputError("url must not contain control characters");
   if (url.startsWith("-")) throw new InvalidInputError("url must not start with '-' (git would read it as an option)");
-  if (url.includes("::")) throw new InvalidInputError("url must not name a git remote helper (transport::address)");
+  if (REMOTE_HELPER.test(url)) throw new InvalidInputError("url must not name a git remote helper (transport::address)");
   const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
   if (scheme !== undefined) {
     if (!ALLOWED_SCHEMES.has(scheme)) throw new InvalidInputError(`url scheme "${scheme}" is not supported; use https, ssh, git or file`);
-    return;
+  } else if (!isAbsolute(url) && !SCP_LIKE.test(url)) {
+    throw new InvalidInputError("url must be an https, ssh, git or file URL, user@host:path, or an absolute path");
   }
-  if (isAbsolute(url) || SCP_LIKE.test(url)) return;
-  throw new InvalidInputError("url must be an https, ssh, git or file URL, user@host:path, or an absolute path");
+  try {
+    repoKeyOf(url);
+  } catch {
+    throw new InvalidInputError(`url ${url} is not a valid URL`);
+  }
 }
 
 const stripGitSuffix = (path: string) => path.replace(/\/+$/, "").replace(/\.git$/, "").replace(/\/+$/, "");
@@ -37,6 +43,7 @@ export function repoKeyOf(url: string): string {
   if (scheme === "file") return stripGitSuffix(decodeURIComponent(new URL(url).pathname));
   if (scheme !== undefined) {
     const parsed = new URL(url);
+    if (parsed.hostname === "") throw new InvalidInputError(`url ${url} names no host`);
     const host = parsed.hostname.toLowerCase();
     const port = parsed.port && parsed.port !== DEFAULT_PORTS[scheme] ? `:${parsed.port}` : "";
     return `${host}${port}/${stripGitSuffix(decodeURIComponent(parsed.pathname).replace(/^\/+/, ""))}`;

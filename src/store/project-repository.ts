@@ -113,6 +113,16 @@ export class ProjectRepository {
       });
   }
 
+  /** Records the repository a project's folders turned out to be (a plain project gaining a checkout). */
+  adoptRepository(id: string, repo: { repoUrl: string; repoKey: string; detectedRemote: string | null; detectedBranch: string | null }, updatedAt: string): void {
+    this.store.db
+      .query(
+        `UPDATE projects SET repo_url = $repoUrl, repo_key = $repoKey, detected_remote = $detectedRemote,
+          detected_branch = $detectedBranch, updated_at = $updatedAt WHERE id = $id`,
+      )
+      .run({ id, ...repo, updatedAt });
+  }
+
   get(id: string): StoredProject | undefined {
     const row = this.store.db.query<ProjectRow, [string]>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`).get(id);
     return row ? toProject(row) : undefined;

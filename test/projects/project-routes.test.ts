@@ -89,7 +89,7 @@ describe("projects from git", () => {
 
   test("refused URL forms are 400 and clone nothing", async () => {
     const before = readdirSync(projectsDir());
-    for (const url of ["--upload-pack=touch /tmp/atrium-pwned", "ext::sh -c touch% /tmp/atrium-pwned", "fd::3", "ftp://x/y", "rel/path"]) {
+    for (const url of ["--upload-pack=touch /tmp/atrium-pwned", "ext::sh -c touch% /tmp/atrium-pwned", "fd::3", "ftp://x/y", "rel/path", "https://", "git://:99999/x"]) {
       const response = await t.json("POST", "/v1/projects/from-git", { url });
       expect(response.status).toBe(400);
     }
@@ -237,6 +237,32 @@ describe("locations and deletion", () => {
     expect(existsSync(second)).toBe(true);
     await expectError(await t.json("DELETE", `/v1/projects/${project.id}/locations/${project.locations[0]!.id}`), 409, "last");
     await expectError(await t.json("DELETE", `/v1/projects/${project.id}/locations/loc_nothing`), 404, "loc_nothing");
+  });
+
+  test("a location must be a checkout of the project's repository; a plain project adopts one", async () => {
+    const theta = makeBareRepo(fixtures.path, "theta");
+    const iota = makeBareRepo(fixtures.path, "iota");
+    const thetaProject = (await t.json<ProjectBody>("POST", "/v1/projects", { folderPath: makeCheckout(fixtures.path, theta.bare, "theta-one") })).body;
+    await expectError(
+      await t.json("POST", `/v1/projects/${thetaProject.id}/locations`, { folderPath: makeCheckout(fixtures.path, iota.bare, "iota-one") }),
+      400,
+      "is not a checkout of",
+    );
+    const plainFolder = join(fixtures.path, "plain-then-git");
+    mkdirSync(plainFolder);
+    const plain = (await t.json<ProjectBody>("POST", "/v1/projects", { folderPath: plainFolder })).body;
+    const adopted = await t.json<ProjectBody>("POST", `/v1/projects/${plain.id}/locations`, { folderPath: makeCheckout(fixtures.path, iota.bare, "iota-two") });
+    expect(adopted.status).toBe(201);
+    expect(adopted.body).toMatchObject({ repoKey: iota.bare.replace(/\.git$/, ""), worktreeBase: { remote: "origin", branch: "main" } });
+    // The repository is now this project's: cloning it again is a duplicate.
+    await expectError(await t.json("POST", "/v1/projects/from-git", { url: iota.url }), 409, plain.id);
+  });
+
+  test("the same folder sent twice at once makes one project and one 409, never a 500", async () => {
+    const folder = join(fixtures.path, "raced");
+    mkdirSync(folder);
+    const responses = await Promise.all([1, 2, 3].map(() => t.json("POST", "/v1/projects", { folderPath: folder })));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409]);
   });
 
   test("deleting removes the server's folders but never the user's", async () => {

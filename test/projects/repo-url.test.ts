@@ -13,6 +13,8 @@ describe("clone URLs", () => {
       "git@github.com:a/b.git",
       "github.com:a/b",
       "/srv/git/b.git",
+      "ssh://git@[::1]/srv/repo.git",
+      "https://[2001:db8::1]/a/b.git",
     ]) {
       expect(() => checkCloneUrl(url)).not.toThrow();
     }
@@ -31,6 +33,11 @@ describe("clone URLs", () => {
       [" https://github.com/a/b", "padded"],
       ["https://github.com/a/b\n", "padded"],
       ["https://github.com/a\u0000b", "control characters"],
+      ["https://", "not a valid URL"],
+      ["ssh://[bad", "not a valid URL"],
+      ["git://:99999/x", "not a valid URL"],
+      ["file://%zz", "not a valid URL"],
+      ["https://exa mple.com/a", "not a valid URL"],
     ];
     for (const [url, message] of refused) expect(() => checkCloneUrl(url)).toThrow(message);
   });
@@ -47,6 +54,7 @@ describe("clone URLs", () => {
     ];
     for (const url of forms) expect(repoKeyOf(url)).toBe("github.com/a/b");
     expect(repoKeyOf("ssh://git@host:2222/a/b")).toBe("host:2222/a/b");
+    expect(repoKeyOf("ssh://git@[::1]/srv/repo.git")).toBe("[::1]/srv/repo");
     expect(repoKeyOf("file:///srv/git/b.git")).toBe("/srv/git/b");
     expect(repoKeyOf("/srv/git/b.git/")).toBe("/srv/git/b");
     expect(repoNameOf("github.com/a/b")).toBe("b");
