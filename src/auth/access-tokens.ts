@@ -36,11 +36,6 @@ export function readOrCreateAdminToken(tokenFile: string): string {
 }
 
 /**
- * The admin token (a file in the data dir) and named extra tokens (stored as SHA-256 hashes; the
- * tokens are 256 random bits, so a fast hash is enough). Named tokens are found by their hash, which
- * reveals nothing about the token through timing.
- */
-/**
  * Compares two strings in time that depends only on their length (which is no secret for tokens of a
  * fixed format): every character is visited and differences are OR-ed together, with no early exit.
  */
@@ -51,6 +46,11 @@ export function constantTimeEquals(a: string, b: string): boolean {
   return difference === 0;
 }
 
+/**
+ * The admin token (a file in the data dir) and named extra tokens (stored as SHA-256 hashes; the
+ * tokens are 256 random bits, so a fast hash is enough). Named tokens are found by their hash, which
+ * reveals nothing about the token through timing.
+ */
 export class AccessTokens {
   private readonly lastTouched = new Map<string, number>();
 

@@ -4,6 +4,7 @@ import { parseLogLevel } from "../logging/logger.ts";
 import { AtriumServer } from "../server/atrium-server.ts";
 import { isLoopbackAddress } from "../http/auth-guard.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
+import { DataDirBusyError } from "../server/data-dir-lock.ts";
 
 export const serveCommand = defineCommand({
   meta: { name: "serve", description: "Run the Atrium server in the foreground" },
@@ -29,6 +30,7 @@ export const serveCommand = defineCommand({
           echoLogs: process.stderr.isTTY === true,
         });
       } catch (error) {
+        if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);
         const code = (error as { code?: string }).code;
         if (code === "EADDRINUSE") throw new CliError(`${host}:${port} is already in use (is another atrium running?)`);
         throw new CliError(`could not start: ${(error as Error).message}`);
@@ -36,9 +38,10 @@ export const serveCommand = defineCommand({
       if (!isLoopbackAddress(host) && host !== "localhost") {
         server.logger.warn("listening beyond this machine; every request needs a bearer token", { host });
       }
-      process.stdout.write(`listening on ${server.url}\n`);
+      // Handlers first: whoever reads the line may signal at once.
       const shutdown = () => void server.stop().then(() => process.exit(0));
       process.once("SIGTERM", shutdown);
       process.once("SIGINT", shutdown);
+      process.stdout.write(`listening on ${server.url}\n`);
     }),
 });

@@ -11,6 +11,7 @@ export interface DataPaths {
   logs: string;
   logFile: string;
   runtime: string;
+  lock: string;
   projects: string;
   worktrees: string;
   skills: string;
@@ -36,6 +37,7 @@ export function dataPaths(root: string): DataPaths {
     logs: join(root, "logs"),
     logFile: join(root, "logs", "atrium.log"),
     runtime: join(root, "server.json"),
+    lock: join(root, "server.lock"),
     projects: join(root, "projects"),
     worktrees: join(root, "worktrees"),
     skills: join(root, "skills"),

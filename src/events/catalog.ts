@@ -11,6 +11,7 @@ export const eventPayloads = {
   "project.created": ProjectPayload,
   "project.updated": ProjectPayload,
   "project.deleted": ProjectPayload,
+  /** Subject `clone:<projectId>`. */
   "project.clone.progress": Type.Object({
     projectId: Type.String({ description: "The id the project will have once the clone is done." }),
     url: Type.String(),

@@ -1,6 +1,7 @@
 import type { EventLog, LoggedEvent } from "./event-log.ts";
 import { matchesFilter, type EventFilter } from "./event-filter.ts";
 import type { Logger } from "../logging/logger.ts";
+import { ConflictError } from "../errors.ts";
 
 export interface EventStreamLimits {
   /** How often a comment line is sent on a quiet stream, for proxies and dead-peer detection. */
@@ -25,17 +26,19 @@ export interface StreamRequest extends EventFilter {
 const encoder = new TextEncoder();
 const PREAMBLE = encoder.encode("retry: 2000\n: connected\n\n");
 const HEARTBEAT = encoder.encode(": heartbeat\n\n");
-const frames = new WeakMap<LoggedEvent, Uint8Array>();
+/** Encodes each event once, however many clients receive it. */
+class FrameCache {
+  private readonly frames = new WeakMap<LoggedEvent, Uint8Array>();
 
-/** One encoding per event, shared by every client that receives it. */
-function frameOf(event: LoggedEvent): Uint8Array {
-  let frame = frames.get(event);
-  if (!frame) {
-    const { record } = event;
-    frame = encoder.encode(`id: ${record.globalEventId}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`);
-    frames.set(event, frame);
+  frameOf(event: LoggedEvent): Uint8Array {
+    let frame = this.frames.get(event);
+    if (!frame) {
+      const { record } = event;
+      frame = encoder.encode(`id: ${record.globalEventId}\nevent: ${record.kind}\ndata: ${JSON.stringify(record)}\n\n`);
+      this.frames.set(event, frame);
+    }
+    return frame;
   }
-  return frame;
 }
 
 /**
@@ -62,6 +65,7 @@ class StreamConnection {
     private readonly request: StreamRequest,
     private readonly limits: EventStreamLimits,
     private readonly logger: Logger,
+    private readonly frames: FrameCache,
     private readonly onClosed: () => void,
   ) {
     this.lastQueuedId = request.after ?? log.cursor();
@@ -135,7 +139,7 @@ class StreamConnection {
   private queueEvent(event: LoggedEvent, live: boolean): void {
     if (event.record.globalEventId <= this.lastQueuedId) return;
     this.lastQueuedId = event.record.globalEventId;
-    if (matchesFilter(event, this.request)) this.push(frameOf(event), live);
+    if (matchesFilter(event, this.request)) this.push(this.frames.frameOf(event), live);
   }
 
   /** Live pushes are what can overrun a client that does not read; replay pushes are paced. */
@@ -159,6 +163,7 @@ class StreamConnection {
 /** Serves the event log as Server-Sent Events and keeps track of the open streams. */
 export class EventStreamHub {
   private readonly connections = new Set<StreamConnection>();
+  private readonly frames = new FrameCache();
 
   constructor(
     private readonly log: EventLog,
@@ -171,7 +176,14 @@ export class EventStreamHub {
   }
 
   open(request: StreamRequest): ReadableStream<Uint8Array> {
-    const connection = new StreamConnection(this.log, request, this.limits, this.logger, () =>
+    const cursor = this.log.cursor();
+    if (request.after !== null && request.after > cursor) {
+      // A cursor from another log (a reset or restored data dir): resuming would silently skip events.
+      throw new ConflictError(
+        `the cursor ${request.after} is ahead of this server's event log (${cursor}); its log was reset, so re-read the state and resume from ${cursor}`,
+      );
+    }
+    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () =>
       this.connections.delete(connection),
     );
     this.connections.add(connection);

@@ -180,13 +180,15 @@ export class ProjectService {
   }
 
   async delete(id: string): Promise<Project> {
-    const project = this.get(id);
+    this.stored(id);
     await this.deps.removeWorktrees(id);
-    const owned = this.deps.projects.locationsOf(id).filter((location) => location.createdByServer);
-    this.deps.store.transaction(() => {
-      this.stored(id);
+    const { project, owned } = this.deps.store.transaction(() => {
+      // Read inside the transaction: the project may have changed while its worktrees went.
+      const deleted = this.get(id);
+      const serverMade = this.deps.projects.locationsOf(id).filter((location) => location.createdByServer);
       this.deps.projects.delete(id);
-      this.deps.events.append("project.deleted", id, { project });
+      this.deps.events.append("project.deleted", id, { project: deleted });
+      return { project: deleted, owned: serverMade };
     });
     for (const location of owned) rmSync(location.folderPath, { recursive: true, force: true });
     return project;
@@ -325,7 +327,8 @@ export class ProjectService {
       const now = Date.now();
       if (now - started < interval * 2 || now - lastReport < interval) return;
       lastReport = now;
-      this.deps.store.transaction(() => this.deps.events.append("project.clone.progress", projectId, { projectId, url, ...progress }));
+      // A subject of its own: a clone that fails leaves no events on a project that never existed.
+      this.deps.store.transaction(() => this.deps.events.append("project.clone.progress", `clone:${projectId}`, { projectId, url, ...progress }));
     };
   }
 

@@ -26,6 +26,7 @@ import { ProjectService } from "../projects/project-service.ts";
 import { WorktreeService } from "../projects/worktree-service.ts";
 import type { Route } from "../http/route.ts";
 import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
+import { acquireDataDirLock } from "./data-dir-lock.ts";
 
 export interface ServerOptions {
   dataDir: string;
@@ -41,8 +42,11 @@ export interface ServerOptions {
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
 export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees"];
 
-/** Bun allows larger bodies than any route; each route enforces its own limit with an {error} body. */
-const TRANSPORT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * Out of reach on purpose: Bun answers bodies over its own limit with a bare 413 before any handler
+ * runs. Each route enforces its limit while reading (declared or chunked) and answers with {error}.
+ */
+const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /** Above the SSE heartbeat interval, so quiet event streams stay open. */
 const IDLE_TIMEOUT_SECONDS = 60;
@@ -66,6 +70,7 @@ export class AtriumServer {
     /** Start-up work that runs after the server listens (worktree pruning). */
     readonly backgroundStartup: Promise<void>,
     private readonly shutdownGraceMs: number,
+    private readonly releaseLock: () => void,
   ) {}
 
   /** Event streams currently connected (the hub drops clients that fall too far behind). */
@@ -88,6 +93,7 @@ export class AtriumServer {
       maxBytes: 10 * 1024 * 1024,
     });
 
+    const releaseLock = acquireDataDirLock(paths.lock);
     const store = Store.open(paths.database);
     try {
       const report = migrate(store);
@@ -185,9 +191,11 @@ export class AtriumServer {
         hub,
         pruning.then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+        releaseLock,
       );
     } catch (error) {
       store.close();
+      releaseLock();
       throw error;
     }
   }
@@ -196,10 +204,11 @@ export class AtriumServer {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.logger.info("shutting down");
+      // Stop accepting first, so no stream opens after the open ones are closed.
+      const graceful = this.server.stop(false);
       this.hub.closeAll();
       await this.backgroundStartup;
       // In-flight requests get a grace period; a peer that never reads must not hold the exit forever.
-      const graceful = this.server.stop(false);
       const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(this.shutdownGraceMs).then(() => true)]);
       if (timedOut) {
         this.logger.warn("requests still open after the grace period; closing their connections", { graceMs: this.shutdownGraceMs });
@@ -208,6 +217,7 @@ export class AtriumServer {
       await this.store.stopBackgroundCheckpoints();
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);
+      this.releaseLock();
       this.logger.info("stopped");
     })();
     return this.stopping;

@@ -134,7 +134,9 @@ describe("atrium CLI", () => {
   test("a port in use and a bad port are clear errors", async () => {
     serve = await startServe(sourceCommand, home.path);
     const port = new URL(serve.url).port;
-    const busy = await atrium("serve", "--port", port);
+    const otherHome = makeTempDir();
+    const busy = await runAtrium(sourceCommand, ["serve", "--port", port], otherHome.path);
+    otherHome.remove();
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("already in use");
     const bad = await atrium("serve", "--port", "99999");

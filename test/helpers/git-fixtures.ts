@@ -30,7 +30,8 @@ export interface BareRepo {
 export function makeBareRepo(root: string, name = "repo", files = 0): BareRepo {
   const bare = join(root, `${name}.git`);
   const work = join(root, `${name}-work`);
-  git(["init", "--quiet", "--bare", "--initial-branch=main", bare]);
+  git(["init", "--quiet", "--bare", bare]);
+  git(["symbolic-ref", "HEAD", "refs/heads/main"], bare); // --initial-branch needs git 2.28
   git(["clone", "--quiet", bare, work]);
   writeFileSync(join(work, "README.md"), `# ${name}\n`);
   if (files > 0) {

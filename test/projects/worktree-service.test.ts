@@ -178,10 +178,11 @@ describe("clone progress and disconnects", () => {
     const project = await fast.cloneFromGit({ url: big.url });
     const progress = db.log.read(before, 1000).filter((event) => event.record.kind === "project.clone.progress");
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress[0]!.record.subjectId).toBe(project.id);
+    expect(progress[0]!.record.subjectId).toBe(`clone:${project.id}`);
     expect(progress[0]!.record.payload).toMatchObject({ projectId: project.id, url: big.url });
+    expect(progress.map((event) => event.record.subjectRevision)).toEqual(progress.map((_, i) => i + 1));
     const created = db.log.read(before, 1000).find((event) => event.record.kind === "project.created");
-    expect(created!.record.subjectRevision).toBe(progress.length + 1);
+    expect(created!.record.subjectRevision).toBe(1);
   }, 30_000);
 
   test("a client that disconnects mid-clone leaves either a whole project or nothing", async () => {
@@ -197,7 +198,10 @@ describe("clone progress and disconnects", () => {
         signal: abort.signal,
       })
       .catch(() => undefined);
-    await Bun.sleep(30);
+    // Abort only once git is really cloning, or the test would prove nothing.
+    const started = Date.now() + 10_000;
+    while (!readdirSync(join(db.dir, "projects")).some((folder) => folder.startsWith(".clone-")) && Date.now() < started) await Bun.sleep(5);
+    expect(readdirSync(join(db.dir, "projects")).some((folder) => folder.startsWith(".clone-"))).toBe(true);
     abort.abort();
     await request;
     // Settled means: the project is listed, or neither its folder nor a clone in progress is left.
