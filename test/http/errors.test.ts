@@ -144,3 +144,25 @@ describe("unexpected failures", () => {
     await broken.stop();
   });
 });
+
+test("a body declared far over every limit still gets an {error} 413, before it is sent", async () => {
+  let received = "";
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: t.server.port,
+    socket: {
+      data(_socket, data) {
+        received += new TextDecoder().decode(data);
+      },
+    },
+  });
+  socket.write(
+    `PUT /v1/sync/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{",
+  );
+  const deadline = Date.now() + 5000;
+  while (!received.includes("}") && Date.now() < deadline) await Bun.sleep(20);
+  socket.end();
+  expect(received).toStartWith("HTTP/1.1 413");
+  expect(received).toContain('{"error":"the request body is larger than the 1024 KiB this route accepts"}');
+});
