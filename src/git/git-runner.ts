@@ -1,8 +1,6 @@
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { runCommand, type CommandResult } from "../process/run-command.ts";
+
+export type GitResult = CommandResult;
 
 export interface GitOptions {
   cwd?: string;
@@ -28,47 +26,16 @@ export const GIT_ENV: Record<string, string> = {
   LC_ALL: "C",
 };
 
-async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: string) => void): Promise<string> {
-  const decoder = new TextDecoder();
-  let all = "";
-  let pending = "";
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    all += text;
-    if (!onLine) continue;
-    pending += text;
-    const parts = pending.split(/[\r\n]/);
-    pending = parts.pop() ?? "";
-    for (const part of parts) if (part.length > 0) onLine(part);
-  }
-  if (onLine && pending.length > 0) onLine(pending);
-  return all;
-}
-
 /** Runs `git <args>` without a shell and collects its output. */
 export async function runGit(args: string[], options: GitOptions = {}): Promise<GitResult> {
-  const child = Bun.spawn(["git", ...args], {
+  const result = await runCommand(["git", ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...GIT_ENV, ...options.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    timeoutMs: options.timeoutMs,
+    onStderrLine: options.onStderrLine,
   });
-  let timedOut = false;
-  const timer = options.timeoutMs
-    ? setTimeout(() => {
-        timedOut = true;
-        child.kill("SIGKILL");
-      }, options.timeoutMs)
-    : undefined;
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    readLines(child.stderr, options.onStderrLine),
-    child.exited,
-  ]);
-  clearTimeout(timer);
-  if (timedOut) return { code: -1, stdout, stderr: `${stderr}\ngit ${args[0]} took longer than ${options.timeoutMs} ms` };
-  return { code, stdout, stderr };
+  if (result.timedOut) return { ...result, stderr: `${result.stderr}\ngit ${args[0]} took longer than ${options.timeoutMs} ms` };
+  return result;
 }
 
 /** Runs git and returns trimmed stdout, or undefined when git fails. */
