@@ -28,6 +28,7 @@ export const serveCommand = defineCommand({
           port,
           logLevel: parseLogLevel(args["log-level"] ?? config.logLevel ?? process.env.ATRIUM_LOG_LEVEL),
           echoLogs: process.stderr.isTTY === true,
+          customHarnesses: config.harnesses,
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

@@ -3,6 +3,7 @@ import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { readRuntimeFile } from "../server/runtime-file.ts";
 import type { Health, ServerInfo } from "../schemas/system.ts";
+import type { Harness } from "../schemas/harnesses.ts";
 import { cliConfig, cliPaths, runCli } from "./cli-context.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
@@ -12,8 +13,26 @@ export interface StatusReport {
   url: string;
   health?: Health;
   info?: ServerInfo;
+  harnesses?: HarnessSummary[];
   error?: string;
 }
+
+/** What status shows of each harness: is it usable, which version, is it logged in. */
+export interface HarnessSummary {
+  id: string;
+  name: string;
+  enabled: boolean;
+  readiness: { state: string; version: string | null; detail: string | null };
+  auth: { state: string; detail: string | null };
+}
+
+const summarize = (harness: Harness): HarnessSummary => ({
+  id: harness.id,
+  name: harness.name,
+  enabled: harness.enabled,
+  readiness: { state: harness.readiness.state, version: harness.readiness.version, detail: harness.readiness.detail },
+  auth: { state: harness.auth.state, detail: harness.auth.detail },
+});
 
 async function getJson<T>(url: string, token: string): Promise<T> {
   const response = await fetch(url, {
@@ -32,11 +51,12 @@ export async function readStatus(): Promise<StatusReport> {
   const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
   const token = readOrCreateAdminToken(paths.adminToken);
   try {
-    const [health, info] = await Promise.all([
+    const [health, info, harnesses] = await Promise.all([
       getJson<Health>(`${url}/v1/health`, token),
       getJson<ServerInfo>(`${url}/v1/info`, token),
+      getJson<Harness[]>(`${url}/v1/harnesses`, token),
     ]);
-    return { running: true, url, health, info };
+    return { running: true, url, health, info, harnesses: harnesses.map(summarize) };
   } catch (error) {
     const cause = (error as Error).name === "TimeoutError" ? "it did not answer in time" : (error as Error).message;
     return { running: false, url, error: `atrium is not running at ${url} (${cause})` };
@@ -55,6 +75,12 @@ function printHuman(report: StatusReport): void {
     `  pid        ${health.process.pid}, up ${Math.round(health.process.uptimeSeconds)} s`,
     `  database   ${health.database.state}, schema ${health.database.schemaVersion}, ${health.database.journalMode}`,
     `  server     ${info.serverId} on ${info.hostname} (${info.platform}-${info.architecture})`,
+    "  harnesses",
+    ...(report.harnesses ?? []).map(
+      (harness) =>
+        `    ${harness.id.padEnd(10)} ${harness.readiness.state.padEnd(8)} ${(harness.readiness.version ?? "").padEnd(10)} ` +
+        `login ${harness.auth.state}${harness.enabled ? "" : " (disabled)"}`,
+    ),
   ];
   process.stdout.write(lines.join("\n") + "\n");
 }

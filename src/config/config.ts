@@ -9,6 +9,18 @@ export const ConfigFile = Type.Object(
     logLevel: Type.Optional(
       Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
     ),
+    harnesses: Type.Optional(
+      Type.Array(
+        Type.Object({
+          id: Type.String({ pattern: "^[a-z0-9][a-z0-9-]{0,39}$" }),
+          name: Type.String({ minLength: 1 }),
+          executable: Type.String({ minLength: 1 }),
+          acpArgs: Type.Optional(Type.Array(Type.String())),
+          versionArgs: Type.Optional(Type.Array(Type.String())),
+        }),
+        { description: "Harnesses of your own: any ACP agent on the PATH." },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

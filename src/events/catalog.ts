@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Project } from "../schemas/projects.ts";
+import { Harness } from "../schemas/harnesses.ts";
 
 const ProjectPayload = Type.Object({ project: Project });
 
@@ -8,6 +9,7 @@ const ProjectPayload = Type.Object({ project: Project });
  * only accepts kinds named here.
  */
 export const eventPayloads = {
+  "harness.updated": Type.Object({ harness: Harness }),
   "project.created": ProjectPayload,
   "project.updated": ProjectPayload,
   "project.deleted": ProjectPayload,

@@ -27,6 +27,11 @@ import { WorktreeService } from "../projects/worktree-service.ts";
 import type { Route } from "../http/route.ts";
 import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
+import { homedir } from "node:os";
+import { HarnessService } from "../harness/harness-service.ts";
+import { harnessRegistry, type CustomHarnessConfig } from "../harness/registry.ts";
+import { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
+import { harnessRoutes } from "../http/routes/harness-routes.ts";
 
 export interface ServerOptions {
   dataDir: string;
@@ -37,10 +42,23 @@ export interface ServerOptions {
   streamLimits?: Partial<EventStreamLimits>;
   /** How long a graceful stop waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
+  /** The command that runs this Atrium (for the built-in echo agent); the running one by default. */
+  atriumCommand?: string[];
+  /** Harnesses declared in config.json. */
+  customHarnesses?: CustomHarnessConfig[];
+  /** The environment harnesses are looked for in (PATH, HOME, API keys); the server's own by default. */
+  harnessEnv?: Record<string, string | undefined>;
+  /** Every harness probe (version, login) is cut off after this long. */
+  probeTimeoutMs?: number;
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
-export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees"];
+export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees", "harnesses"];
+
+/** How to run this same Atrium: the binary itself, or Bun with the entry script when from source. */
+export function currentAtriumCommand(): string[] {
+  return buildInfo.compiled ? [process.execPath] : [process.execPath, Bun.main];
+}
 
 /**
  * Out of reach on purpose: Bun answers bodies over its own limit with a bare 413 before any handler
@@ -48,6 +66,7 @@ export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", 
  */
 const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** Above the SSE heartbeat interval, so quiet event streams stay open. */
 const IDLE_TIMEOUT_SECONDS = 60;
 
@@ -67,7 +86,7 @@ export class AtriumServer {
     private readonly store: Store,
     private readonly server: Server<undefined>,
     private readonly hub: EventStreamHub,
-    /** Start-up work that runs after the server listens (worktree pruning). */
+    /** Start-up work that runs after the server listens (worktree pruning, the first harness scan). */
     readonly backgroundStartup: Promise<void>,
     private readonly shutdownGraceMs: number,
     private readonly releaseLock: () => void,
@@ -133,11 +152,25 @@ export class AtriumServer {
         removeWorktrees: (projectId) => worktrees.removeAllOf(projectId),
       });
       projects.removeAbandonedClones();
+      const harnessEnv = options.harnessEnv ?? process.env;
+      const harnesses = new HarnessService({
+        definitions: harnessRegistry(options.atriumCommand ?? currentAtriumCommand(), options.customHarnesses),
+        store,
+        settings: new HarnessSettingsRepository(store),
+        events: log,
+        environment: {
+          env: harnessEnv,
+          home: harnessEnv.HOME ?? homedir(),
+          timeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+          atriumVersion: buildInfo.version,
+        },
+      });
       const routes: Route[] = [
         ...systemRoutes(status),
         ...eventRoutes(log, hub),
         ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
         ...projectRoutes(projects, worktrees),
+        ...harnessRoutes(harnesses),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.
@@ -180,6 +213,7 @@ export class AtriumServer {
         .pruneOrphans(sessionExists)
         .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
         .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
+      const firstScan = harnesses.rescan().catch((error: unknown) => logger.error("the first harness scan failed", { error }));
       return new AtriumServer(
         paths,
         url,
@@ -189,7 +223,7 @@ export class AtriumServer {
         store,
         server,
         hub,
-        pruning.then(() => undefined),
+        Promise.all([pruning, firstScan]).then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         releaseLock,
       );

@@ -7,6 +7,7 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Health, ServerInfo } from "../../src/schemas/system.ts";
 import { SyncNamespace } from "../../src/schemas/sync.ts";
 import packageJson from "../../package.json" with { type: "json" };
+import { SseClient } from "../helpers/sse-client.ts";
 
 let home: ReturnType<typeof makeTempDir>;
 let serve: ServeProcess | undefined;
@@ -127,8 +128,10 @@ describe("atrium CLI", () => {
     const namespace = (await read.json()) as { entries: unknown[] };
     assertMatchesSchema(SyncNamespace, namespace);
     expect(namespace.entries).toEqual([{ ...entry, deleted: false }]);
-    const cursor = await (await fetch(`${serve.url}/v1/events/cursor`, { headers })).json();
-    expect(cursor).toEqual({ cursor: 1 });
+    const replay = new SseClient(`${serve.url}/v1/events/stream?after=0&kind=sync.changed`, headers);
+    const [event] = await replay.waitForFrames(1);
+    replay.close();
+    expect(JSON.parse(event!.data).payload).toEqual({ namespace: "crash", keys: ["durable"] });
   });
 
   test("a port in use and a bad port are clear errors", async () => {

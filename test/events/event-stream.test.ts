@@ -35,12 +35,16 @@ function serverSideConnectionTo(clientPort: number): boolean {
     .some((fields) => fields[2]?.endsWith(`:${hexPort(clientPort)}`) && (fields[3] === "01" || fields[3] === "04"));
 }
 
-const ids = (client: SseClient) => client.frames.map((frame) => Number(frame.id));
+/** The ids of the test's own events, counted from the cursor at start-up (harness scans come first). */
+let base = 0;
+const ids = (client: SseClient) =>
+  client.frames.filter((frame) => frame.event === "sync.changed").map((frame) => Number(frame.id) - base);
 
 describe("event stream", () => {
   test("frames carry id = globalEventId, event = kind and the record as data", async () => {
     t = startTestServer();
-    const client = stream("?after=0");
+    base = await t.ready();
+    const client = stream(`?after=${base}`);
     await client.ready;
     expect(client.status).toBe(200);
     await write("a");
@@ -54,13 +58,14 @@ describe("event stream", () => {
 
   test("Last-Event-ID resume gets exactly the missed events, then live ones", async () => {
     t = startTestServer();
+    base = await t.ready();
     for (let i = 0; i < 3; i++) await write("a");
-    const first = stream("?after=0");
+    const first = stream(`?after=${base}`);
     await first.waitForFrames(3);
     first.close();
     for (let i = 0; i < 5; i++) await write("a"); // appended while the client was away
     // EventSource keeps the original URL and adds Last-Event-ID, which must win over `after`.
-    const resumed = stream("?after=0", { "last-event-id": "3" });
+    const resumed = stream(`?after=${base}`, { "last-event-id": String(base + 3) });
     await resumed.waitForFrames(5);
     await write("a");
     await write("a");
@@ -72,11 +77,12 @@ describe("event stream", () => {
 
   test("replay and live join with no gap and no duplicate while writes keep coming", async () => {
     t = startTestServer({ streamLimits: { replayPageSize: 7 } });
+    base = await t.ready();
     for (let i = 0; i < 40; i++) await write("a");
     const writer = (async () => {
       for (let i = 0; i < 40; i++) await write("a");
     })();
-    const client = stream("?after=0");
+    const client = stream(`?after=${base}`);
     await writer;
     await client.waitForFrames(80);
     await Bun.sleep(50);
@@ -86,6 +92,7 @@ describe("event stream", () => {
 
   test("without a cursor only new events are sent", async () => {
     t = startTestServer();
+    base = await t.ready();
     await write("a");
     const client = stream();
     await client.ready;
@@ -99,7 +106,8 @@ describe("event stream", () => {
 
   test("50 concurrent clients all receive every event in order", async () => {
     t = startTestServer();
-    const clients = Array.from({ length: 50 }, () => stream("?after=0"));
+    base = await t.ready();
+    const clients = Array.from({ length: 50 }, () => stream(`?after=${base}`));
     await Promise.all(clients.map((client) => client.ready));
     for (let i = 0; i < 30; i++) await write(`ns${i % 3}`);
     await Promise.all(clients.map((client) => client.waitForFrames(30)));
@@ -109,6 +117,7 @@ describe("event stream", () => {
 
   test("kind and session filters keep only what matches", async () => {
     t = startTestServer();
+    base = await t.ready();
     const expectations: Array<[string, number]> = [
       ["", 1],
       ["&kind=sync.*", 1],
@@ -117,7 +126,7 @@ describe("event stream", () => {
       ["&kind=sync", 0],
       ["&sessionId=ses_none", 0],
     ];
-    const clients = expectations.map(([filter]) => stream(`?after=0${filter}`));
+    const clients = expectations.map(([filter]) => stream(`?after=${base}${filter}`));
     await Promise.all(clients.map((client) => client.ready));
     await write("a");
     await clients[0]!.waitForFrames(1);
@@ -128,6 +137,7 @@ describe("event stream", () => {
 
   test("heartbeats keep a quiet stream alive", async () => {
     t = startTestServer({ streamLimits: { heartbeatMs: 30 } });
+    base = await t.ready();
     const client = stream();
     await client.ready;
     // The connected comment, then heartbeats; waited for rather than timed, for a loaded CI.
@@ -140,6 +150,7 @@ describe("event stream", () => {
 
   test("a client that stops reading is dropped without holding up the others", async () => {
     t = startTestServer({ streamLimits: { maxQueuedBytes: 1024 * 1024 } });
+    base = await t.ready();
     // A separate process that sends the request and is then stopped: it cannot read, so first the
     // kernel's socket buffers fill, then the server's queue for it.
     const stalled = Bun.spawn(
@@ -184,19 +195,21 @@ describe("event stream", () => {
 
   test("a cursor ahead of the log (from a reset data dir) is 409, not a silent gap", async () => {
     t = startTestServer();
+    base = await t.ready();
     await write("a");
-    for (const request of [t.api("/v1/events/stream?after=1000"), t.api("/v1/events/stream", { headers: { "last-event-id": "1000" } })]) {
+    for (const request of [t.api("/v1/events/stream?after=100000"), t.api("/v1/events/stream", { headers: { "last-event-id": "100000" } })]) {
       const response = await request;
       expect(response.status).toBe(409);
-      expect(((await response.json()) as { error: string }).error).toContain("ahead of this server's event log (1)");
+      expect(((await response.json()) as { error: string }).error).toContain(`ahead of this server's event log (${base + 1})`);
     }
-    const atCursor = await t.api("/v1/events/stream?after=1");
+    const atCursor = await t.api(`/v1/events/stream?after=${base + 1}`);
     expect(atCursor.status).toBe(200);
     await atCursor.body?.cancel();
   });
 
   test("a malformed Last-Event-ID is 400", async () => {
     t = startTestServer();
+    base = await t.ready();
     const response = await t.api("/v1/events/stream", { headers: { "last-event-id": "abc" } });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toContain("Last-Event-ID");

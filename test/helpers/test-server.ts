@@ -10,6 +10,8 @@ export interface TestServer {
   api(path: string, init?: RequestInit): Promise<Response>;
   /** JSON request helper: sends `body` as JSON, returns status and parsed body. */
   json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Waits for the start-up work (the first harness scan appends events) and returns the event cursor. */
+  ready(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +42,11 @@ export function startTestServer(options: Partial<ServerOptions> = {}): TestServe
         ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
       });
       return { status: response.status, body: (await response.json()) as T };
+    },
+    async ready() {
+      await server.backgroundStartup;
+      const response = await api("/v1/events/cursor");
+      return ((await response.json()) as { cursor: number }).cursor;
     },
     async stop() {
       await server.stop();

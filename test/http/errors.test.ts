@@ -7,8 +7,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 let t: TestServer;
-beforeAll(() => {
+let startCursor = 0;
+beforeAll(async () => {
   t = startTestServer();
+  startCursor = await t.ready();
 });
 afterAll(() => t.stop());
 
@@ -24,7 +26,7 @@ async function put(body: RequestInit["body"], headers: Record<string, string> = 
 async function expectNothingWritten(): Promise<void> {
   const namespace = await t.json<{ entries: unknown[] }>("GET", "/v1/sync/errors");
   expect(namespace.body.entries).toEqual([]);
-  expect((await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor).toBe(0);
+  expect((await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor).toBe(startCursor);
 }
 
 describe("error responses", () => {

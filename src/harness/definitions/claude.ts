@@ -1,0 +1,47 @@
+import type { HarnessDefinition } from "../harness-definition.ts";
+
+interface ClaudeAuthStatus {
+  loggedIn?: boolean;
+  authMethod?: string;
+  email?: string;
+  orgId?: string;
+  organizationId?: string;
+}
+
+/** Claude Code: `claude auth status --json` prints the login (exit 1 when logged out). */
+export const claude: HarnessDefinition = {
+  id: "claude",
+  name: "Claude Code",
+  symbolName: "claude",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "claude",
+  versionArgs: ["--version"],
+  acpCommand: ["claude-agent-acp"],
+  npmPackage: "@anthropic-ai/claude-code",
+  brewFormula: "claude-code",
+  installHint: "npm install -g @anthropic-ai/claude-code (and @agentclientprotocol/claude-agent-acp for sessions)",
+  loginMethods: [
+    { id: "claude-ai", name: "Claude account", description: "Sign in with a Claude Pro or Max subscription", kind: "browser" },
+    { id: "api-key", name: "Anthropic API key", description: "Use ANTHROPIC_API_KEY", kind: "api_key" },
+  ],
+  supportsMultipleAccounts: true,
+  async probeAuth(context) {
+    const result = await context.run(["auth", "status", "--json"]);
+    if (result.timedOut) return { state: "unknown", detail: "claude auth status did not answer in time" };
+    let status: ClaudeAuthStatus;
+    try {
+      status = JSON.parse(result.stdout) as ClaudeAuthStatus;
+    } catch {
+      if (result.code !== 0) return { state: "unauthenticated", detail: result.stderr.trim() || "claude auth status reports no login" };
+      return { state: "unknown", detail: "claude auth status printed no JSON" };
+    }
+    if (status.loggedIn !== true) return { state: "unauthenticated" };
+    return {
+      state: "authenticated",
+      email: status.email,
+      organizationId: status.organizationId ?? status.orgId,
+      authMethod: status.authMethod,
+    };
+  },
+};

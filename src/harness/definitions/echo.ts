@@ -1,0 +1,22 @@
+import type { HarnessDefinition } from "../harness-definition.ts";
+
+/**
+ * The small ACP agent inside the Atrium binary, so a new user can run a session with no agent
+ * installed. Always ready; it needs no login.
+ */
+export function echoHarness(atriumExecutable: string[]): HarnessDefinition {
+  return {
+    id: "echo",
+    name: "Echo (built in)",
+    symbolName: "echo",
+    source: "builtin",
+    launchKind: "builtin",
+    executable: atriumExecutable[0] ?? "atrium",
+    versionArgs: [],
+    acpCommand: [...atriumExecutable, "acp-echo"],
+    installHint: "Built into Atrium; nothing to install.",
+    loginMethods: [],
+    supportsMultipleAccounts: false,
+    probeAuth: async () => ({ state: "authenticated", authMethod: "none", detail: "the built-in echo agent needs no login" }),
+  };
+}

@@ -1,0 +1,38 @@
+import { join } from "node:path";
+import type { HarnessDefinition } from "../harness-definition.ts";
+
+interface GeminiSettings {
+  selectedAuthType?: string;
+  security?: { auth?: { selectedType?: string } };
+}
+
+/** Gemini CLI has no status command: its settings, account file and API-key variables tell. */
+export const gemini: HarnessDefinition = {
+  id: "gemini",
+  name: "Gemini CLI",
+  symbolName: "gemini",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "gemini",
+  versionArgs: ["--version"],
+  acpCommand: ["gemini", "--acp"],
+  npmPackage: "@google/gemini-cli",
+  brewFormula: "gemini-cli",
+  installHint: "npm install -g @google/gemini-cli",
+  loginMethods: [
+    { id: "oauth-personal", name: "Google account", description: "Sign in with Google", kind: "browser" },
+    { id: "gemini-api-key", name: "Gemini API key", description: "Use GEMINI_API_KEY", kind: "api_key" },
+  ],
+  supportsMultipleAccounts: false,
+  async probeAuth(context) {
+    if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
+    const dir = join(context.home, ".gemini");
+    const settings = context.readJson(join(dir, "settings.json")) as GeminiSettings | undefined;
+    const selected = settings?.security?.auth?.selectedType ?? settings?.selectedAuthType;
+    const accounts = context.readJson(join(dir, "google_accounts.json")) as { active?: string } | undefined;
+    const hasOauth = context.readJson(join(dir, "oauth_creds.json")) !== undefined;
+    if (accounts?.active || hasOauth) return { state: "authenticated", email: accounts?.active, authMethod: selected ?? "oauth-personal" };
+    if (selected) return { state: "unknown", authMethod: selected, detail: `auth type ${selected} is selected but no credentials were found` };
+    return { state: "unauthenticated" };
+  },
+};

@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { unknownAuth, type HarnessDefinition } from "../harness-definition.ts";
+
+/** Qwen Code keeps its OAuth login in ~/.qwen/oauth_creds.json; API keys it reads from its settings. */
+export const qwen: HarnessDefinition = {
+  id: "qwen",
+  name: "Qwen Code",
+  symbolName: "qwen",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "qwen",
+  versionArgs: ["--version"],
+  acpCommand: ["qwen", "--acp"],
+  npmPackage: "@qwen-code/qwen-code",
+  installHint: "npm install -g @qwen-code/qwen-code",
+  loginMethods: [{ id: "qwen-oauth", name: "Qwen account", description: "Sign in with qwen.ai", kind: "browser" }],
+  supportsMultipleAccounts: false,
+  async probeAuth(context) {
+    if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined) {
+      return { state: "authenticated", authMethod: "qwen-oauth" };
+    }
+    return { state: "unknown", detail: "no Qwen OAuth login found; an API key in its settings cannot be checked offline" };
+  },
+};
+
+export const copilot: HarnessDefinition = {
+  id: "copilot",
+  name: "Copilot CLI",
+  symbolName: "copilot",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "copilot",
+  versionArgs: ["--version"],
+  acpCommand: ["copilot", "--acp"],
+  npmPackage: "@github/copilot",
+  installHint: "npm install -g @github/copilot",
+  loginMethods: [{ id: "github", name: "GitHub account", description: "Sign in with GitHub", kind: "browser" }],
+  supportsMultipleAccounts: false,
+  probeAuth: unknownAuth("Copilot CLI has no offline way to read its login state"),
+};
+
+export const goose: HarnessDefinition = {
+  id: "goose",
+  name: "Goose",
+  symbolName: "goose",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "goose",
+  versionArgs: ["--version"],
+  acpCommand: ["goose", "acp"],
+  brewFormula: "block-goose-cli",
+  installHint: "brew install block-goose-cli, or see the Goose documentation",
+  loginMethods: [],
+  supportsMultipleAccounts: false,
+  probeAuth: unknownAuth("Goose keeps provider keys in its own configuration; it has no offline login check"),
+};

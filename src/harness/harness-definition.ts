@@ -1,0 +1,52 @@
+import type { Static } from "@sinclair/typebox";
+import type { LoginMethod } from "../schemas/harnesses.ts";
+import type { CommandResult } from "../process/run-command.ts";
+
+/** What an auth probe learned; only what the harness's own files or status command tell. */
+export interface AuthProbe {
+  state: "authenticated" | "unauthenticated" | "unknown";
+  email?: string;
+  organizationId?: string;
+  authMethod?: string;
+  detail?: string;
+}
+
+/** What a probe may use: the harness's executable, the service's environment, and its files. */
+export interface ProbeContext {
+  executablePath: string;
+  env: Record<string, string | undefined>;
+  home: string;
+  /** Runs the harness executable with `args`, under the probe time limit. */
+  run(args: string[]): Promise<CommandResult>;
+  /** Parses a JSON file, or undefined when it is missing or not JSON. */
+  readJson(path: string): unknown;
+}
+
+/** One coding-agent CLI the registry knows. Every definition has the same shape. */
+export interface HarnessDefinition {
+  id: string;
+  name: string;
+  symbolName: string;
+  source: "builtin" | "config";
+  /** `builtin`: carried inside the Atrium binary, so always there (echo). */
+  launchKind: "executable" | "builtin";
+  /** The command looked up on the service's PATH. */
+  executable: string;
+  versionArgs: string[];
+  /** How a session starts it as an ACP agent over stdio (used by sessions). */
+  acpCommand: string[];
+  npmPackage?: string;
+  brewFormula?: string;
+  installHint: string;
+  loginMethods: Static<typeof LoginMethod>[];
+  /** The harness can keep separate logins in separate config homes (CLAUDE_CONFIG_DIR, CODEX_HOME). */
+  supportsMultipleAccounts: boolean;
+  probeAuth(context: ProbeContext): Promise<AuthProbe>;
+}
+
+/** The first version-looking token of a `--version` output, e.g. `codex-cli 0.20.0` → `0.20.0`. */
+export function parseVersion(output: string): string | undefined {
+  return /\b(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)\b/.exec(output)?.[1];
+}
+
+export const unknownAuth = (detail: string) => async (): Promise<AuthProbe> => ({ state: "unknown", detail });

@@ -1,0 +1,200 @@
+import type { Static } from "@sinclair/typebox";
+import type { Store } from "../store/database.ts";
+import type { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
+import type { EventLog } from "../events/event-log.ts";
+import type { Harness, HarnessAccount, InstallMethod } from "../schemas/harnesses.ts";
+import { NotFoundError } from "../errors.ts";
+import type { AuthProbe, HarnessDefinition } from "./harness-definition.ts";
+import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment, type Readiness } from "./detection.ts";
+
+interface HarnessState {
+  readiness: Readiness;
+  auth: AuthProbe | { state: "checking" };
+  checkedAt: string | null;
+}
+
+export interface HarnessServiceDeps {
+  definitions: HarnessDefinition[];
+  store: Store;
+  settings: HarnessSettingsRepository;
+  events: EventLog;
+  environment: DetectionEnvironment;
+  now?: () => Date;
+}
+
+/**
+ * The harnesses and what is known of them. Reads answer from the cached state at once; a rescan runs
+ * every harness's probes in parallel, each under the time limit, and appends `harness.updated` for
+ * each harness whose settled state changed.
+ */
+export class HarnessService {
+  private readonly states = new Map<string, HarnessState>();
+  /** The last state published as an event, per harness, to publish only changes. */
+  private readonly published = new Map<string, string>();
+  private scanning: Promise<Harness[]> | undefined;
+
+  constructor(private readonly deps: HarnessServiceDeps) {
+    for (const definition of deps.definitions) {
+      // Before the first scan: where the executable is, not yet what it says.
+      const path = definition.launchKind === "builtin" ? definition.executable : findOnPath(definition.executable, deps.environment.env);
+      this.states.set(definition.id, {
+        readiness: path
+          ? { state: "ready", detail: "not checked yet", path, version: null }
+          : { state: "missing", detail: `${definition.executable} is not on the service's PATH`, path: null, version: null },
+        auth: { state: "checking" },
+        checkedAt: null,
+      });
+    }
+  }
+
+  list(): Harness[] {
+    const settings = this.deps.settings.all();
+    return this.deps.definitions.map((definition) => this.toHarness(definition, settings));
+  }
+
+  get(id: string): Harness {
+    const definition = this.definition(id);
+    return this.toHarness(definition, this.deps.settings.all());
+  }
+
+  /** Re-detects every harness (executable, version, login). Concurrent calls share one scan. */
+  rescan(): Promise<Harness[]> {
+    this.scanning ??= this.scanAll(true).finally(() => (this.scanning = undefined));
+    return this.scanning;
+  }
+
+  /** Re-reads the login state of every ready harness, keeping what detection knew. */
+  refreshAuth(): Promise<Harness[]> {
+    return this.scanAll(false);
+  }
+
+  setEnabled(id: string, enabled: boolean | null): Harness {
+    this.definition(id);
+    return this.deps.store.transaction(() => {
+      this.deps.settings.set(id, enabled);
+      return this.publishIfChanged(this.get(id));
+    });
+  }
+
+  private async scanAll(detect: boolean): Promise<Harness[]> {
+    await Promise.all(
+      this.deps.definitions.map(async (definition) => {
+        const previous = this.states.get(definition.id)!;
+        this.states.set(definition.id, { ...previous, auth: { state: "checking" } });
+        const readiness = detect ? await detectReadiness(definition, this.deps.environment) : previous.readiness;
+        const auth =
+          readiness.state === "ready" && readiness.path
+            ? await probeAuth(definition, readiness.path, this.deps.environment)
+            : ({ state: "unknown", detail: `${definition.name} is not ready` } satisfies AuthProbe);
+        this.states.set(definition.id, { readiness, auth, checkedAt: (this.deps.now?.() ?? new Date()).toISOString() });
+      }),
+    );
+    return this.deps.store.transaction(() => this.list().map((harness) => this.publishIfChanged(harness)));
+  }
+
+  private publishIfChanged(harness: Harness): Harness {
+    const snapshot = JSON.stringify(harness);
+    if (harness.auth.state !== "checking" && this.published.get(harness.id) !== snapshot) {
+      this.published.set(harness.id, snapshot);
+      this.deps.events.append("harness.updated", harness.id, { harness });
+    }
+    return harness;
+  }
+
+  private definition(id: string): HarnessDefinition {
+    const definition = this.deps.definitions.find((candidate) => candidate.id === id);
+    if (!definition) throw new NotFoundError(`no harness has id ${id}`);
+    return definition;
+  }
+
+  private installMethods(definition: HarnessDefinition): Static<typeof InstallMethod>[] {
+    const env = this.deps.environment.env;
+    const methods: Static<typeof InstallMethod>[] = [];
+    if (definition.npmPackage) {
+      methods.push({
+        id: "npm",
+        kind: "npm",
+        label: "npm (global)",
+        command: `npm install -g ${definition.npmPackage}`,
+        available: findOnPath("npm", env) !== undefined,
+        recommended: false,
+      });
+    }
+    if (definition.brewFormula) {
+      methods.push({
+        id: "brew",
+        kind: "brew",
+        label: "Homebrew",
+        command: `brew install ${definition.brewFormula}`,
+        available: findOnPath("brew", env) !== undefined,
+        recommended: false,
+      });
+    }
+    // One recommendation per harness: the first method whose tool is there, else the first at all.
+    const recommended = methods.find((method) => method.available) ?? methods[0];
+    if (recommended) recommended.recommended = true;
+    return methods;
+  }
+
+  private toHarness(definition: HarnessDefinition, settings: Map<string, boolean>): Harness {
+    const state = this.states.get(definition.id)!;
+    const { readiness, auth } = state;
+    const installed = readiness.state === "ready";
+    const override = settings.get(definition.id);
+    const desiredEnabled = override ?? true;
+    const account: HarnessAccount | undefined =
+      installed && auth.state !== "checking"
+        ? {
+            id: `${definition.id}:default`,
+            harnessId: definition.id,
+            profileKind: "default",
+            label: "Default",
+            email: ("email" in auth && auth.email) || null,
+            organizationId: ("organizationId" in auth && auth.organizationId) || null,
+            authMethod: ("authMethod" in auth && auth.authMethod) || null,
+            authState: auth.state,
+            isActive: true,
+            selectionScope: "shared",
+            canLogin: false,
+            canLogout: false,
+            lastCheckedAt: state.checkedAt,
+            detail: ("detail" in auth && auth.detail) || null,
+          }
+        : undefined;
+    return {
+      id: definition.id,
+      name: definition.name,
+      symbolName: definition.symbolName,
+      source: definition.source,
+      launchKind: definition.launchKind,
+      enabled: desiredEnabled && installed,
+      desiredEnabled,
+      settings: {
+        global: { enabled: true, installed },
+        override: override === undefined ? null : { enabled: override, installed },
+      },
+      readiness: { state: readiness.state, detail: readiness.detail, path: readiness.path, version: readiness.version },
+      auth: {
+        state: auth.state,
+        activeAccountId: account?.id ?? null,
+        accounts: account ? [account] : [],
+        loginMethods: definition.loginMethods,
+        supportsMultipleAccounts: definition.supportsMultipleAccounts,
+        detail: ("detail" in auth && auth.detail) || null,
+      },
+      installHint: definition.installHint,
+      installMethods: this.installMethods(definition),
+      updateInfo: {
+        installedVersion: readiness.version,
+        latestVersion: null,
+        updateAvailable: false,
+        source: definition.npmPackage ? `npm:${definition.npmPackage}` : null,
+        installOrigin: null,
+        channel: null,
+        checkedAt: null,
+        notes: "the latest version has not been checked",
+      },
+      lifecycle: { phase: "idle", targetVersion: null, methodId: null, terminalId: null, error: null, startedAt: null },
+    };
+  }
+}

@@ -1,0 +1,128 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { Timestamp } from "./common.ts";
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ReadinessState = Type.Union([Type.Literal("ready"), Type.Literal("missing"), Type.Literal("error")], {
+  description: "`ready`: found and usable; `missing`: not on the service's PATH; `error`: found but unusable (see detail).",
+});
+
+export const AuthState = Type.Union(
+  [Type.Literal("checking"), Type.Literal("authenticated"), Type.Literal("unauthenticated"), Type.Literal("unknown")],
+  { description: "`checking` while a probe runs; `unknown` when the harness has no way to tell." },
+);
+
+export const LoginMethod = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    kind: Type.Union([Type.Literal("browser"), Type.Literal("api_key"), Type.Literal("device_code")]),
+  },
+  { $id: "LoginMethod" },
+);
+
+export const InstallMethod = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.Union([Type.Literal("npm"), Type.Literal("brew")]),
+    label: Type.String(),
+    command: Type.String({ description: "The command the install runs, for display." }),
+    available: Type.Boolean({ description: "Whether the tool for this method is on the PATH." }),
+    recommended: Type.Boolean(),
+  },
+  { $id: "InstallMethod" },
+);
+
+export const HarnessAccount = Type.Object(
+  {
+    id: Type.String(),
+    harnessId: Type.String(),
+    profileKind: Type.Union([Type.Literal("default"), Type.Literal("profile")], {
+      description: "`default`: the harness's own config home; `profile`: one Atrium made.",
+    }),
+    label: Type.String(),
+    email: Nullable(Type.String()),
+    organizationId: Nullable(Type.String()),
+    authMethod: Nullable(Type.String()),
+    authState: AuthState,
+    isActive: Type.Boolean(),
+    selectionScope: Type.Union([Type.Literal("shared")], { description: "The active account applies to every client." }),
+    canLogin: Type.Boolean(),
+    canLogout: Type.Boolean(),
+    lastCheckedAt: Nullable(Timestamp),
+    detail: Nullable(Type.String()),
+  },
+  { $id: "HarnessAccount" },
+);
+export type HarnessAccount = Static<typeof HarnessAccount>;
+
+export const HarnessAuth = Type.Object(
+  {
+    state: AuthState,
+    activeAccountId: Nullable(Type.String()),
+    accounts: Type.Array(HarnessAccount),
+    loginMethods: Type.Array(LoginMethod),
+    supportsMultipleAccounts: Type.Boolean(),
+    detail: Nullable(Type.String()),
+  },
+  { $id: "HarnessAuth" },
+);
+export type HarnessAuth = Static<typeof HarnessAuth>;
+
+const EnabledInstalled = Type.Object({ enabled: Type.Boolean(), installed: Type.Boolean() });
+
+export const Harness = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    symbolName: Type.String({ description: "An icon name for clients." }),
+    source: Type.Union([Type.Literal("builtin"), Type.Literal("config")], {
+      description: "`builtin`: from Atrium's registry; `config`: declared by the user in config.json.",
+    }),
+    launchKind: Type.Union([Type.Literal("executable"), Type.Literal("builtin")], {
+      description: "`executable`: an ACP command on the PATH; `builtin`: inside the Atrium binary (echo).",
+    }),
+    enabled: Type.Boolean({ description: "desiredEnabled, and ready." }),
+    desiredEnabled: Type.Boolean({ description: "What the user chose (settings.override, else settings.global)." }),
+    settings: Type.Object({
+      global: EnabledInstalled,
+      override: Nullable(EnabledInstalled),
+    }),
+    readiness: Type.Object({
+      state: ReadinessState,
+      detail: Nullable(Type.String()),
+      path: Nullable(Type.String()),
+      version: Nullable(Type.String()),
+    }),
+    auth: HarnessAuth,
+    installHint: Type.String(),
+    installMethods: Type.Array(InstallMethod),
+    updateInfo: Type.Object({
+      installedVersion: Nullable(Type.String()),
+      latestVersion: Nullable(Type.String()),
+      updateAvailable: Type.Boolean(),
+      source: Nullable(Type.String()),
+      installOrigin: Nullable(Type.String()),
+      channel: Nullable(Type.String()),
+      checkedAt: Nullable(Timestamp),
+      notes: Nullable(Type.String()),
+    }),
+    lifecycle: Type.Object({
+      phase: Type.Union([Type.Literal("idle"), Type.Literal("installing"), Type.Literal("updating"), Type.Literal("failed")]),
+      targetVersion: Nullable(Type.String()),
+      methodId: Nullable(Type.String()),
+      terminalId: Nullable(Type.String()),
+      error: Nullable(Type.String()),
+      startedAt: Nullable(Timestamp),
+    }),
+  },
+  { $id: "Harness" },
+);
+export type Harness = Static<typeof Harness>;
+
+export const HarnessList = Type.Array(Harness);
+
+export const UpdateHarnessBody = Type.Object({
+  enabled: Type.Union([Type.Boolean(), Type.Null()], { description: "true/false overrides; null drops the override." }),
+});
