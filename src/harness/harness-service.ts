@@ -93,7 +93,8 @@ export class HarnessService {
   }
 
   private publishIfChanged(harness: Harness): Harness {
-    const snapshot = JSON.stringify(harness);
+    // When it was last checked is not a change of state; leave it out of the comparison.
+    const snapshot = JSON.stringify(harness, (key, value: unknown) => (key === "lastCheckedAt" ? undefined : value));
     if (harness.auth.state !== "checking" && this.published.get(harness.id) !== snapshot) {
       this.published.set(harness.id, snapshot);
       this.deps.events.append("harness.updated", harness.id, { harness });

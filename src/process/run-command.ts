@@ -33,7 +33,19 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: str
   return all;
 }
 
-/** Runs a program without a shell and collects its output, killing it if it runs too long. */
+/** Kills the child and everything it started (wrapper scripts leave children holding its pipes). */
+function killGroup(child: Bun.Subprocess): void {
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+}
+
+/**
+ * Runs a program without a shell and collects its output. Past `timeoutMs` its whole process group
+ * is killed and the result returned at once, without waiting for output that may never end.
+ */
 export async function runCommand(command: string[], options: CommandOptions = {}): Promise<CommandResult> {
   const child = Bun.spawn(command, {
     cwd: options.cwd,
@@ -41,19 +53,22 @@ export async function runCommand(command: string[], options: CommandOptions = {}
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
+    // Its own process group, so a timeout can end the grandchildren too.
+    detached: true,
   });
-  let timedOut = false;
-  const timer = options.timeoutMs
-    ? setTimeout(() => {
-        timedOut = true;
-        child.kill("SIGKILL");
-      }, options.timeoutMs)
-    : undefined;
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    readLines(child.stderr, options.onStderrLine),
-    child.exited,
-  ]);
+  const finished = Promise.all([new Response(child.stdout).text(), readLines(child.stderr, options.onStderrLine), child.exited]);
+  if (!options.timeoutMs) {
+    const [stdout, stderr, code] = await finished;
+    return { code, stdout, stderr, timedOut: false };
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
+  const outcome = await Promise.race([finished, timeout]);
   clearTimeout(timer);
-  return { code: timedOut ? -1 : code, stdout, stderr, timedOut };
+  if (outcome === "timeout") {
+    killGroup(child);
+    return { code: -1, stdout: "", stderr: "", timedOut: true };
+  }
+  const [stdout, stderr, code] = outcome;
+  return { code, stdout, stderr, timedOut: false };
 }

@@ -69,8 +69,12 @@ describe("atrium CLI", () => {
     expect(report.url).toBe(serve.url);
     assertMatchesSchema(Health, report.health);
     assertMatchesSchema(ServerInfo, report.info);
+    // Harness readiness too; the built-in echo agent is there on every machine.
+    expect(report.harnesses.map((harness: { id: string }) => harness.id)).toContain("claude");
+    expect(report.harnesses.find((harness: { id: string }) => harness.id === "echo")).toMatchObject({ enabled: true, readiness: { state: "ready" } });
     const human = await atrium("status");
     expect(human.stdout).toContain("is running");
+    expect(human.stdout).toMatch(/echo\s+ready/);
     const named = (await atrium("token", "create", "--name", "laptop")).stdout.trim();
     expect((await fetch(`${serve.url}/v1/info`, { headers: { authorization: `Bearer ${named}` } })).status).toBe(200);
   });
