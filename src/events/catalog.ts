@@ -20,6 +20,12 @@ export const eventPayloads = {
     phase: Type.String({ description: "git's phase, e.g. `Receiving objects`." }),
     percent: Type.Integer({ minimum: 0, maximum: 100 }),
   }),
+  /** Subject: the terminal id. A batch of lines a command the server runs (an install) wrote. */
+  "terminal.output": Type.Object({
+    terminalId: Type.String(),
+    subjectId: Type.String({ description: "What the command is for, e.g. the harness id." }),
+    text: Type.String(),
+  }),
   "sync.changed": Type.Object({
     namespace: Type.String(),
     keys: Type.Array(Type.String(), { description: "The keys whose entry changed." }),

@@ -3,15 +3,25 @@ import type { Store } from "../store/database.ts";
 import type { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Harness, HarnessAccount, InstallMethod } from "../schemas/harnesses.ts";
-import { NotFoundError } from "../errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import type { Logger } from "../logging/logger.ts";
+import { runCommand } from "../process/run-command.ts";
+import type { TerminalLogs } from "./terminal-logs.ts";
 import type { AuthProbe, HarnessDefinition } from "./harness-definition.ts";
 import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment, type Readiness } from "./detection.ts";
+
+type Lifecycle = Harness["lifecycle"];
 
 interface HarnessState {
   readiness: Readiness;
   auth: AuthProbe | { state: "checking" };
   checkedAt: string | null;
+  lifecycle: Lifecycle;
 }
+
+const IDLE: Lifecycle = { phase: "idle", targetVersion: null, methodId: null, terminalId: null, error: null, startedAt: null };
+/** An install or update that takes longer than this is stopped and reported as failed. */
+const OPERATION_TIMEOUT_MS = 15 * 60_000;
 
 export interface HarnessServiceDeps {
   definitions: HarnessDefinition[];
@@ -19,6 +29,8 @@ export interface HarnessServiceDeps {
   settings: HarnessSettingsRepository;
   events: EventLog;
   environment: DetectionEnvironment;
+  terminals: TerminalLogs;
+  logger: Logger;
   now?: () => Date;
 }
 
@@ -43,6 +55,7 @@ export class HarnessService {
           : { state: "missing", detail: `${definition.executable} is not on the service's PATH`, path: null, version: null },
         auth: { state: "checking" },
         checkedAt: null,
+        lifecycle: IDLE,
       });
     }
   }
@@ -76,19 +89,83 @@ export class HarnessService {
     });
   }
 
-  private async scanAll(detect: boolean): Promise<Harness[]> {
-    await Promise.all(
-      this.deps.definitions.map(async (definition) => {
-        const previous = this.states.get(definition.id)!;
-        this.states.set(definition.id, { ...previous, auth: { state: "checking" } });
-        const readiness = detect ? await detectReadiness(definition, this.deps.environment) : previous.readiness;
-        const auth =
-          readiness.state === "ready" && readiness.path
-            ? await probeAuth(definition, readiness.path, this.deps.environment)
-            : ({ state: "unknown", detail: `${definition.name} is not ready` } satisfies AuthProbe);
-        this.states.set(definition.id, { readiness, auth, checkedAt: (this.deps.now?.() ?? new Date()).toISOString() });
-      }),
+  /**
+   * Installs (or updates) a harness with one of its install methods, in the background: the answer is
+   * the harness in phase installing/updating; the output goes to a terminal log; afterwards the
+   * harness is detected again. One operation per harness at a time.
+   */
+  startOperation(id: string, phase: "installing" | "updating", methodId: string | null | undefined): Harness {
+    const definition = this.definition(id);
+    const state = this.states.get(id)!;
+    if (state.lifecycle.phase === "installing" || state.lifecycle.phase === "updating") {
+      throw new ConflictError(`${definition.name} is already ${state.lifecycle.phase}; wait for it to finish`);
+    }
+    if (phase === "updating" && state.readiness.state === "missing") {
+      throw new ConflictError(`${definition.name} is not installed; install it first`);
+    }
+    const methods = this.installMethods(definition);
+    if (methods.length === 0) throw new InvalidInputError(`Atrium cannot install ${definition.name}: ${definition.installHint}`);
+    const method = methodId ? methods.find((candidate) => candidate.id === methodId) : methods.find((candidate) => candidate.recommended);
+    if (!method) {
+      throw new InvalidInputError(`${definition.name} has no install method "${methodId}"; it has ${methods.map((m) => m.id).join(", ")}`);
+    }
+    const tool = findOnPath(method.kind, this.deps.environment.env);
+    if (!tool) throw new ConflictError(`${method.kind} is not on the service's PATH, so ${definition.name} cannot be installed with it`);
+    const command = [tool, ...operationArgs(definition, method.kind, phase)];
+    const terminal = this.deps.terminals.open(id, [method.kind, ...command.slice(1)].join(" "));
+    state.lifecycle = {
+      phase,
+      targetVersion: null,
+      methodId: method.id,
+      terminalId: terminal.id,
+      error: null,
+      startedAt: (this.deps.now?.() ?? new Date()).toISOString(),
+    };
+    const harness = this.deps.store.transaction(() => this.publishIfChanged(this.get(id)));
+    void this.runOperation(definition, command, terminal).catch((error: unknown) =>
+      this.deps.logger.error("a harness install or update could not finish", { harnessId: id, error }),
     );
+    return harness;
+  }
+
+  private async runOperation(
+    definition: HarnessDefinition,
+    command: string[],
+    terminal: ReturnType<TerminalLogs["open"]>,
+  ): Promise<void> {
+    const result = await runCommand(command, {
+      env: this.deps.environment.env,
+      timeoutMs: OPERATION_TIMEOUT_MS,
+      onStdoutLine: terminal.write,
+      onStderrLine: terminal.write,
+    });
+    terminal.finish(result.code);
+    await this.scan(definition, true);
+    const state = this.states.get(definition.id)!;
+    const error = result.timedOut
+      ? `the command took longer than ${OPERATION_TIMEOUT_MS / 60_000} minutes and was stopped`
+      : result.code !== 0
+        ? `the command exited with ${result.code}; its output is in terminal ${terminal.id}`
+        : null;
+    // The terminal and method stay readable after the operation, so a client can show what happened.
+    state.lifecycle = { ...state.lifecycle, phase: error ? "failed" : "idle", error };
+    this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
+  }
+
+  private async scan(definition: HarnessDefinition, detect: boolean): Promise<void> {
+    const previous = this.states.get(definition.id)!;
+    this.states.set(definition.id, { ...previous, auth: { state: "checking" } });
+    const readiness = detect ? await detectReadiness(definition, this.deps.environment) : previous.readiness;
+    const auth =
+      readiness.state === "ready" && readiness.path
+        ? await probeAuth(definition, readiness.path, this.deps.environment)
+        : ({ state: "unknown", detail: `${definition.name} is not ready` } satisfies AuthProbe);
+    const current = this.states.get(definition.id)!;
+    this.states.set(definition.id, { ...current, readiness, auth, checkedAt: (this.deps.now?.() ?? new Date()).toISOString() });
+  }
+
+  private async scanAll(detect: boolean): Promise<Harness[]> {
+    await Promise.all(this.deps.definitions.map((definition) => this.scan(definition, detect)));
     return this.deps.store.transaction(() => this.list().map((harness) => this.publishIfChanged(harness)));
   }
 
@@ -195,7 +272,13 @@ export class HarnessService {
         checkedAt: null,
         notes: "the latest version has not been checked",
       },
-      lifecycle: { phase: "idle", targetVersion: null, methodId: null, terminalId: null, error: null, startedAt: null },
+      lifecycle: state.lifecycle,
     };
   }
+}
+
+/** The install or update command line of a method, after the tool itself. */
+function operationArgs(definition: HarnessDefinition, kind: "npm" | "brew", phase: "installing" | "updating"): string[] {
+  if (kind === "npm") return ["install", "-g", phase === "updating" ? `${definition.npmPackage}@latest` : `${definition.npmPackage}`];
+  return [phase === "updating" ? "upgrade" : "install", `${definition.brewFormula}`];
 }

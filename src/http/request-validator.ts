@@ -103,7 +103,11 @@ function convertText(schema: TSchema, input: unknown): unknown {
 export function requestValidator(schema: TSchema, part: RequestPart): (input: unknown) => unknown {
   const compiled = TypeCompiler.Compile(schema);
   return (input) => {
-    if (part === "body" && input === undefined) throw new HttpError(400, "a JSON request body is required");
+    if (part === "body" && input === undefined) {
+      // A body whose every field is optional may be left out altogether.
+      if (TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0) input = {};
+      else throw new HttpError(400, "a JSON request body is required");
+    }
     const value = part === "body" ? input : convertText(schema, input);
     if (!compiled.Check(value)) {
       const first = compiled.Errors(value).First();

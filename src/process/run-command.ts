@@ -14,6 +14,8 @@ export interface CommandOptions {
   timeoutMs?: number;
   /** Called with each line written to stderr (progress output uses carriage returns). */
   onStderrLine?: (line: string) => void;
+  /** Called with each line written to stdout. */
+  onStdoutLine?: (line: string) => void;
 }
 
 async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: string) => void): Promise<string> {
@@ -56,7 +58,7 @@ export async function runCommand(command: string[], options: CommandOptions = {}
     // Its own process group, so a timeout can end the grandchildren too.
     detached: true,
   });
-  const finished = Promise.all([new Response(child.stdout).text(), readLines(child.stderr, options.onStderrLine), child.exited]);
+  const finished = Promise.all([readLines(child.stdout, options.onStdoutLine), readLines(child.stderr, options.onStderrLine), child.exited]);
   if (!options.timeoutMs) {
     const [stdout, stderr, code] = await finished;
     return { code, stdout, stderr, timedOut: false };

@@ -126,3 +126,21 @@ export const HarnessList = Type.Array(Harness);
 export const UpdateHarnessBody = Type.Object({
   enabled: Type.Union([Type.Boolean(), Type.Null()], { description: "true/false overrides; null drops the override." }),
 });
+
+export const Terminal = Type.Object(
+  {
+    id: Type.String(),
+    subjectId: Type.String({ description: "What the command is for, e.g. the harness id." }),
+    command: Type.String(),
+    startedAt: Timestamp,
+    finishedAt: Nullable(Timestamp),
+    exitCode: Nullable(Type.Integer()),
+    output: Type.String({ description: "Everything the command wrote, stdout and stderr interleaved by line." }),
+    truncated: Type.Boolean({ description: "The start of the output was dropped to keep the last 256 KiB." }),
+  },
+  { $id: "Terminal" },
+);
+
+export const LifecycleBody = Type.Object({
+  methodId: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: "The recommended method when absent." })),
+});

@@ -29,6 +29,7 @@ import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
 import { homedir } from "node:os";
 import { HarnessService } from "../harness/harness-service.ts";
+import { TerminalLogs } from "../harness/terminal-logs.ts";
 import { harnessRegistry, type CustomHarnessConfig } from "../harness/registry.ts";
 import { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
@@ -153,7 +154,10 @@ export class AtriumServer {
       });
       projects.removeAbandonedClones();
       const harnessEnv = options.harnessEnv ?? process.env;
+      const terminals = new TerminalLogs(store, log);
       const harnesses = new HarnessService({
+        terminals,
+        logger,
         definitions: harnessRegistry(options.atriumCommand ?? currentAtriumCommand(), options.customHarnesses),
         store,
         settings: new HarnessSettingsRepository(store),
@@ -170,7 +174,7 @@ export class AtriumServer {
         ...eventRoutes(log, hub),
         ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
         ...projectRoutes(projects, worktrees),
-        ...harnessRoutes(harnesses),
+        ...harnessRoutes(harnesses, terminals),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.

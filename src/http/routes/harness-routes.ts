@@ -1,11 +1,14 @@
 import { Type } from "@sinclair/typebox";
-import { Harness, HarnessList, UpdateHarnessBody } from "../../schemas/harnesses.ts";
+import { Harness, HarnessList, LifecycleBody, Terminal, UpdateHarnessBody } from "../../schemas/harnesses.ts";
 import type { HarnessService } from "../../harness/harness-service.ts";
+import type { TerminalLogs } from "../../harness/terminal-logs.ts";
 import { defineRoute } from "../route.ts";
 
 const HarnessParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
-export function harnessRoutes(harnesses: HarnessService) {
+const TerminalParams = Type.Object({ terminalId: Type.String({ minLength: 1 }) });
+
+export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs) {
   return [
     defineRoute({
       method: "GET",
@@ -50,6 +53,41 @@ export function harnessRoutes(harnesses: HarnessService) {
       body: UpdateHarnessBody,
       response: Harness,
       handler: ({ params, body }) => harnesses.setEnabled(params.id, body.enabled),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/harnesses/:id/install",
+      tag: "harnesses",
+      summary: "Install the harness with one of its install methods, in the background",
+      description:
+        "Answers at once with lifecycle.phase `installing` and the terminalId of the command's output (also streamed as " +
+        "`terminal.output` events); the phase then goes to `idle` or `failed` and the harness is detected again. One " +
+        "operation per harness at a time (409).",
+      params: HarnessParams,
+      body: LifecycleBody,
+      response: Harness,
+      successStatus: 202,
+      handler: ({ params, body }) => harnesses.startOperation(params.id, "installing", body.methodId),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/harnesses/:id/update",
+      tag: "harnesses",
+      summary: "Update the harness to its latest version, in the background (as install)",
+      params: HarnessParams,
+      body: LifecycleBody,
+      response: Harness,
+      successStatus: 202,
+      handler: ({ params, body }) => harnesses.startOperation(params.id, "updating", body.methodId),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/terminals/:terminalId",
+      tag: "harnesses",
+      summary: "The output of a command the server ran (an install or update)",
+      params: TerminalParams,
+      response: Terminal,
+      handler: ({ params }) => terminals.get(params.terminalId),
     }),
   ];
 }

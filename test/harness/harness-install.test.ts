@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Static } from "@sinclair/typebox";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { Harness, Terminal } from "../../src/schemas/harnesses.ts";
+
+type HarnessBody = Static<typeof Harness>;
+
+let t: TestServer;
+let dirs: ReturnType<typeof makeTempDir>;
+
+function start(extraEnv: Record<string, string> = {}): void {
+  dirs = makeTempDir("atrium-install-");
+  const bin = join(dirs.path, "bin");
+  Bun.spawnSync(["mkdir", "-p", bin]);
+  const PATH = [bin, join(import.meta.dir, "..", "fixtures", "fake-npm"), "/usr/bin", "/bin"].join(":");
+  t = startTestServer({ harnessEnv: { PATH, HOME: dirs.path, FAKE_NPM_BIN: bin, ...extraEnv }, probeTimeoutMs: 2000 });
+}
+
+afterEach(async () => {
+  await t.stop();
+  dirs.remove();
+});
+
+/** Polls the harness until its operation has ended. */
+async function settled(id: string): Promise<HarnessBody> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const harness = (await t.json<HarnessBody>("GET", `/v1/harnesses/${id}`)).body;
+    if (harness.lifecycle.phase !== "installing" && harness.lifecycle.phase !== "updating") return harness;
+    if (Date.now() > deadline) throw new Error(`${id} is still ${harness.lifecycle.phase}`);
+    await Bun.sleep(50);
+  }
+}
+
+describe("install and update", () => {
+  beforeEach(() => start());
+
+  test("install runs npm in the background, keeps its output, and detects the harness afterwards", async () => {
+    await t.ready();
+    expect((await t.json<HarnessBody>("GET", "/v1/harnesses/gemini")).body.readiness.state).toBe("missing");
+    const started = await t.json<HarnessBody>("POST", "/v1/harnesses/gemini/install", {});
+    expect(started.status).toBe(202);
+    assertMatchesSchema(Harness, started.body);
+    expect(started.body.lifecycle).toMatchObject({ phase: "installing", methodId: "npm", error: null });
+    expect(started.body.lifecycle.terminalId).toStartWith("term_");
+    const done = await settled("gemini");
+    expect(done.lifecycle).toMatchObject({ phase: "idle", error: null, terminalId: started.body.lifecycle.terminalId });
+    expect(done.readiness).toMatchObject({ state: "ready", version: "0.9.0" });
+    const terminal = await t.json<Static<typeof Terminal>>("GET", `/v1/terminals/${done.lifecycle.terminalId}`);
+    assertMatchesSchema(Terminal, terminal.body);
+    expect(terminal.body).toMatchObject({ subjectId: "gemini", command: "npm install -g @google/gemini-cli", exitCode: 0 });
+    expect(terminal.body.output).toContain("added 1 package");
+  });
+
+  test("update installs the latest version; no body at all is accepted", async () => {
+    await t.ready();
+    await t.json("POST", "/v1/harnesses/gemini/install");
+    await settled("gemini");
+    const response = await t.api("/v1/harnesses/gemini/update", { method: "POST" });
+    expect(response.status).toBe(202);
+    const done = await settled("gemini");
+    expect(done.readiness.version).toBe("0.10.0");
+    expect(done.updateInfo.installedVersion).toBe("0.10.0");
+  });
+
+  test("refusals: unknown method 400, tool missing 409, update before install 409, unknown harness 404", async () => {
+    await t.ready();
+    const unknown = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", { methodId: "pip" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain('no install method "pip"');
+    const brew = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", { methodId: "brew" });
+    expect(brew.status).toBe(409);
+    expect(brew.body.error).toContain("brew is not on the service's PATH");
+    const early = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/update", {});
+    expect(early.status).toBe(409);
+    expect(early.body.error).toContain("not installed");
+    expect((await t.json("POST", "/v1/harnesses/nope/install", {})).status).toBe(404);
+    expect((await t.json<HarnessBody>("GET", "/v1/harnesses/gemini")).body.lifecycle.phase).toBe("idle");
+  });
+});
+
+describe("operations in progress and failures", () => {
+  test("a second operation while one runs is 409; the output streams as terminal.output events", async () => {
+    start({ FAKE_NPM_DELAY: "1" });
+    const cursor = await t.ready();
+    const first = await t.json<HarnessBody>("POST", "/v1/harnesses/gemini/install", {});
+    const second = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", {});
+    expect(second.status).toBe(409);
+    expect(second.body.error).toContain("already installing");
+    await settled("gemini");
+    const stream = await t.api(`/v1/events/stream?after=${cursor}&kind=terminal.output`);
+    const reader = stream.body!.getReader();
+    let text = "";
+    const deadline = Date.now() + 3000;
+    while (!text.includes("added 1 package") && Date.now() < deadline) {
+      const next = await Promise.race([reader.read(), Bun.sleep(200).then(() => undefined)]);
+      if (next?.value) text += new TextDecoder().decode(next.value);
+    }
+    await reader.cancel();
+    expect(text).toContain(`"terminalId":"${first.body.lifecycle.terminalId}"`);
+    expect(text).toContain("added 1 package");
+  });
+
+  test("a failing install ends in phase failed with the reason, and the harness stays missing", async () => {
+    start({ FAKE_NPM_FAIL: "1" });
+    await t.ready();
+    await t.json("POST", "/v1/harnesses/gemini/install", {});
+    const done = await settled("gemini");
+    expect(done.lifecycle.phase).toBe("failed");
+    expect(done.lifecycle.error).toContain("exited with 1");
+    expect(done.readiness.state).toBe("missing");
+    const terminal = (await t.json<Static<typeof Terminal>>("GET", `/v1/terminals/${done.lifecycle.terminalId}`)).body;
+    expect(terminal.output).toContain("404 Not Found");
+    // A failed operation does not block the next one.
+    expect((await t.json("POST", "/v1/harnesses/gemini/install", {})).status).toBe(202);
+    await settled("gemini");
+  });
+});
