@@ -12,11 +12,28 @@ import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment, type
 
 type Lifecycle = Harness["lifecycle"];
 
+/** What a probe learned, or `checking` while one runs; one shape, so readers need no narrowing. */
+type AuthView = Omit<AuthProbe, "state"> & { state: AuthProbe["state"] | "checking" };
+
 interface HarnessState {
   readiness: Readiness;
-  auth: AuthProbe | { state: "checking" };
+  auth: AuthView;
   checkedAt: string | null;
   lifecycle: Lifecycle;
+}
+
+type ToolKind = "npm" | "brew";
+
+/** The install methods Atrium knows: which tool, what it installs for a harness, and how. */
+const INSTALL_TOOLS: Array<{ kind: ToolKind; label: string; target: (definition: HarnessDefinition) => string | undefined }> = [
+  { kind: "npm", label: "npm (global)", target: (definition) => definition.npmPackage },
+  { kind: "brew", label: "Homebrew", target: (definition) => definition.brewFormula },
+];
+
+/** The command line of an install or update, after the tool itself. */
+function operationArgs(kind: ToolKind, target: string, phase: "installing" | "updating"): string[] {
+  if (kind === "npm") return ["install", "-g", phase === "updating" ? `${target}@latest` : target];
+  return [phase === "updating" ? "upgrade" : "install", target];
 }
 
 const IDLE: Lifecycle = { phase: "idle", targetVersion: null, methodId: null, terminalId: null, error: null, startedAt: null };
@@ -44,8 +61,13 @@ export class HarnessService {
   /** The last state published as an event, per harness, to publish only changes. */
   private readonly published = new Map<string, string>();
   private scanning: Promise<Harness[]> | undefined;
+  /** Where the install tools are; looked up when harnesses are detected, not on every read. */
+  private tools: Record<ToolKind, string | undefined>;
+  private readonly now: () => Date;
 
   constructor(private readonly deps: HarnessServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+    this.tools = this.findTools();
     for (const definition of deps.definitions) {
       // Before the first scan: where the executable is, not yet what it says.
       const path = definition.launchKind === "builtin" ? definition.executable : findOnPath(definition.executable, deps.environment.env);
@@ -109,17 +131,19 @@ export class HarnessService {
     if (!method) {
       throw new InvalidInputError(`${definition.name} has no install method "${methodId}"; it has ${methods.map((m) => m.id).join(", ")}`);
     }
+    // Looked up afresh: the tool may have been installed since the last scan.
     const tool = findOnPath(method.kind, this.deps.environment.env);
     if (!tool) throw new ConflictError(`${method.kind} is not on the service's PATH, so ${definition.name} cannot be installed with it`);
-    const command = [tool, ...operationArgs(definition, method.kind, phase)];
-    const terminal = this.deps.terminals.open(id, [method.kind, ...command.slice(1)].join(" "));
+    const args = operationArgs(method.kind, INSTALL_TOOLS.find((entry) => entry.kind === method.kind)!.target(definition)!, phase);
+    const terminal = this.deps.terminals.open(id, [method.kind, ...args].join(" "));
+    const command = [tool, ...args];
     state.lifecycle = {
       phase,
       targetVersion: null,
       methodId: method.id,
       terminalId: terminal.id,
       error: null,
-      startedAt: (this.deps.now?.() ?? new Date()).toISOString(),
+      startedAt: this.now().toISOString(),
     };
     const harness = this.deps.store.transaction(() => this.publishIfChanged(this.get(id)));
     void this.runOperation(definition, command, terminal).catch((error: unknown) =>
@@ -161,10 +185,11 @@ export class HarnessService {
         ? await probeAuth(definition, readiness.path, this.deps.environment)
         : ({ state: "unknown", detail: `${definition.name} is not ready` } satisfies AuthProbe);
     const current = this.states.get(definition.id)!;
-    this.states.set(definition.id, { ...current, readiness, auth, checkedAt: (this.deps.now?.() ?? new Date()).toISOString() });
+    this.states.set(definition.id, { ...current, readiness, auth, checkedAt: this.now().toISOString() });
   }
 
   private async scanAll(detect: boolean): Promise<Harness[]> {
+    if (detect) this.tools = this.findTools();
     await Promise.all(this.deps.definitions.map((definition) => this.scan(definition, detect)));
     return this.deps.store.transaction(() => this.list().map((harness) => this.publishIfChanged(harness)));
   }
@@ -185,29 +210,18 @@ export class HarnessService {
     return definition;
   }
 
-  private installMethods(definition: HarnessDefinition): Static<typeof InstallMethod>[] {
+  private findTools(): Record<ToolKind, string | undefined> {
     const env = this.deps.environment.env;
-    const methods: Static<typeof InstallMethod>[] = [];
-    if (definition.npmPackage) {
-      methods.push({
-        id: "npm",
-        kind: "npm",
-        label: "npm (global)",
-        command: `npm install -g ${definition.npmPackage}`,
-        available: findOnPath("npm", env) !== undefined,
-        recommended: false,
-      });
-    }
-    if (definition.brewFormula) {
-      methods.push({
-        id: "brew",
-        kind: "brew",
-        label: "Homebrew",
-        command: `brew install ${definition.brewFormula}`,
-        available: findOnPath("brew", env) !== undefined,
-        recommended: false,
-      });
-    }
+    return { npm: findOnPath("npm", env), brew: findOnPath("brew", env) };
+  }
+
+  private installMethods(definition: HarnessDefinition): Static<typeof InstallMethod>[] {
+    const methods = INSTALL_TOOLS.flatMap(({ kind, label, target }) => {
+      const what = target(definition);
+      if (!what) return [];
+      const command = [kind, ...operationArgs(kind, what, "installing")].join(" ");
+      return [{ id: kind, kind, label, command, available: this.tools[kind] !== undefined, recommended: false }];
+    });
     // One recommendation per harness: the first method whose tool is there, else the first at all.
     const recommended = methods.find((method) => method.available) ?? methods[0];
     if (recommended) recommended.recommended = true;
@@ -227,16 +241,16 @@ export class HarnessService {
             harnessId: definition.id,
             profileKind: "default",
             label: "Default",
-            email: ("email" in auth && auth.email) || null,
-            organizationId: ("organizationId" in auth && auth.organizationId) || null,
-            authMethod: ("authMethod" in auth && auth.authMethod) || null,
+            email: auth.email ?? null,
+            organizationId: auth.organizationId ?? null,
+            authMethod: auth.authMethod ?? null,
             authState: auth.state,
             isActive: true,
             selectionScope: "shared",
             canLogin: false,
             canLogout: false,
             lastCheckedAt: state.checkedAt,
-            detail: ("detail" in auth && auth.detail) || null,
+            detail: auth.detail ?? null,
           }
         : undefined;
     return {
@@ -258,7 +272,7 @@ export class HarnessService {
         accounts: account ? [account] : [],
         loginMethods: definition.loginMethods,
         supportsMultipleAccounts: definition.supportsMultipleAccounts,
-        detail: ("detail" in auth && auth.detail) || null,
+        detail: auth.detail ?? null,
       },
       installHint: definition.installHint,
       installMethods: this.installMethods(definition),
@@ -275,10 +289,4 @@ export class HarnessService {
       lifecycle: state.lifecycle,
     };
   }
-}
-
-/** The install or update command line of a method, after the tool itself. */
-function operationArgs(definition: HarnessDefinition, kind: "npm" | "brew", phase: "installing" | "updating"): string[] {
-  if (kind === "npm") return ["install", "-g", phase === "updating" ? `${definition.npmPackage}@latest` : `${definition.npmPackage}`];
-  return [phase === "updating" ? "upgrade" : "install", `${definition.brewFormula}`];
 }
