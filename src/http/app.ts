@@ -3,7 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Logger } from "../logging/logger.ts";
 import { checkAccess, pathOf } from "./auth-guard.ts";
-import { mapError } from "./error-mapping.ts";
+import { errorResponse, mapError } from "./error-mapping.ts";
 import { jsonBodyParser } from "./json-body.ts";
 import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -82,15 +82,12 @@ export function createHttpApp(deps: HttpAppDeps) {
     .onRequest(({ request, server }) => {
       checkAccess(request, server, deps.tokens);
     })
-    .onError(({ code, error, request, set }) => {
+    .onError(({ code, error, request }) => {
       const mapped = mapError(code, error, request, deps.logger);
       if (mapped.status === 401) {
         deps.logger.info("refused a request without a valid token", { method: request.method, path: pathOf(request.url) });
       }
-      set.status = mapped.status;
-      set.headers["content-type"] = "application/json; charset=utf-8";
-      for (const [name, value] of Object.entries(mapped.headers ?? {})) set.headers[name] = value;
-      return JSON.stringify({ error: mapped.message });
+      return errorResponse(mapped);
     });
 
   // Registered only when kept: a hook on every request costs throughput.

@@ -34,5 +34,15 @@ export function mapError(code: string | number, error: unknown, request: Request
     path: new URL(request.url).pathname,
     error,
   });
-  return { status: 500, message: "the server failed to complete the request; the details are in its log" };
+  return INTERNAL_ERROR;
+}
+
+const INTERNAL_ERROR: MappedError = { status: 500, message: "the server failed to complete the request; the details are in its log" };
+
+/** The `{error}` response of a mapped error: the one shape every failure has. */
+export function errorResponse(mapped: MappedError = INTERNAL_ERROR): Response {
+  return new Response(JSON.stringify({ error: mapped.message }), {
+    status: mapped.status,
+    headers: { "content-type": "application/json; charset=utf-8", ...mapped.headers },
+  });
 }

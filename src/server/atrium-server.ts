@@ -16,6 +16,7 @@ import { SystemStatus } from "../system/system-status.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { FileLogger, type Logger, type LogLevel } from "../logging/logger.ts";
 import { createHttpApp } from "../http/app.ts";
+import { errorResponse } from "../http/error-mapping.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
 import { syncRoutes } from "../http/routes/sync-routes.ts";
@@ -191,10 +192,7 @@ export class AtriumServer {
         // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
         error: (error) => {
           logger.info("a response ended with an error", { error: error.message });
-          return new Response(JSON.stringify({ error: "the server failed to complete the request" }), {
-            status: 500,
-            headers: { "content-type": "application/json; charset=utf-8" },
-          });
+          return errorResponse();
         },
       });
       const server = app.server;
