@@ -115,8 +115,9 @@ export class AtriumServer {
     });
 
     const releaseLock = acquireDataDirLock(paths.lock);
-    const store = Store.open(paths.database);
+    let store: Store | undefined;
     try {
+      store = Store.open(paths.database);
       const report = migrate(store);
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       if (report.applied.length > 0) logger.info("database migrated", { ...report });
@@ -126,13 +127,14 @@ export class AtriumServer {
       const log = new EventLog(store, new EventRepository(store), identity.serverId);
       const hub = new EventStreamHub(log, logger, { ...defaultStreamLimits, ...options.streamLimits });
       const bindAddress = { host: options.host, port: options.port };
+      const migrationStatus = { state: "idle" as const, schemaVersion: report.toVersion, targetVersion: latestSchemaVersion };
       const status = new SystemStatus({
         store,
         identity,
         build: buildInfo,
         startedAt,
         bindAddress,
-        migration: () => ({ state: "idle", schemaVersion: report.toVersion, targetVersion: latestSchemaVersion }),
+        migration: () => migrationStatus,
         features: FEATURES,
       });
       const projectRepository = new ProjectRepository(store);
@@ -230,7 +232,8 @@ export class AtriumServer {
         releaseLock,
       );
     } catch (error) {
-      store.close();
+      // Whatever failed, the next start must find neither an open database nor our lock.
+      store?.close();
       releaseLock();
       throw error;
     }

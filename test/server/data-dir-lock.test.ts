@@ -36,3 +36,12 @@ describe("data dir lock", () => {
     home.remove();
   });
 });
+
+test("a start that fails even before the database opens leaves no lock behind", async () => {
+  const { AtriumServer } = await import("../../src/server/atrium-server.ts");
+  const home = makeTempDir();
+  mkdirSync(join(home.path, "atrium.db")); // a folder where the database file should be
+  expect(() => AtriumServer.start({ dataDir: home.path, host: "127.0.0.1", port: 0, logLevel: "info", echoLogs: false })).toThrow();
+  expect(existsSync(join(home.path, "server.lock"))).toBe(false);
+  home.remove();
+});
