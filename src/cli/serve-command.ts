@@ -29,6 +29,8 @@ export const serveCommand = defineCommand({
           logLevel: parseLogLevel(args["log-level"] ?? config.logLevel ?? process.env.ATRIUM_LOG_LEVEL),
           echoLogs: process.stderr.isTTY === true,
           customHarnesses: config.harnesses,
+          harnessUpdateCheck: config.harnessUpdateCheck,
+          githubUrl: config.githubUrl,
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

@@ -9,6 +9,12 @@ export const ConfigFile = Type.Object(
     logLevel: Type.Optional(
       Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
     ),
+    harnessUpdateCheck: Type.Optional(
+      Type.Boolean({ description: "Look up harnesses' latest versions with `npm view` (default true); false for offline machines." }),
+    ),
+    githubUrl: Type.Optional(
+      Type.String({ pattern: "^https?://", description: "GitHub or GitHub Enterprise, for OpenCode's github-copilot sign-in." }),
+    ),
     harnesses: Type.Optional(
       Type.Array(
         Type.Object({

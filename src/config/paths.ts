@@ -16,6 +16,7 @@ export interface DataPaths {
   worktrees: string;
   skills: string;
   plugins: string;
+  accounts: string;
 }
 
 export function resolveDataDir(
@@ -42,12 +43,13 @@ export function dataPaths(root: string): DataPaths {
     worktrees: join(root, "worktrees"),
     skills: join(root, "skills"),
     plugins: join(root, "plugins"),
+    accounts: join(root, "accounts"),
   };
 }
 
 /** Creates the data dir and its folders, private to the user (tokens and transcripts live here). */
 export function ensureDataDir(paths: DataPaths): void {
-  for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins]) {
+  for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins, paths.accounts]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 }

@@ -39,8 +39,13 @@ export interface HarnessDefinition {
   brewFormula?: string;
   installHint: string;
   loginMethods: Static<typeof LoginMethod>[];
-  /** The harness can keep separate logins in separate config homes (CLAUDE_CONFIG_DIR, CODEX_HOME). */
-  supportsMultipleAccounts: boolean;
+  /**
+   * The environment variable naming the harness's config home (CLAUDE_CONFIG_DIR, CODEX_HOME): set, the
+   * harness can keep separate logins in separate folders, so it can have several accounts.
+   */
+  configHomeEnv?: string;
+  /** The command that logs in from a terminal, offered in an unauthenticated account's detail. */
+  loginCommand?: string[];
   probeAuth(context: ProbeContext): Promise<AuthProbe>;
 }
 

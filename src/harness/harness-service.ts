@@ -7,20 +7,13 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
 import { runCommand } from "../process/run-command.ts";
 import type { TerminalLogs } from "./terminal-logs.ts";
-import type { AuthProbe, HarnessDefinition } from "./harness-definition.ts";
-import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment, type Readiness } from "./detection.ts";
+import type { HarnessDefinition } from "./harness-definition.ts";
+import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment } from "./detection.ts";
+import type { AccountProfile, HarnessAccounts } from "./harness-accounts.ts";
+import type { LatestVersions } from "./latest-versions.ts";
+import { harnessView, type AuthView, type HarnessState } from "./harness-view.ts";
 
 type Lifecycle = Harness["lifecycle"];
-
-/** What a probe learned, or `checking` while one runs; one shape, so readers need no narrowing. */
-type AuthView = Omit<AuthProbe, "state"> & { state: AuthProbe["state"] | "checking" };
-
-interface HarnessState {
-  readiness: Readiness;
-  auth: AuthView;
-  checkedAt: string | null;
-  lifecycle: Lifecycle;
-}
 
 type ToolKind = "npm" | "brew";
 
@@ -44,10 +37,13 @@ export interface HarnessServiceDeps {
   definitions: HarnessDefinition[];
   store: Store;
   settings: HarnessSettingsRepository;
+  accounts: HarnessAccounts;
   events: EventLog;
   environment: DetectionEnvironment;
   terminals: TerminalLogs;
   logger: Logger;
+  /** Absent: the latest versions are not looked up (config `harnessUpdateCheck: false`). */
+  latestVersions?: LatestVersions;
   now?: () => Date;
 }
 
@@ -61,9 +57,12 @@ export class HarnessService {
   /** The last state published as an event, per harness, to publish only changes. */
   private readonly published = new Map<string, string>();
   private scanning: Promise<Harness[]> | undefined;
+  private refreshing: Promise<Harness[]> | undefined;
   /** Where the install tools are; looked up when harnesses are detected, not on every read. */
   private tools: Record<ToolKind, string | undefined>;
   private readonly now: () => Date;
+  /** Set at shutdown: work still finishing in the background must not touch the closed store. */
+  private closed = false;
 
   constructor(private readonly deps: HarnessServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -75,7 +74,7 @@ export class HarnessService {
         readiness: path
           ? { state: "ready", detail: "not checked yet", path, version: null }
           : { state: "missing", detail: `${definition.executable} is not on the service's PATH`, path: null, version: null },
-        auth: { state: "checking" },
+        auth: new Map(),
         checkedAt: null,
         lifecycle: IDLE,
       });
@@ -92,15 +91,36 @@ export class HarnessService {
     return this.toHarness(definition, this.deps.settings.all());
   }
 
-  /** Re-detects every harness (executable, version, login). Concurrent calls share one scan. */
+  /**
+   * Re-detects every harness (executable, version, login). Concurrent calls share one scan. The
+   * latest versions are looked up afterwards, in the background, so an offline registry never slows
+   * a scan down.
+   */
   rescan(): Promise<Harness[]> {
-    this.scanning ??= this.scanAll(true).finally(() => (this.scanning = undefined));
+    this.scanning ??= this.scanAll(true)
+      .then((harnesses) => {
+        void this.checkLatestVersions();
+        return harnesses;
+      })
+      .finally(() => (this.scanning = undefined));
     return this.scanning;
   }
 
-  /** Re-reads the login state of every ready harness, keeping what detection knew. */
+  /** Re-reads the login state of every ready harness, keeping what detection knew. Shared like rescan. */
   refreshAuth(): Promise<Harness[]> {
-    return this.scanAll(false);
+    this.refreshing ??= this.scanAll(false).finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Stops publishing; probes and operations still running end on their own time limits. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Re-reads one harness's logins, e.g. after Atrium itself wrote one of its credentials. */
+  recheckAuth(id: string): Promise<void> {
+    const definition = this.definition(id);
+    return this.recheck(definition, this.deps.accounts.profiles(definition));
   }
 
   setEnabled(id: string, enabled: boolean | null): Harness {
@@ -111,6 +131,55 @@ export class HarnessService {
     });
   }
 
+  /** Adds an account with a config home of its own; its login is checked in the background. */
+  addAccount(id: string, label: string | null | undefined): HarnessAccount {
+    const definition = this.definition(id);
+    this.requireInstalled(definition);
+    const profile = this.deps.accounts.add(definition, label);
+    this.deps.store.transaction(() => this.publishIfChanged(this.get(id)));
+    void this.recheck(definition, [profile]).catch((error: unknown) =>
+      this.deps.logger.error("checking a new account's login failed", { harnessId: id, error }),
+    );
+    return this.account(id, profile.id);
+  }
+
+  updateAccount(id: string, accountId: string, label: string | null | undefined): HarnessAccount {
+    const definition = this.definition(id);
+    this.requireInstalled(definition);
+    this.deps.store.transaction(() => {
+      if (label !== undefined) this.deps.accounts.setLabel(definition, accountId, label);
+      else this.deps.accounts.profile(definition, accountId);
+      this.publishIfChanged(this.get(id));
+    });
+    return this.account(id, accountId);
+  }
+
+  activateAccount(id: string, accountId: string): Harness {
+    const definition = this.definition(id);
+    return this.deps.store.transaction(() => {
+      this.deps.accounts.activate(definition, accountId);
+      return this.publishIfChanged(this.get(id));
+    });
+  }
+
+  removeAccount(id: string, accountId: string): Harness {
+    const definition = this.definition(id);
+    return this.deps.store.transaction(() => {
+      this.deps.accounts.remove(definition, accountId);
+      this.states.get(id)!.auth.delete(accountId);
+      return this.publishIfChanged(this.get(id));
+    });
+  }
+
+  /**
+   * How a session starts this harness: the ACP command and the environment of the account (the active
+   * one unless named), over the service's own environment.
+   */
+  launchSpec(id: string, accountId?: string | null): { definition: HarnessDefinition; accountId: string; env: Record<string, string | undefined> } {
+    const definition = this.definition(id);
+    const profile = this.deps.accounts.profile(definition, accountId ?? this.deps.accounts.activeId(definition));
+    return { definition, accountId: profile.id, env: { ...this.deps.environment.env, ...this.deps.accounts.environment(definition, profile) } };
+  }
   /**
    * Installs (or updates) a harness with one of its install methods, in the background: the answer is
    * the harness in phase installing/updating; the output goes to a terminal log; afterwards the
@@ -173,28 +242,64 @@ export class HarnessService {
         : null;
     // The terminal and method stay readable after the operation, so a client can show what happened.
     state.lifecycle = { ...state.lifecycle, phase: error ? "failed" : "idle", error };
+    if (this.closed) return;
     this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
   }
 
   private async scan(definition: HarnessDefinition, detect: boolean): Promise<void> {
-    const previous = this.states.get(definition.id)!;
-    this.states.set(definition.id, { ...previous, auth: { state: "checking" } });
-    const readiness = detect ? await detectReadiness(definition, this.deps.environment) : previous.readiness;
-    const auth =
-      readiness.state === "ready" && readiness.path
-        ? await probeAuth(definition, readiness.path, this.deps.environment)
-        : ({ state: "unknown", detail: `${definition.name} is not ready` } satisfies AuthProbe);
-    const current = this.states.get(definition.id)!;
-    this.states.set(definition.id, { ...current, readiness, auth, checkedAt: this.now().toISOString() });
+    const state = this.states.get(definition.id)!;
+    const profiles = this.deps.accounts.profiles(definition);
+    for (const profile of profiles) state.auth.set(profile.id, { state: "checking" });
+    if (detect) state.readiness = await detectReadiness(definition, this.deps.environment);
+    await this.probeAccounts(definition, profiles);
+  }
+
+  /** Reads the login of each account, in parallel, each with its own config home. */
+  private async probeAccounts(definition: HarnessDefinition, profiles: AccountProfile[]): Promise<void> {
+    const state = this.states.get(definition.id)!;
+    const { readiness } = state;
+    await Promise.all(
+      profiles.map(async (profile) => {
+        const environment = { ...this.deps.environment, env: { ...this.deps.environment.env, ...this.deps.accounts.environment(definition, profile) } };
+        const auth: AuthView =
+          readiness.state === "ready" && readiness.path
+            ? await probeAuth(definition, readiness.path, environment)
+            : { state: "unknown", detail: `${definition.name} is not ready` };
+        state.auth.set(profile.id, auth);
+      }),
+    );
+    state.checkedAt = this.now().toISOString();
+  }
+
+  private async recheck(definition: HarnessDefinition, profiles: AccountProfile[]): Promise<void> {
+    await this.probeAccounts(definition, profiles);
+    if (this.closed) return;
+    this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
   }
 
   private async scanAll(detect: boolean): Promise<Harness[]> {
     if (detect) this.tools = this.findTools();
     await Promise.all(this.deps.definitions.map((definition) => this.scan(definition, detect)));
+    if (this.closed) return [];
     return this.deps.store.transaction(() => this.list().map((harness) => this.publishIfChanged(harness)));
   }
 
+  /** Looks up each npm-published harness's latest version (cached), publishing what changes. */
+  private async checkLatestVersions(): Promise<void> {
+    const latest = this.deps.latestVersions;
+    if (!latest) return;
+    await Promise.all(
+      this.deps.definitions.map(async (definition) => {
+        if (!definition.npmPackage) return;
+        await latest.check(definition.npmPackage, this.tools.npm);
+        if (this.closed) return;
+        this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
+      }),
+    ).catch((error: unknown) => this.deps.logger.error("looking up the latest harness versions failed", { error }));
+  }
+
   private publishIfChanged(harness: Harness): Harness {
+    if (this.closed) return harness;
     // When it was last checked is not a change of state; leave it out of the comparison.
     const snapshot = JSON.stringify(harness, (key, value: unknown) => (key === "lastCheckedAt" ? undefined : value));
     if (harness.auth.state !== "checking" && this.published.get(harness.id) !== snapshot) {
@@ -228,65 +333,27 @@ export class HarnessService {
     return methods;
   }
 
+  private requireInstalled(definition: HarnessDefinition): void {
+    if (this.states.get(definition.id)!.readiness.state !== "ready") {
+      throw new ConflictError(`${definition.name} is not installed, so its accounts cannot be changed`);
+    }
+  }
+
+  private account(id: string, accountId: string): HarnessAccount {
+    const account = this.get(id).auth.accounts.find((candidate) => candidate.id === accountId);
+    if (!account) throw new NotFoundError(`${id} has no account ${accountId}`);
+    return account;
+  }
+
   private toHarness(definition: HarnessDefinition, settings: Map<string, boolean>): Harness {
-    const state = this.states.get(definition.id)!;
-    const { readiness, auth } = state;
-    const installed = readiness.state === "ready";
-    const override = settings.get(definition.id);
-    const desiredEnabled = override ?? true;
-    const account: HarnessAccount | undefined =
-      installed && auth.state !== "checking"
-        ? {
-            id: `${definition.id}:default`,
-            harnessId: definition.id,
-            profileKind: "default",
-            label: "Default",
-            email: auth.email ?? null,
-            organizationId: auth.organizationId ?? null,
-            authMethod: auth.authMethod ?? null,
-            authState: auth.state,
-            isActive: true,
-            selectionScope: "shared",
-            canLogin: false,
-            canLogout: false,
-            lastCheckedAt: state.checkedAt,
-            detail: auth.detail ?? null,
-          }
-        : undefined;
-    return {
-      id: definition.id,
-      name: definition.name,
-      symbolName: definition.symbolName,
-      source: definition.source,
-      launchKind: definition.launchKind,
-      enabled: desiredEnabled && installed,
-      desiredEnabled,
-      settings: {
-        global: { enabled: true, installed },
-        override: override === undefined ? null : { enabled: override, installed },
-      },
-      readiness: { state: readiness.state, detail: readiness.detail, path: readiness.path, version: readiness.version },
-      auth: {
-        state: auth.state,
-        activeAccountId: account?.id ?? null,
-        accounts: account ? [account] : [],
-        loginMethods: definition.loginMethods,
-        supportsMultipleAccounts: definition.supportsMultipleAccounts,
-        detail: auth.detail ?? null,
-      },
-      installHint: definition.installHint,
+    return harnessView({
+      definition,
+      state: this.states.get(definition.id)!,
+      profiles: this.deps.accounts.profiles(definition),
+      activeAccountId: this.deps.accounts.activeId(definition),
+      override: settings.get(definition.id),
       installMethods: this.installMethods(definition),
-      updateInfo: {
-        installedVersion: readiness.version,
-        latestVersion: null,
-        updateAvailable: false,
-        source: definition.npmPackage ? `npm:${definition.npmPackage}` : null,
-        installOrigin: null,
-        channel: null,
-        checkedAt: null,
-        notes: "the latest version has not been checked",
-      },
-      lifecycle: state.lifecycle,
-    };
+      latest: definition.npmPackage ? this.deps.latestVersions?.cached(definition.npmPackage) : undefined,
+    });
   }
 }

@@ -28,7 +28,6 @@ export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
     acpCommand: [config.executable, ...(config.acpArgs ?? [])],
     installHint: `Declared in config.json: install ${config.executable} yourself and put it on the PATH.`,
     loginMethods: [],
-    supportsMultipleAccounts: false,
     probeAuth: unknownAuth("a harness declared in config.json has no login check"),
   };
 }

@@ -144,3 +144,57 @@ export const Terminal = Type.Object(
 export const LifecycleBody = Type.Object({
   methodId: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: "The recommended method when absent." })),
 });
+
+export const AccountLabelBody = Type.Object({
+  label: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: "null gives back the default label." }),
+  ),
+});
+
+export const LoginMethodKind = Type.Union([Type.Literal("api_key"), Type.Literal("oauth")]);
+
+export const ProviderLoginAttempt = Type.Object(
+  {
+    id: Type.String(),
+    providerId: Type.String(),
+    method: LoginMethodKind,
+    state: Type.Union([Type.Literal("running"), Type.Literal("succeeded"), Type.Literal("failed"), Type.Literal("cancelled")]),
+    prompt: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          type: Type.Union([Type.Literal("text"), Type.Literal("secret"), Type.Literal("select")], {
+            description: "`secret`: a value the client must mask; it is never stored by Atrium nor logged.",
+          }),
+          message: Type.String(),
+          placeholder: Nullable(Type.String()),
+          options: Type.Array(Type.Object({ id: Type.String(), label: Type.String(), description: Nullable(Type.String()) })),
+        },
+        { description: "What the attempt waits for; answer it with …/login/{attemptId}/respond. Null when nothing is asked." },
+      ),
+    ),
+    event: Nullable(
+      Type.Object(
+        {
+          type: Type.Union([Type.Literal("info"), Type.Literal("device_code")]),
+          message: Type.String(),
+          url: Nullable(Type.String()),
+          userCode: Nullable(Type.String()),
+          verificationUrl: Nullable(Type.String()),
+        },
+        { description: "The latest thing to show the user: for oauth, the code to enter at the verification URL." },
+      ),
+    ),
+    error: Nullable(Type.String()),
+    startedAt: Timestamp,
+    finishedAt: Nullable(Timestamp),
+  },
+  { $id: "ProviderLoginAttempt" },
+);
+export type ProviderLoginAttempt = Static<typeof ProviderLoginAttempt>;
+
+export const StartProviderLoginBody = Type.Object({ method: LoginMethodKind });
+
+export const RespondProviderLoginBody = Type.Object({
+  value: Type.String({ minLength: 1, maxLength: 4096, description: "The answer to the attempt's prompt (the API key)." }),
+});

@@ -24,6 +24,8 @@ export function startTestServer(options: Partial<ServerOptions> = {}): TestServe
     port: 0,
     logLevel: "debug",
     echoLogs: false,
+    // Tests must not ask the real registry; the tests of the check turn it on with a fake npm.
+    harnessUpdateCheck: false,
     ...options,
     dataDir,
   });

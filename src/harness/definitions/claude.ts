@@ -25,7 +25,8 @@ export const claude: HarnessDefinition = {
     { id: "claude-ai", name: "Claude account", description: "Sign in with a Claude Pro or Max subscription", kind: "browser" },
     { id: "api-key", name: "Anthropic API key", description: "Use ANTHROPIC_API_KEY", kind: "api_key" },
   ],
-  supportsMultipleAccounts: true,
+  configHomeEnv: "CLAUDE_CONFIG_DIR",
+  loginCommand: ["claude", "auth", "login"],
   async probeAuth(context) {
     const result = await context.run(["auth", "status", "--json"]);
     if (result.timedOut) return { state: "unknown", detail: "claude auth status did not answer in time" };

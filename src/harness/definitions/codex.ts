@@ -17,7 +17,8 @@ export const codex: HarnessDefinition = {
     { id: "chatgpt", name: "ChatGPT account", description: "Sign in with a ChatGPT plan", kind: "browser" },
     { id: "api-key", name: "OpenAI API key", description: "Use an OpenAI API key", kind: "api_key" },
   ],
-  supportsMultipleAccounts: true,
+  configHomeEnv: "CODEX_HOME",
+  loginCommand: ["codex", "login"],
   async probeAuth(context) {
     const result = await context.run(["login", "status"]);
     if (result.timedOut) return { state: "unknown", detail: "codex login status did not answer in time" };

@@ -16,7 +16,6 @@ export function echoHarness(atriumExecutable: string[]): HarnessDefinition {
     acpCommand: [...atriumExecutable, "acp-echo"],
     installHint: "Built into Atrium; nothing to install.",
     loginMethods: [],
-    supportsMultipleAccounts: false,
     probeAuth: async () => ({ state: "authenticated", authMethod: "none", detail: "the built-in echo agent needs no login" }),
   };
 }

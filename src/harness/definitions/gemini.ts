@@ -23,7 +23,6 @@ export const gemini: HarnessDefinition = {
     { id: "oauth-personal", name: "Google account", description: "Sign in with Google", kind: "browser" },
     { id: "gemini-api-key", name: "Gemini API key", description: "Use GEMINI_API_KEY", kind: "api_key" },
   ],
-  supportsMultipleAccounts: false,
   async probeAuth(context) {
     if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
     const dir = join(context.home, ".gemini");

@@ -23,7 +23,6 @@ export const opencode: HarnessDefinition = {
     { id: "api_key", name: "Provider API key", description: "Store a provider's API key for OpenCode", kind: "api_key" },
     { id: "oauth", name: "Provider sign-in", description: "Sign in to a provider in the browser", kind: "browser" },
   ],
-  supportsMultipleAccounts: false,
   async probeAuth(context) {
     const auth = context.readJson(opencodeAuthFile(context.env, context.home));
     const providers = auth && typeof auth === "object" ? Object.keys(auth) : [];

@@ -14,7 +14,6 @@ export const qwen: HarnessDefinition = {
   npmPackage: "@qwen-code/qwen-code",
   installHint: "npm install -g @qwen-code/qwen-code",
   loginMethods: [{ id: "qwen-oauth", name: "Qwen account", description: "Sign in with qwen.ai", kind: "browser" }],
-  supportsMultipleAccounts: false,
   async probeAuth(context) {
     if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined) {
       return { state: "authenticated", authMethod: "qwen-oauth" };
@@ -35,7 +34,6 @@ export const copilot: HarnessDefinition = {
   npmPackage: "@github/copilot",
   installHint: "npm install -g @github/copilot",
   loginMethods: [{ id: "github", name: "GitHub account", description: "Sign in with GitHub", kind: "browser" }],
-  supportsMultipleAccounts: false,
   probeAuth: unknownAuth("Copilot CLI has no offline way to read its login state"),
 };
 
@@ -51,6 +49,5 @@ export const goose: HarnessDefinition = {
   brewFormula: "block-goose-cli",
   installHint: "brew install block-goose-cli, or see the Goose documentation",
   loginMethods: [],
-  supportsMultipleAccounts: false,
   probeAuth: unknownAuth("Goose keeps provider keys in its own configuration; it has no offline login check"),
 };

@@ -1,10 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { Harness, HarnessList, LifecycleBody, Terminal, UpdateHarnessBody } from "../../schemas/harnesses.ts";
+import { AccountLabelBody, Harness, HarnessAccount, HarnessList, LifecycleBody, Terminal, UpdateHarnessBody } from "../../schemas/harnesses.ts";
 import type { HarnessService } from "../../harness/harness-service.ts";
 import type { TerminalLogs } from "../../harness/terminal-logs.ts";
 import { defineRoute } from "../route.ts";
 
 const HarnessParams = Type.Object({ id: Type.String({ minLength: 1 }) });
+
+const AccountParams = Type.Object({ id: Type.String({ minLength: 1 }), accountId: Type.String({ minLength: 1 }) });
 
 const TerminalParams = Type.Object({ terminalId: Type.String({ minLength: 1 }) });
 
@@ -79,6 +81,49 @@ export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs
       response: Harness,
       successStatus: 202,
       handler: ({ params, body }) => harnesses.startOperation(params.id, "updating", body.methodId),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/harnesses/:id/accounts",
+      tag: "harnesses",
+      summary: "Add an account: a new config home (CLAUDE_CONFIG_DIR, CODEX_HOME) to log in to separately",
+      description:
+        "Only for harnesses with supportsMultipleAccounts (400 otherwise). The account starts unauthenticated; its " +
+        "`detail` gives the command that logs in to it from a terminal.",
+      params: HarnessParams,
+      body: AccountLabelBody,
+      response: HarnessAccount,
+      successStatus: 201,
+      handler: ({ params, body }) => harnesses.addAccount(params.id, body.label),
+    }),
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/harnesses/:id/accounts/:accountId",
+      tag: "harnesses",
+      summary: "Rename an account (label only; an empty body changes nothing)",
+      params: AccountParams,
+      body: AccountLabelBody,
+      response: HarnessAccount,
+      handler: ({ params, body }) => harnesses.updateAccount(params.id, params.accountId, body.label),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/harnesses/:id/accounts/:accountId/activate",
+      tag: "harnesses",
+      summary: "Make an account the active one: new sessions of this harness use it",
+      params: AccountParams,
+      response: Harness,
+      handler: ({ params }) => harnesses.activateAccount(params.id, params.accountId),
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/harnesses/:id/accounts/:accountId",
+      tag: "harnesses",
+      summary: "Remove an account and delete its config home; the default account cannot be removed (409)",
+      description: "When the removed account was active, the default account becomes active.",
+      params: AccountParams,
+      response: Harness,
+      handler: ({ params }) => harnesses.removeAccount(params.id, params.accountId),
     }),
     defineRoute({
       method: "GET",
