@@ -33,6 +33,12 @@ import { HarnessService } from "../harness/harness-service.ts";
 import { TerminalLogs } from "../harness/terminal-logs.ts";
 import { harnessRegistry, type CustomHarnessConfig } from "../harness/registry.ts";
 import { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
+import { HarnessAccountRepository } from "../store/harness-account-repository.ts";
+import { HarnessAccounts } from "../harness/harness-accounts.ts";
+import { LatestVersions } from "../harness/latest-versions.ts";
+import { ProviderLogins } from "../harness/provider-login.ts";
+import { opencodeAuthFile } from "../harness/definitions/opencode.ts";
+import { providerLoginRoutes } from "../http/routes/provider-login-routes.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
 
 export interface ServerOptions {
@@ -52,6 +58,10 @@ export interface ServerOptions {
   harnessEnv?: Record<string, string | undefined>;
   /** Every harness probe (version, login) is cut off after this long. */
   probeTimeoutMs?: number;
+  /** Whether harnesses' latest versions are looked up with `npm view` (config `harnessUpdateCheck`); on by default. */
+  harnessUpdateCheck?: boolean;
+  /** Where GitHub sign-ins (OpenCode's github-copilot provider) go: https://github.com or an Enterprise host. */
+  githubUrl?: string;
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
@@ -69,6 +79,12 @@ export function currentAtriumCommand(): string[] {
 const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+/** OpenCode's own GitHub OAuth app, so a sign-in made here is the one OpenCode would make. */
+const OPENCODE_GITHUB_CLIENT_ID = "Ov23li8tweQw6odWQebz";
+/** `npm view` may need a cold registry round trip; it runs in the background, so it can take longer. */
+const LATEST_VERSION_TIMEOUT_MS = 15_000;
+const LATEST_VERSION_FRESH_MS = 6 * 3_600_000;
+const LATEST_VERSION_RETRY_MS = 15 * 60_000;
 /** Above the SSE heartbeat interval, so quiet event streams stay open. */
 const IDLE_TIMEOUT_SECONDS = 60;
 
@@ -92,6 +108,8 @@ export class AtriumServer {
     readonly backgroundStartup: Promise<void>,
     private readonly shutdownGraceMs: number,
     private readonly releaseLock: () => void,
+    /** Domain work to stop before the store closes (agents, sign-ins in progress). */
+    private readonly stopHooks: Array<() => void | Promise<void>>,
   ) {}
 
   /** Event streams currently connected (the hub drops clients that fall too far behind). */
@@ -164,6 +182,16 @@ export class AtriumServer {
         definitions: harnessRegistry(options.atriumCommand ?? currentAtriumCommand(), options.customHarnesses),
         store,
         settings: new HarnessSettingsRepository(store),
+        accounts: new HarnessAccounts({ store, repository: new HarnessAccountRepository(store), accountsDir: paths.accounts }),
+        latestVersions:
+          options.harnessUpdateCheck === false
+            ? undefined
+            : new LatestVersions({
+                env: harnessEnv,
+                timeoutMs: LATEST_VERSION_TIMEOUT_MS,
+                freshForMs: LATEST_VERSION_FRESH_MS,
+                retryAfterMs: LATEST_VERSION_RETRY_MS,
+              }),
         events: log,
         environment: {
           env: harnessEnv,
@@ -172,12 +200,20 @@ export class AtriumServer {
           atriumVersion: buildInfo.version,
         },
       });
+      const providerLogins = new ProviderLogins({
+        authFile: () => opencodeAuthFile(harnessEnv, harnessEnv.HOME ?? homedir()),
+        github: { baseUrl: (options.githubUrl ?? "https://github.com").replace(/\/+$/, ""), clientId: OPENCODE_GITHUB_CLIENT_ID, scope: "read:user" },
+        onCredentialsChanged: () =>
+          void harnesses.recheckAuth("opencode").catch((error: unknown) => logger.error("re-reading OpenCode's login failed", { error })),
+        logger,
+      });
       const routes: Route[] = [
         ...systemRoutes(status),
         ...eventRoutes(log, hub),
         ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
         ...projectRoutes(projects, worktrees),
         ...harnessRoutes(harnesses, terminals),
+        ...providerLoginRoutes(providerLogins),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.
@@ -230,6 +266,7 @@ export class AtriumServer {
         Promise.all([pruning, firstScan]).then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         releaseLock,
+        [() => providerLogins.close(), () => harnesses.close()],
       );
     } catch (error) {
       // Whatever failed, the next start must find neither an open database nor our lock.
@@ -253,6 +290,7 @@ export class AtriumServer {
         this.logger.warn("requests still open after the grace period; closing their connections", { graceMs: this.shutdownGraceMs });
         await this.server.stop(true);
       }
+      for (const hook of this.stopHooks) await hook();
       await this.store.stopBackgroundCheckpoints();
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);
