@@ -12,6 +12,7 @@ import { measureHealthThroughput } from "./measurements/health-throughput.ts";
 import { measureEventDelivery } from "./measurements/event-delivery.ts";
 import { measureColdStart } from "./measurements/cold-start.ts";
 import { measureProjectList } from "./measurements/project-list.ts";
+import { measureHarnessList } from "./measurements/harness-list.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -25,6 +26,7 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "events", name: "Event append -> 100 SSE clients", run: measureEventDelivery },
   { key: "cold", name: "Cold start and idle memory", run: measureColdStart },
   { key: "projects", name: "GET /v1/projects with 1,000 projects", run: measureProjectList },
+  { key: "harnesses", name: "Harness rescan and GET /v1/harnesses", run: measureHarnessList },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

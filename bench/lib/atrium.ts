@@ -48,10 +48,13 @@ export interface RunningAtrium {
   stop(): Promise<void>;
 }
 
-/** The compiled server on a fresh data dir and a free port, pinned to the server CPU. */
-export async function startAtrium(binary: string): Promise<RunningAtrium> {
+/**
+ * The compiled server on a fresh data dir and a free port, pinned to the server CPU. `env` is added
+ * to its environment (the harness measurement puts fake CLIs first on its PATH).
+ */
+export async function startAtrium(binary: string, env: Record<string, string> = {}): Promise<RunningAtrium> {
   const home = tempDir("home");
-  const server = await startServer(onCpu(SERVER_CPU, atriumCommand(binary, 0)), atriumEnv(home));
+  const server = await startServer(onCpu(SERVER_CPU, atriumCommand(binary, 0)), { ...env, ...atriumEnv(home) });
   return {
     server,
     token: readFileSync(join(home, "token"), "utf8").trim(),
