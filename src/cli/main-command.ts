@@ -4,6 +4,7 @@ import { serveCommand } from "./serve-command.ts";
 import { tokenCommand } from "./token-command.ts";
 import { statusCommand } from "./status-command.ts";
 import { logsCommand } from "./logs-command.ts";
+import { acpEchoCommand } from "./acp-echo-command.ts";
 
 export const mainCommand = defineCommand({
   meta: {
@@ -11,5 +12,5 @@ export const mainCommand = defineCommand({
     version: buildInfo.version,
     description: "Runs and coordinates the coding-agent CLIs on this machine",
   },
-  subCommands: { serve: serveCommand, token: tokenCommand, status: statusCommand, logs: logsCommand },
+  subCommands: { serve: serveCommand, token: tokenCommand, status: statusCommand, logs: logsCommand, "acp-echo": acpEchoCommand },
 });

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Project } from "../schemas/projects.ts";
 import { Harness } from "../schemas/harnesses.ts";
+import { ConfigOption, ConversationItem, Goal, PendingQuestion, QueuedPrompt, Session, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 const ProjectPayload = Type.Object({ project: Project });
 
@@ -26,6 +27,25 @@ export const eventPayloads = {
     subjectId: Type.String({ description: "What the command is for, e.g. the harness id." }),
     text: Type.String(),
   }),
+  // Session events: subject and sessionId are the session id, so each session's `id` sequence has no gaps.
+  "session.created": Type.Object({ session: Session }),
+  "session.updated": Type.Object({ session: Session }),
+  "session.deleted": Type.Object({ sessionId: Type.String() }),
+  /** A conversation item began: the user's prompt, or the agent's reply (isGenerating). */
+  "session.message.created": Type.Object({ item: ConversationItem }),
+  /** Streamed text to append to an item; chunks that arrive close together are sent as one delta. */
+  "session.message.delta": Type.Object({ itemId: Type.String(), text: Type.String() }),
+  "session.message.completed": Type.Object({ item: ConversationItem }),
+  "session.prompt.queued": Type.Object({ prompt: QueuedPrompt }),
+  "session.prompt.updated": Type.Object({ prompt: QueuedPrompt }),
+  "session.prompt.removed": Type.Object({ promptId: Type.String() }),
+  "session.prompt.started": Type.Object({ promptId: Type.String(), itemId: Type.String() }),
+  /** The pending question, or null once it is answered or withdrawn. */
+  "session.question": Type.Object({ question: Type.Union([PendingQuestion, Type.Null()]) }),
+  "session.plan": Type.Object({ plan: SessionPlan }),
+  "session.usage": Type.Object({ usage: SessionUsage }),
+  "session.goal": Type.Object({ goal: Type.Union([Goal, Type.Null()]) }),
+  "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
   "sync.changed": Type.Object({
     namespace: Type.String(),
     keys: Type.Array(Type.String(), { description: "The keys whose entry changed." }),

@@ -66,6 +66,11 @@ export class EventLog {
       .map((stored) => ({ record: this.toRecord(stored, JSON.parse(stored.payload)), sessionId: stored.sessionId }));
   }
 
+  /** One session's events after its own sequence number `afterId` (the records' `id`). */
+  readSession(sessionId: string, afterId: number, limit: number): EventRecord[] {
+    return this.events.listSession(sessionId, afterId, limit).map((stored) => this.toRecord(stored, JSON.parse(stored.payload)));
+  }
+
   private publish(event: LoggedEvent): void {
     for (const listener of this.listeners) listener(event);
   }

@@ -36,7 +36,7 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: str
 }
 
 /** Kills the child and everything it started (wrapper scripts leave children holding its pipes). */
-function killGroup(child: Bun.Subprocess): void {
+export function killGroup(child: Bun.Subprocess): void {
   try {
     process.kill(-child.pid, "SIGKILL");
   } catch {

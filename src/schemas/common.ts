@@ -9,3 +9,6 @@ export const ErrorBody = Type.Object(
 export const Timestamp = Type.String({ format: "date-time", description: "RFC 3339 time in UTC." });
 
 export const EventCursor = Type.Integer({ minimum: 0, description: "A globalEventId; 0 is before the first event." });
+
+/** A value or null: the interface says null, never leaves a field out. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,7 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Timestamp } from "./common.ts";
+import { Nullable, Timestamp } from "./common.ts";
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ReadinessState = Type.Union([Type.Literal("ready"), Type.Literal("missing"), Type.Literal("error")], {
   description: "`ready`: found and usable; `missing`: not on the service's PATH; `error`: found but unusable (see detail).",

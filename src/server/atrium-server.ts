@@ -39,6 +39,11 @@ import { LatestVersions } from "../harness/latest-versions.ts";
 import { ProviderLogins } from "../harness/provider-login.ts";
 import { opencodeAuthFile } from "../harness/definitions/opencode.ts";
 import { providerLoginRoutes } from "../http/routes/provider-login-routes.ts";
+import { sessionRoutes } from "../http/routes/session-routes.ts";
+import { SessionService } from "../sessions/session-service.ts";
+import { SessionRepository } from "../store/session-repository.ts";
+import { ConversationRepository } from "../store/conversation-repository.ts";
+import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
 
 export interface ServerOptions {
@@ -62,10 +67,14 @@ export interface ServerOptions {
   harnessUpdateCheck?: boolean;
   /** Where GitHub sign-ins (OpenCode's github-copilot provider) go: https://github.com or an Enterprise host. */
   githubUrl?: string;
+  /** An agent must answer ACP `initialize` within this long. */
+  agentInitializeTimeoutMs?: number;
+  /** An agent with no turn for this long is stopped (config `agentIdleMinutes`); it starts again on the next prompt. */
+  agentIdleMs?: number;
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
-export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees", "harnesses"];
+export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees", "harnesses", "sessions"];
 
 /** How to run this same Atrium: the binary itself, or Bun with the entry script when from source. */
 export function currentAtriumCommand(): string[] {
@@ -79,6 +88,10 @@ export function currentAtriumCommand(): string[] {
 const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+const DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS = 30_000;
+const DEFAULT_AGENT_IDLE_MS = 30 * 60_000;
+/** Streamed text is written and published at least this often while a reply streams. */
+const DELTA_FLUSH_MS = 25;
 /** OpenCode's own GitHub OAuth app, so a sign-in made here is the one OpenCode would make. */
 const OPENCODE_GITHUB_CLIENT_ID = "Ov23li8tweQw6odWQebz";
 /** `npm view` may need a cold registry round trip; it runs in the background, so it can take longer. */
@@ -207,6 +220,21 @@ export class AtriumServer {
           void harnesses.recheckAuth("opencode").catch((error: unknown) => logger.error("re-reading OpenCode's login failed", { error })),
         logger,
       });
+      const sessions = new SessionService({
+        store,
+        sessions: new SessionRepository(store),
+        conversation: new ConversationRepository(store),
+        queue: new PromptQueueRepository(store),
+        events: log,
+        harnesses,
+        projects,
+        worktrees,
+        logger,
+        serverId: identity.serverId,
+        initializeTimeoutMs: options.agentInitializeTimeoutMs ?? DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS,
+        idleStopMs: options.agentIdleMs ?? DEFAULT_AGENT_IDLE_MS,
+        deltaFlushMs: DELTA_FLUSH_MS,
+      });
       const routes: Route[] = [
         ...systemRoutes(status),
         ...eventRoutes(log, hub),
@@ -214,6 +242,7 @@ export class AtriumServer {
         ...projectRoutes(projects, worktrees),
         ...harnessRoutes(harnesses, terminals),
         ...providerLoginRoutes(providerLogins),
+        ...sessionRoutes(sessions),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.
@@ -247,10 +276,9 @@ export class AtriumServer {
         version: buildInfo.version,
       });
       logger.info("listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
-      // No session exists before the sessions feature, so every recorded worktree is an orphan.
-      const sessionExists = (_sessionId: string) => false;
+      sessions.recover();
       const pruning = worktrees
-        .pruneOrphans(sessionExists)
+        .pruneOrphans((sessionId) => sessions.exists(sessionId))
         .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
         .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
       const firstScan = harnesses.rescan().catch((error: unknown) => logger.error("the first harness scan failed", { error }));
@@ -266,7 +294,7 @@ export class AtriumServer {
         Promise.all([pruning, firstScan]).then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         releaseLock,
-        [() => providerLogins.close(), () => harnesses.close()],
+        [() => sessions.stopAll(), () => providerLogins.close(), () => harnesses.close()],
       );
     } catch (error) {
       // Whatever failed, the next start must find neither an open database nor our lock.

@@ -87,4 +87,14 @@ export class EventRepository {
           .all(query.afterGlobalId, query.limit);
     return rows.map(toStoredEvent);
   }
+
+  /** One session's events after a per-session sequence number, in order. */
+  listSession(sessionId: string, afterSessionSeq: number, limit: number): StoredEvent[] {
+    return this.store.db
+      .query<EventRow, [string, number, number]>(
+        `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND session_seq > ? ORDER BY session_seq LIMIT ?`,
+      )
+      .all(sessionId, afterSessionSeq, limit)
+      .map(toStoredEvent);
+  }
 }

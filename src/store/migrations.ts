@@ -3,6 +3,7 @@ import { foundationMigration } from "./migrations/0001-foundation.ts";
 import { projectsMigration } from "./migrations/0002-projects.ts";
 import { harnessesMigration } from "./migrations/0003-harnesses.ts";
 import { harnessAccountsMigration } from "./migrations/0004-harness-accounts.ts";
+import { sessionsMigration } from "./migrations/0005-sessions.ts";
 
 export interface Migration {
   version: number;
@@ -11,7 +12,7 @@ export interface Migration {
 }
 
 /** Every schema change, in order. Append only: a released migration is never edited. */
-export const migrations: Migration[] = [foundationMigration, projectsMigration, harnessesMigration, harnessAccountsMigration];
+export const migrations: Migration[] = [foundationMigration, projectsMigration, harnessesMigration, harnessAccountsMigration, sessionsMigration];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;
 

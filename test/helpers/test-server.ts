@@ -1,5 +1,9 @@
 import { AtriumServer, type ServerOptions } from "../../src/server/atrium-server.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { join } from "node:path";
+
+/** How tests run this Atrium's CLI (the echo agent is `atrium acp-echo`): Bun with the entry script. */
+export const ATRIUM_FROM_SOURCE = [process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts")];
 
 export interface TestServer {
   server: AtriumServer;
@@ -26,6 +30,7 @@ export function startTestServer(options: Partial<ServerOptions> = {}): TestServe
     echoLogs: false,
     // Tests must not ask the real registry; the tests of the check turn it on with a fake npm.
     harnessUpdateCheck: false,
+    atriumCommand: ATRIUM_FROM_SOURCE,
     ...options,
     dataDir,
   });

@@ -1,0 +1,156 @@
+import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext } from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+
+/**
+ * The built-in `echo` agent: a real ACP agent, so a new user sees every feature with no vendor CLI.
+ * It answers prompts by echoing them, and commands show the rest:
+ *   /long N   a reply streamed in N chunks      /plan    a three-step plan
+ *   /ask      a permission question             /usage   usage and cost
+ *   /title T  renames the session               /help    this list
+ */
+const HELP = [
+  "Echo agent commands:",
+  "/long N - stream a reply of N chunks",
+  "/plan - emit a plan",
+  "/ask - ask a permission question",
+  "/usage - report usage",
+  "/title TEXT - rename the session",
+].join("\n");
+
+interface EchoSession {
+  mode: string;
+  cancelled: boolean;
+  promptTokens: number;
+}
+
+const modeOption = (current: string): acp.SessionConfigOption => ({
+  id: "mode",
+  name: "Mode",
+  description: "Plan mode asks for approval before acting",
+  category: "mode",
+  type: "select",
+  currentValue: current,
+  options: [
+    { value: "default", name: "Default", description: "Echo at once" },
+    { value: "plan", name: "Plan", description: "Plan first" },
+  ],
+});
+
+function promptText(blocks: acp.ContentBlock[]): string {
+  return blocks
+    .map((block) => (block.type === "text" ? block.text : block.type === "image" ? `[image ${block.mimeType}]` : `[${block.type}]`))
+    .join("\n");
+}
+
+/** Wires the echo agent to a pair of streams (stdio when run as `atrium acp-echo`). */
+export function runEchoAgent(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>): Promise<void> {
+  const sessions = new Map<string, EchoSession>();
+  const session = (id: string): EchoSession => {
+    const found = sessions.get(id);
+    if (!found) throw RequestError.invalidParams(undefined, `unknown session ${id}`);
+    return found;
+  };
+  const say = (client: AgentContext, sessionId: string, text: string) =>
+    client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+
+  const app = agent({ name: "atrium-echo" })
+    .onRequest("initialize", () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
+      agentInfo: { name: "atrium-echo", version: "1" },
+    }))
+    .onRequest("session/new", () => {
+      const sessionId = `echo-${crypto.randomUUID()}`;
+      sessions.set(sessionId, { mode: "default", cancelled: false, promptTokens: 0 });
+      return { sessionId, configOptions: [modeOption("default")] };
+    })
+    .onRequest("session/load", ({ params }) => {
+      // Nothing to replay: the server keeps the conversation; the echo agent only needs the id.
+      if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { mode: "default", cancelled: false, promptTokens: 0 });
+      return { configOptions: [modeOption(sessions.get(params.sessionId)!.mode)] };
+    })
+    .onRequest("session/set_config_option", ({ params }) => {
+      const state = session(params.sessionId);
+      if (params.configId !== "mode" || (params.value !== "default" && params.value !== "plan")) {
+        throw RequestError.invalidParams(undefined, `unknown option ${params.configId}=${String(params.value)}`);
+      }
+      state.mode = String(params.value);
+      return { configOptions: [modeOption(state.mode)] };
+    })
+    .onNotification("session/cancel", ({ params }) => {
+      const state = sessions.get(params.sessionId);
+      if (state) state.cancelled = true;
+    })
+    .onRequest("session/prompt", async ({ params, client }) => {
+      const state = session(params.sessionId);
+      state.cancelled = false;
+      const text = promptText(params.prompt).trim();
+      const sessionId = params.sessionId;
+      state.promptTokens += Math.ceil(text.length / 4);
+      const [command, ...rest] = text.split(/\s+/);
+      if (command === "/help") await say(client, sessionId, HELP);
+      else if (command === "/long") {
+        const count = Math.min(Math.max(Number(rest[0]) || 100, 1), 1_000_000);
+        for (let index = 0; index < count; index++) {
+          if (state.cancelled) return { stopReason: "cancelled" };
+          await say(client, sessionId, `chunk ${index} `);
+          // Yield now and then so a cancel notification is read while streaming.
+          if (index % 50 === 49) await Bun.sleep(1);
+        }
+      } else if (command === "/plan") {
+        await client.notify("session/update", {
+          sessionId,
+          update: {
+            sessionUpdate: "plan",
+            entries: [
+              { content: "Read the code", priority: "high", status: "completed" },
+              { content: "Make the change", priority: "high", status: "in_progress" },
+              { content: "Run the tests", priority: "medium", status: "pending" },
+            ],
+          },
+        });
+        await say(client, sessionId, "Here is the plan.");
+      } else if (command === "/ask") {
+        const answer = await client.request("session/request_permission", {
+          sessionId,
+          toolCall: { toolCallId: `echo-tool-${Date.now()}`, title: "Write hello.txt", kind: "edit", status: "pending" },
+          options: [
+            { optionId: "allow", name: "Allow", kind: "allow_once" },
+            { optionId: "deny", name: "Deny", kind: "reject_once" },
+          ],
+        });
+        if (answer.outcome.outcome === "cancelled") return { stopReason: "cancelled" };
+        await say(client, sessionId, `You chose ${answer.outcome.optionId}.`);
+      } else if (command === "/usage") {
+        await client.notify("session/update", {
+          sessionId,
+          update: { sessionUpdate: "usage_update", used: state.promptTokens * 10, size: 200_000, cost: { amount: 0.01, currency: "USD" } },
+        });
+        await say(client, sessionId, "Usage reported.");
+      } else if (command === "/title") {
+        await client.notify("session/update", { sessionId, update: { sessionUpdate: "session_info_update", title: rest.join(" ") || "Echo" } });
+        await say(client, sessionId, "Renamed.");
+      } else {
+        const reply = `Echo: ${text}`;
+        // Streamed word by word, as a real agent streams.
+        for (const word of reply.split(/(?<= )/)) {
+          if (state.cancelled) return { stopReason: "cancelled" };
+          await say(client, sessionId, word);
+        }
+      }
+      return { stopReason: "end_turn" };
+    });
+
+  const connection = app.connect(ndJsonStream(output, input));
+  return connection.closed;
+}
+
+/** `atrium acp-echo`: the echo agent on this process's stdio. */
+export function runEchoAgentOnStdio(): Promise<void> {
+  const output = new WritableStream<Uint8Array>({
+    write(chunk) {
+      return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
+    },
+  });
+  return runEchoAgent(output, Bun.stdin.stream());
+}

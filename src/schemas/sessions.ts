@@ -1,0 +1,331 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { EventCursor, Nullable, Timestamp } from "./common.ts";
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+export const SidebarState = Type.Union([Type.Literal("idle"), Type.Literal("working"), Type.Literal("waiting"), Type.Literal("error")], {
+  description: "`working`: a turn runs; `waiting`: the agent waits for the user (a question, a plan); `error`: the last turn failed.",
+});
+
+export const SessionUsage = Type.Object(
+  {
+    used: Type.Number({ description: "Context window tokens in use (the agent's usage_update)." }),
+    size: Type.Number({ description: "Context window size; 0 when the agent has not said." }),
+    inputTokens: Type.Number(),
+    cachedInputTokens: Type.Number(),
+    outputTokens: Type.Number(),
+    reasoningOutputTokens: Type.Number(),
+    totalTokens: Type.Number({ description: "Summed over the session's turns." }),
+    costAmount: Nullable(Type.Number()),
+    costCurrency: Nullable(Type.String()),
+    costKind: Nullable(Type.Union([Type.Literal("reported")], { description: "`reported`: the agent said so." })),
+  },
+  { $id: "SessionUsage" },
+);
+export type SessionUsage = Static<typeof SessionUsage>;
+
+export const Session = Type.Object(
+  {
+    id: Type.String(),
+    projectId: Type.String(),
+    serverId: Type.String(),
+    harnessId: Type.String(),
+    harnessAccountId: Nullable(Type.String()),
+    agentSessionId: Nullable(Type.String({ description: "The agent's own session id, once it has started." })),
+    title: Type.String(),
+    origin: Type.Union([Type.Literal("service")]),
+    worktreeName: Nullable(Type.String()),
+    workspaceId: Nullable(Type.String({ description: "The project location the session runs in (or its worktree's)." })),
+    cwd: Type.String(),
+    configSelections: StringMap,
+    unavailableConfigSelections: Type.Record(Type.String(), Type.String(), {
+      description: "Selections the agent did not accept (configId → value), kept to retry on the next start.",
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    sidebarState: SidebarState,
+    sidebarStateChangedAt: Timestamp,
+    usage: SessionUsage,
+    latestAttentionSequence: Type.Integer(),
+    lastSeenAttentionSequence: Type.Integer(),
+    unreadCount: Type.Integer(),
+    hasUnreadError: Type.Boolean(),
+    actionRequired: Type.Boolean(),
+    actionRequiredKind: Nullable(Type.Union([Type.Literal("question"), Type.Literal("plan_approval")])),
+    pendingPlanApproval: Type.Boolean(),
+    parentSessionId: Nullable(Type.String()),
+    labels: StringMap,
+    status: Nullable(Type.String({ description: "Why the session is as it is: the last error, a paused queue." })),
+    queuePaused: Type.Boolean({ description: "Queued prompts wait (goal budget spent); the next prompt sent resumes the queue." }),
+  },
+  { $id: "Session" },
+);
+export type Session = Static<typeof Session>;
+
+export const Attachment = Type.Object(
+  {
+    fileId: Type.String(),
+    name: Type.String(),
+    mimeType: Type.String(),
+    sizeBytes: Type.Number(),
+    kind: Type.Union([Type.Literal("image"), Type.Literal("file")]),
+  },
+  { $id: "Attachment" },
+);
+export type Attachment = Static<typeof Attachment>;
+
+export const ConversationItem = Type.Object(
+  {
+    id: Type.String(),
+    role: Type.Union([Type.Literal("user"), Type.Literal("assistant")]),
+    messageId: Nullable(Type.String()),
+    text: Type.String(),
+    createdAt: Timestamp,
+    isGenerating: Type.Boolean(),
+    attachments: Type.Array(Attachment),
+    stopReason: Nullable(
+      Type.String({ description: "How an assistant reply ended: end_turn, cancelled, max_tokens, refusal, error, interrupted (server restart)." }),
+    ),
+  },
+  { $id: "ConversationItem" },
+);
+export type ConversationItem = Static<typeof ConversationItem>;
+
+export const QueuedPrompt = Type.Object(
+  {
+    id: Type.String(),
+    sessionId: Type.String(),
+    text: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    attachments: Type.Array(Attachment),
+    clientId: Nullable(Type.String()),
+  },
+  { $id: "QueuedPrompt" },
+);
+export type QueuedPrompt = Static<typeof QueuedPrompt>;
+
+const Option = Type.Object({ id: Type.String(), label: Type.String(), description: Nullable(Type.String()) });
+
+export const Question = Type.Object(
+  {
+    id: Type.String(),
+    header: Type.String(),
+    question: Type.String(),
+    options: Type.Array(Option),
+    multiSelect: Type.Boolean(),
+    allowsOther: Type.Boolean(),
+    isSecret: Type.Boolean({ description: "The answer is passed to the agent and never stored nor logged." }),
+    backOptionLabel: Nullable(Type.String()),
+    presentation: Type.Union([Type.Literal("browserChoice"), Type.Literal("text")]),
+  },
+  { $id: "Question" },
+);
+export type Question = Static<typeof Question>;
+
+export const PendingQuestion = Type.Object(
+  {
+    sessionUpdate: Type.Literal("question"),
+    questionId: Type.String(),
+    message: Type.String(),
+    questions: Type.Array(Question),
+    autoResolutionMs: Nullable(Type.Number()),
+  },
+  { $id: "PendingQuestion" },
+);
+export type PendingQuestion = Static<typeof PendingQuestion>;
+
+export const BackgroundTask = Type.Object(
+  {
+    id: Type.String(),
+    description: Type.String(),
+    status: Type.Union([Type.Literal("running"), Type.Literal("exited"), Type.Literal("killed")]),
+    taskType: Type.Literal("terminal"),
+    toolUseId: Nullable(Type.String()),
+    terminalKey: Type.String({ description: "GET /v1/sessions/{id}/tasks/{terminalKey} reads its output." }),
+    readOnly: Type.Boolean(),
+  },
+  { $id: "BackgroundTask" },
+);
+export type BackgroundTask = Static<typeof BackgroundTask>;
+
+export const Goal = Type.Object(
+  {
+    objective: Type.String(),
+    status: Type.Union([Type.Literal("active"), Type.Literal("budget_exhausted")]),
+    activity: Type.Union([Type.Literal("planning"), Type.Literal("working"), Type.Literal("idle")]),
+    tokenBudget: Nullable(Type.Number()),
+    tokensUsed: Type.Number(),
+    timeUsedSeconds: Type.Number(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: "Goal" },
+);
+export type Goal = Static<typeof Goal>;
+
+export const SessionPlan = Type.Object(
+  {
+    entries: Type.Array(
+      Type.Object({
+        content: Type.String(),
+        priority: Type.Union([Type.Literal("high"), Type.Literal("medium"), Type.Literal("low")]),
+        status: Type.Union([Type.Literal("pending"), Type.Literal("in_progress"), Type.Literal("completed")]),
+      }),
+    ),
+  },
+  { $id: "SessionPlan" },
+);
+export type SessionPlan = Static<typeof SessionPlan>;
+
+export const UpdateGate = Type.Object({ harnessId: Type.String(), harnessName: Type.String() }, { $id: "UpdateGate" });
+
+export const SessionDetail = Type.Object(
+  {
+    hasMore: Type.Boolean({ description: "Older conversation items exist; ask again with before=nextBefore." }),
+    nextBefore: Nullable(Type.String()),
+    session: Session,
+    conversation: Type.Array(ConversationItem, { description: "Oldest first, the newest page unless `before` was given." }),
+    promptQueue: Type.Array(QueuedPrompt),
+    eventCursor: EventCursor,
+    pendingQuestion: Nullable(PendingQuestion),
+    pendingPlanApproval: Type.Boolean(),
+    backgroundTasks: Type.Array(BackgroundTask),
+    goal: Nullable(Goal),
+    sessionPlan: Nullable(SessionPlan),
+    updateGate: Nullable(UpdateGate),
+  },
+  { $id: "SessionDetail" },
+);
+export type SessionDetail = Static<typeof SessionDetail>;
+
+export const ConfigOption = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  category: Nullable(Type.String({ description: "e.g. `model`, `mode`." })),
+  currentValue: Type.String(),
+  options: Type.Array(Type.Object({ value: Type.String(), name: Type.String(), description: Nullable(Type.String()) })),
+});
+export type ConfigOption = Static<typeof ConfigOption>;
+
+export const SessionConfig = Type.Object(
+  {
+    configId: Type.String({ description: "The option this answer is about (the one just set)." }),
+    configOptions: Type.Array(ConfigOption),
+  },
+  { $id: "SessionConfig" },
+);
+export type SessionConfig = Static<typeof SessionConfig>;
+
+export const UsageLimits = Type.Object(
+  {
+    state: Type.Union([Type.Literal("available"), Type.Literal("unavailable")]),
+    harnessId: Type.String(),
+    accountId: Nullable(Type.String()),
+    accountLabel: Nullable(Type.String()),
+    accountEmail: Nullable(Type.String()),
+    plan: Nullable(Type.String()),
+    windows: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        label: Type.String(),
+        usedPercent: Type.Number(),
+        durationMinutes: Type.Number(),
+        resetsAt: Nullable(Timestamp),
+      }),
+    ),
+    credits: Nullable(Type.Object({ hasCredits: Type.Boolean(), unlimited: Type.Boolean(), balance: Nullable(Type.String()) })),
+    detail: Nullable(Type.String()),
+    fetchedAt: Timestamp,
+  },
+  { $id: "UsageLimits" },
+);
+
+export const TranscriptDetailsPage = Type.Object(
+  {
+    itemId: Type.String(),
+    revision: Type.Integer({ description: "How many times the item's details changed." }),
+    eventCursor: EventCursor,
+    entries: Type.Array(
+      Type.Object({
+        key: Type.String({ description: "e.g. `tool:<toolCallId>`, `thought:<n>`." }),
+        position: Type.Integer(),
+        revision: Type.Integer(),
+        payload: Type.Unknown(),
+      }),
+    ),
+    nextAfter: Nullable(Type.String()),
+    previousBefore: Nullable(Type.String()),
+  },
+  { $id: "TranscriptDetailsPage" },
+);
+
+const Labels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 1000 }), {
+  description: "Free-form key/value labels, e.g. {\"ticket\": \"ABC-12\"}.",
+});
+
+export const CreateSessionBody = Type.Object({
+  projectId: Type.String({ minLength: 1 }),
+  harnessId: Type.String({ minLength: 1 }),
+  harnessAccountId: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  runLocation: Type.Optional(
+    Nullable(Type.Union([Type.Literal("projectDirectory"), Type.Literal("worktree")], { description: "Overrides the project's defaultRunLocation." })),
+  ),
+  configSelections: Type.Optional(Nullable(Type.Record(Type.String(), Type.String(), { description: "configId → value, set when the agent starts." }))),
+  parentSessionId: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+  labels: Type.Optional(Nullable(Labels)),
+});
+
+export const UpdateSessionBody = Type.Object({
+  title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  labels: Type.Optional(Nullable(Labels)),
+  lastSeenAttentionSequence: Type.Optional(Type.Integer({ minimum: 0, description: "Marks attention up to here as seen." })),
+});
+
+export const SessionListQuery = Type.Object({
+  projectId: Type.Optional(Type.String({ minLength: 1 })),
+  harnessId: Type.Optional(Type.String({ minLength: 1 })),
+  state: Type.Optional(SidebarState),
+});
+
+export const SessionDetailQuery = Type.Object({
+  before: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$", description: "nextBefore of an earlier page." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Conversation items per page; 50 by default." })),
+});
+
+export const DeleteSessionQuery = Type.Object({
+  keepWorktree: Type.Optional(Type.Union([Type.Literal("true"), Type.Literal("false")])),
+});
+
+export const SendPromptBody = Type.Object({
+  text: Type.String({ minLength: 1, maxLength: 200_000 }),
+  clientId: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 200, description: "The client's own id: sending the same one again returns the same prompt." })),
+  ),
+});
+
+export const EditPromptBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 200_000 }) });
+
+export const AnswerQuestionBody = Type.Object({
+  answers: Type.Record(
+    Type.String(),
+    Type.Object({
+      optionIds: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+      text: Type.Optional(Type.String({ maxLength: 100_000, description: "Free text where the question allowsOther; a secret is never stored." })),
+    }),
+    { description: "Per question id of the pending question." },
+  ),
+});
+
+export const SetConfigBody = Type.Object({
+  configId: Type.String({ minLength: 1 }),
+  value: Type.String(),
+  clientActionId: Type.Optional(Nullable(Type.String())),
+});
+
+export const SessionEventsQuery = Type.Object({
+  after: Type.Optional(Type.Integer({ minimum: 0, description: "A per-session event id; only later events are returned." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: "500 by default." })),
+});

@@ -1,0 +1,147 @@
+import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { killGroup } from "../../process/run-command.ts";
+
+/** What the agent asks of the client; a session's runtime answers. */
+export interface AgentClientHandlers {
+  onUpdate(notification: acp.SessionNotification): void;
+  requestPermission(request: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  elicit(request: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
+  readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
+  writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+}
+
+export interface AgentLaunch {
+  command: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** `initialize` must be answered within this long, or the agent is stopped and the start fails. */
+  initializeTimeoutMs: number;
+}
+
+/** Keeps the end of what the agent wrote to stderr: the reason given when it crashes. */
+const STDERR_TAIL_BYTES = 4096;
+
+/**
+ * One agent process speaking ACP over its stdio, in its own process group. The server is the ACP
+ * client: requests from the agent go to the handlers; `exited` settles when the process ends.
+ */
+export class AgentProcess {
+  readonly exited: Promise<number>;
+  private stopped = false;
+
+  private constructor(
+    private readonly child: Bun.Subprocess<"pipe", "pipe", "pipe">,
+    private readonly connection: ClientConnection,
+    readonly capabilities: acp.AgentCapabilities,
+    private readonly stderr: { tail: string },
+  ) {
+    this.exited = child.exited;
+  }
+
+  static async start(launch: AgentLaunch, handlers: AgentClientHandlers): Promise<AgentProcess> {
+    let child: Bun.Subprocess<"pipe", "pipe", "pipe">;
+    try {
+      child = Bun.spawn(launch.command, { cwd: launch.cwd, env: launch.env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+    } catch (error) {
+      throw new AgentStartError(`could not start ${launch.command[0]}: ${(error as Error).message}`);
+    }
+    const stdin = child.stdin;
+    const output = new WritableStream<Uint8Array>({
+      async write(chunk) {
+        stdin.write(chunk);
+        await stdin.flush();
+      },
+      async close() {
+        await stdin.end();
+      },
+    });
+    const app = client({ name: "atrium" })
+      .onNotification("session/update", ({ params }) => handlers.onUpdate(params))
+      .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
+      .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
+      .onRequest("fs/read_text_file", ({ params }) => handlers.readTextFile(params))
+      .onRequest("fs/write_text_file", ({ params }) => handlers.writeTextFile(params));
+    const connection = app.connect(ndJsonStream(output, child.stdout));
+    const stderr = { tail: "" };
+    void AgentProcess.collectStderr(child.stderr, stderr);
+    const initialize = connection.agent.request("initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false, elicitation: { form: {} } },
+      clientInfo: { name: "atrium", version: "1" },
+    });
+    try {
+      // One promise settled by whichever comes first; later outcomes are no-ops, never unhandled.
+      const answer = await new Promise<acp.InitializeResponse>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new AgentStartError(`${launch.command[0]} did not answer initialize within ${launch.initializeTimeoutMs} ms`)),
+          launch.initializeTimeoutMs,
+        );
+        void child.exited.then((code) =>
+          reject(new AgentStartError(`${launch.command[0]} exited with ${code} before answering initialize${stderr.tail ? `: ${lastLine(stderr.tail)}` : ""}`)),
+        );
+        initialize.then(resolve, reject).finally(() => clearTimeout(timer));
+      });
+      return new AgentProcess(child, connection, answer.agentCapabilities ?? {}, stderr);
+    } catch (error) {
+      connection.close();
+      killGroup(child);
+      if (error instanceof AgentStartError) throw error;
+      throw new AgentStartError(`${launch.command[0]} failed to initialize: ${(error as Error).message}`);
+    }
+  }
+
+  private static async collectStderr(stream: ReadableStream<Uint8Array>, into: { tail: string }): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      into.tail = (into.tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES);
+    }
+  }
+
+  /** The last thing the agent wrote to stderr, for the error a crash is reported with. */
+  lastStderrLine(): string {
+    return lastLine(this.stderr.tail);
+  }
+
+  newSession(request: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+    return this.connection.agent.request("session/new", request);
+  }
+
+  async loadSession(request: acp.LoadSessionRequest): Promise<void> {
+    await this.connection.agent.request("session/load", request);
+  }
+
+  prompt(request: acp.PromptRequest): Promise<acp.PromptResponse> {
+    return this.connection.agent.request("session/prompt", request);
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    return this.connection.agent.notify("session/cancel", { sessionId });
+  }
+
+  async setConfigOption(request: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
+    return this.connection.agent.request("session/set_config_option", request);
+  }
+
+  async setMode(request: acp.SetSessionModeRequest): Promise<void> {
+    await this.connection.agent.request("session/set_mode", request);
+  }
+
+  get isRunning(): boolean {
+    return !this.stopped && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Ends the agent and whatever it started. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.connection.close();
+    killGroup(this.child);
+  }
+}
+
+export class AgentStartError extends Error {}
+
+function lastLine(text: string): string {
+  return text.trim().split("\n").filter((line) => line.trim().length > 0).at(-1)?.trim() ?? "";
+}

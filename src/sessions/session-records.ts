@@ -1,0 +1,100 @@
+import type { Store } from "../store/database.ts";
+import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
+import type { EventLog } from "../events/event-log.ts";
+import type { EventKind, EventPayload } from "../events/catalog.ts";
+import type { Session } from "../schemas/sessions.ts";
+import { NotFoundError } from "../errors.ts";
+
+/** The Session a client sees: the stored record plus what follows from it. */
+export function sessionView(stored: StoredSession, serverId: string): Session {
+  const unread = Math.max(0, stored.latestAttentionSequence - stored.lastSeenAttentionSequence);
+  const actionRequiredKind = stored.pendingQuestion ? "question" : stored.pendingPlanApproval ? "plan_approval" : null;
+  return {
+    id: stored.id,
+    projectId: stored.projectId,
+    serverId,
+    harnessId: stored.harnessId,
+    harnessAccountId: stored.harnessAccountId,
+    agentSessionId: stored.agentSessionId,
+    title: stored.title,
+    origin: "service",
+    worktreeName: stored.worktreeName,
+    workspaceId: stored.workspaceId,
+    cwd: stored.cwd,
+    configSelections: stored.configSelections,
+    unavailableConfigSelections: stored.unavailableConfigSelections,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+    sidebarState: stored.sidebarState,
+    sidebarStateChangedAt: stored.sidebarStateChangedAt,
+    usage: stored.usage,
+    latestAttentionSequence: stored.latestAttentionSequence,
+    lastSeenAttentionSequence: stored.lastSeenAttentionSequence,
+    unreadCount: unread,
+    hasUnreadError: stored.lastErrorAttentionSequence > stored.lastSeenAttentionSequence,
+    actionRequired: actionRequiredKind !== null,
+    actionRequiredKind,
+    pendingPlanApproval: stored.pendingPlanApproval,
+    parentSessionId: stored.parentSessionId,
+    labels: stored.labels,
+    status: stored.status,
+    queuePaused: stored.queuePaused,
+  };
+}
+
+/**
+ * Reads and changes session records. Every change is one transaction with its events, and each
+ * session event carries the session id, so the per-session sequence has no gaps.
+ */
+export class SessionRecords {
+  constructor(
+    private readonly store: Store,
+    private readonly sessions: SessionRepository,
+    private readonly events: EventLog,
+    readonly serverId: string,
+    private readonly now: () => Date,
+  ) {}
+
+  get(id: string): StoredSession {
+    const session = this.sessions.get(id);
+    if (!session) throw new NotFoundError(`no session has id ${id}`);
+    return session;
+  }
+
+  view(stored: StoredSession): Session {
+    return sessionView(stored, this.serverId);
+  }
+
+  timestamp(): string {
+    return this.now().toISOString();
+  }
+
+  /** Appends a session event; must run inside the change's transaction. */
+  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>): void {
+    this.events.append(kind, sessionId, payload, { sessionId });
+  }
+
+  /**
+   * Changes a session in one transaction: `change` mutates the record (and may write other rows and
+   * events); the record is saved with a new updatedAt and `session.updated` is appended after them.
+   */
+  update(id: string, change: (session: StoredSession) => void): Session {
+    return this.store.transaction(() => {
+      const session = this.get(id);
+      const stateBefore = session.sidebarState;
+      change(session);
+      session.updatedAt = this.timestamp();
+      if (session.sidebarState !== stateBefore) session.sidebarStateChangedAt = session.updatedAt;
+      this.sessions.save(session);
+      const view = this.view(session);
+      this.emit(id, "session.updated", { session: view });
+      return view;
+    });
+  }
+
+  /** Bumps the attention sequence: a turn ended, a question arrived, an error happened. */
+  static attention(session: StoredSession, isError = false): void {
+    session.latestAttentionSequence += 1;
+    if (isError) session.lastErrorAttentionSequence = session.latestAttentionSequence;
+  }
+}

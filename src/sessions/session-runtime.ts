@@ -1,0 +1,457 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Store } from "../store/database.ts";
+import type { StoredSession } from "../store/session-repository.ts";
+import type { ConversationRepository } from "../store/conversation-repository.ts";
+import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { ConfigOption, ConversationItem, PendingQuestion } from "../schemas/sessions.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { AgentProcess, type AgentLaunch } from "./acp/agent-process.ts";
+import { FileAccess } from "./acp/file-access.ts";
+import { SessionRecords } from "./session-records.ts";
+import {
+  elicitationContent,
+  elicitationQuestion,
+  permissionOutcome,
+  permissionQuestion,
+  type QuestionAnswer,
+} from "./question-mapping.ts";
+import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
+
+export interface SessionRuntimeDeps {
+  store: Store;
+  records: SessionRecords;
+  conversation: ConversationRepository;
+  queue: PromptQueueRepository;
+  logger: Logger;
+  /** How to start the session's agent: its command and environment (the harness and account). */
+  launch: (session: StoredSession) => AgentLaunch;
+  /** Holds new turns while the harness is being updated; returns the harness name then. */
+  heldBy: (session: StoredSession) => string | undefined;
+  /** Streamed text waits at most this long before it is written and published as one delta. */
+  deltaFlushMs: number;
+  /** An agent with no turn for this long is stopped; the next prompt starts it again. */
+  idleStopMs: number;
+}
+
+interface Turn {
+  promptId: string;
+  itemId: string;
+  startedAtMs: number;
+  cancelled: boolean;
+}
+
+interface OpenQuestion {
+  question: PendingQuestion;
+  answer: (answers: Record<string, QuestionAnswer>) => void;
+  withdraw: () => void;
+}
+
+/** Past this much buffered text, a delta is written at once rather than on the timer. */
+const DELTA_FLUSH_BYTES = 64 * 1024;
+
+/**
+ * The live side of one session: its agent process, the turn in flight, streamed text on its way to
+ * the store, and the question the agent waits on. The queue drains one prompt at a time.
+ */
+export class SessionRuntime {
+  private agent: AgentProcess | undefined;
+  private agentSessionId: string | undefined;
+  private turn: Turn | undefined;
+  private draining = false;
+  private pendingText = "";
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  private openQuestion: OpenQuestion | undefined;
+  private closed = false;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly deps: SessionRuntimeDeps,
+  ) {}
+
+  get isTurnRunning(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Starts the next queued prompt when no turn runs (and nothing holds the queue). */
+  kick(): void {
+    if (this.draining || this.closed) return;
+    this.draining = true;
+    void this.drain()
+      .catch((error: unknown) => this.deps.logger.error("a session's queue stopped on an unexpected error", { sessionId: this.sessionId, error }))
+      .finally(() => (this.draining = false));
+  }
+
+  /** Cancels the turn in flight; a question it waits on is withdrawn. */
+  async cancel(): Promise<void> {
+    const turn = this.turn;
+    if (!turn) throw new ConflictError("no turn is running");
+    turn.cancelled = true;
+    this.openQuestion?.withdraw();
+    await this.agent?.cancel(this.agentSessionId ?? "").catch(() => undefined);
+  }
+
+  answer(questionId: string, answers: Record<string, QuestionAnswer>): void {
+    const open = this.openQuestion;
+    if (!open || open.question.questionId !== questionId) throw new NotFoundError(`no pending question ${questionId}`);
+    open.answer(answers);
+  }
+
+  /** Withdraws a pending question (the agent gets "cancelled"); the turn goes on. */
+  dismissQuestion(questionId: string): void {
+    const open = this.openQuestion;
+    if (!open || open.question.questionId !== questionId) throw new NotFoundError(`no pending question ${questionId}`);
+    open.withdraw();
+  }
+
+  async setConfig(configId: string, value: string): Promise<ConfigOption[]> {
+    const agent = await this.ensureAgent();
+    const answer = await agent.setConfigOption({ sessionId: this.agentSessionId!, configId, value });
+    const options = toConfigOptions(answer.configOptions);
+    this.recordConfig(options);
+    return options;
+  }
+
+  /** Stops the agent and forgets the live state; a turn in flight ends as interrupted. */
+  stop(): void {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.holdTimer);
+    this.openQuestion?.withdraw();
+    this.agent?.stop();
+    this.agent = undefined;
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.closed) {
+      const session = this.deps.records.get(this.sessionId);
+      if (session.queuePaused || session.pendingPlanApproval) return;
+      const next = this.deps.queue.list(this.sessionId)[0];
+      if (!next) return;
+      const heldBy = this.deps.heldBy(session);
+      if (heldBy) {
+        // Checked again shortly: the update ends on its own and then the queue goes on.
+        this.holdTimer = setTimeout(() => this.kick(), 1000);
+        return;
+      }
+      try {
+        await this.runTurn(next.id);
+      } catch (error) {
+        if (error instanceof TurnFailed) return;
+        throw error;
+      }
+    }
+  }
+
+  private async runTurn(promptId: string): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const now = this.deps.records.timestamp();
+    const userItemId = newId("msg");
+    const replyId = newId("msg");
+    let promptText = "";
+    let blocks: acp.ContentBlock[] = [];
+    this.deps.records.update(this.sessionId, (session) => {
+      const prompt = this.deps.queue.get(promptId);
+      if (!prompt) throw new NotFoundError(`prompt ${promptId} is gone`);
+      promptText = prompt.text;
+      blocks = [{ type: "text", text: prompt.text }];
+      this.deps.queue.remove(promptId);
+      const user: ConversationItem = {
+        id: userItemId,
+        role: "user",
+        messageId: null,
+        text: prompt.text,
+        createdAt: now,
+        isGenerating: false,
+        attachments: prompt.attachments,
+        stopReason: null,
+      };
+      const reply: ConversationItem = { ...user, id: replyId, role: "assistant", text: "", isGenerating: true, attachments: [] };
+      this.deps.conversation.append(this.sessionId, user);
+      this.deps.conversation.append(this.sessionId, reply);
+      this.deps.records.emit(this.sessionId, "session.prompt.started", { promptId, itemId: userItemId });
+      this.deps.records.emit(this.sessionId, "session.message.created", { item: user });
+      this.deps.records.emit(this.sessionId, "session.message.created", { item: reply });
+      if (session.titleSource === "default") {
+        session.title = titleFrom(prompt.text);
+        session.titleSource = "prompt";
+      }
+      session.sidebarState = "working";
+      session.status = null;
+    });
+    this.turn = { promptId, itemId: replyId, startedAtMs: Date.now(), cancelled: false };
+    let stopReason: string;
+    let failure: string | undefined;
+    try {
+      const agent = await this.ensureAgent();
+      const response = await agent.prompt({ sessionId: this.agentSessionId!, prompt: blocks });
+      stopReason = this.turn.cancelled ? "cancelled" : response.stopReason;
+      this.recordTurnUsage(response);
+    } catch (error) {
+      const agent = this.agent;
+      const crashed = agent !== undefined && !agent.isRunning;
+      stopReason = this.turn.cancelled ? "cancelled" : "error";
+      failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : (error as Error).message;
+      if (crashed) this.agent = undefined;
+      this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure ?? (error as Error).message, prompt: promptText.length });
+    }
+    this.flush();
+    const turn = this.turn;
+    this.turn = undefined;
+    this.deps.records.update(this.sessionId, (session) => {
+      this.deps.conversation.finish(turn.itemId, stopReason);
+      this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
+      session.pendingQuestion = null;
+      session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
+      session.status = failure ?? null;
+      SessionRecords.attention(session, failure !== undefined);
+    });
+    this.scheduleIdleStop();
+    if (failure) throw new TurnFailed();
+  }
+
+  private crashReason(agent: AgentProcess): string {
+    const said = agent.lastStderrLine();
+    return `the agent stopped unexpectedly${said ? `: ${said}` : ""}`;
+  }
+
+  private scheduleIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.turn || this.closed) return;
+      this.deps.logger.info("stopping an idle agent", { sessionId: this.sessionId });
+      this.agent?.stop();
+      this.agent = undefined;
+    }, this.deps.idleStopMs);
+    this.idleTimer.unref?.();
+  }
+
+  /** The running agent, started (and its session created or loaded) when there is none. */
+  private async ensureAgent(): Promise<AgentProcess> {
+    if (this.agent?.isRunning) return this.agent;
+    const session = this.deps.records.get(this.sessionId);
+    const launch = this.deps.launch(session);
+    const files = new FileAccess([session.cwd]);
+    const agent = await AgentProcess.start(launch, {
+      onUpdate: (notification) => this.onUpdate(notification),
+      requestPermission: (request) => this.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), {
+        outcome: { outcome: "cancelled" },
+      }),
+      elicit: async (request) => {
+        const question = elicitationQuestion(newId("q"), request);
+        if (!question) return { action: "decline" };
+        return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
+      },
+      readTextFile: async (request) => this.guarded("read", request.path, () => files.read(request)),
+      writeTextFile: async (request) => this.guarded("write", request.path, () => files.write(request)),
+    });
+    let agentSessionId: string;
+    let configOptions: acp.SessionConfigOption[] | null | undefined;
+    try {
+      if (session.agentSessionId && agent.capabilities.loadSession) {
+        await agent.loadSession({ sessionId: session.agentSessionId, cwd: session.cwd, mcpServers: [] });
+        agentSessionId = session.agentSessionId;
+      } else {
+        const created = await agent.newSession({ cwd: session.cwd, mcpServers: [] });
+        agentSessionId = created.sessionId;
+        configOptions = created.configOptions;
+      }
+    } catch (error) {
+      agent.stop();
+      throw new Error(`the agent could not open the session: ${(error as Error).message}`);
+    }
+    this.agent = agent;
+    this.agentSessionId = agentSessionId;
+    void agent.exited.then(() => {
+      if (this.agent === agent && !this.turn) this.agent = undefined;
+    });
+    this.deps.records.update(this.sessionId, (stored) => {
+      stored.agentSessionId = agentSessionId;
+      if (configOptions) this.applyConfig(stored, toConfigOptions(configOptions));
+    });
+    await this.reapplySelections(agent, agentSessionId);
+    return agent;
+  }
+
+  /** Choices made before the agent ran (or on an earlier process) are set on the new one. */
+  private async reapplySelections(agent: AgentProcess, agentSessionId: string): Promise<void> {
+    const session = this.deps.records.get(this.sessionId);
+    const wanted = { ...session.configSelections, ...session.unavailableConfigSelections };
+    const current = Object.fromEntries(session.configOptions.map((option) => [option.id, option.currentValue]));
+    for (const [configId, value] of Object.entries(wanted)) {
+      if (current[configId] === value || !(configId in current)) continue;
+      try {
+        const answer = await agent.setConfigOption({ sessionId: agentSessionId, configId, value });
+        this.recordConfig(toConfigOptions(answer.configOptions));
+      } catch (error) {
+        this.deps.logger.info("the agent did not accept a config selection", { sessionId: this.sessionId, configId, error });
+        this.deps.records.update(this.sessionId, (stored) => {
+          stored.unavailableConfigSelections[configId] = value;
+        });
+      }
+    }
+  }
+
+  private guarded<T>(operation: string, path: string, serve: () => T): T {
+    try {
+      return serve();
+    } catch (error) {
+      this.deps.logger.warn("refused an agent's file request", { sessionId: this.sessionId, operation, path, error: (error as Error).message });
+      throw error;
+    }
+  }
+
+  /** Shows the question, waits for the answer (or its withdrawal), and clears it again. */
+  private ask<T>(question: PendingQuestion, toResponse: (question: PendingQuestion, answers: Record<string, QuestionAnswer>) => T, withdrawn: T): Promise<T> {
+    if (this.openQuestion) this.openQuestion.withdraw();
+    this.flush();
+    this.deps.records.update(this.sessionId, (session) => {
+      session.pendingQuestion = question;
+      session.sidebarState = "waiting";
+      SessionRecords.attention(session);
+      this.deps.records.emit(this.sessionId, "session.question", { question });
+    });
+    return new Promise<T>((resolve) => {
+      const settle = (value: T) => {
+        if (this.openQuestion?.question.questionId !== question.questionId) return;
+        this.openQuestion = undefined;
+        resolve(value);
+        if (this.closed) return;
+        this.deps.records.update(this.sessionId, (session) => {
+          session.pendingQuestion = null;
+          if (session.sidebarState === "waiting" && !session.pendingPlanApproval) session.sidebarState = this.turn ? "working" : "idle";
+          this.deps.records.emit(this.sessionId, "session.question", { question: null });
+        });
+      };
+      this.openQuestion = {
+        question,
+        // Validates first: a bad answer is a 400 and the question stays open.
+        answer: (answers) => settle(toResponse(question, answers)),
+        withdraw: () => settle(withdrawn),
+      };
+    });
+  }
+
+  private onUpdate(notification: acp.SessionNotification): void {
+    if (this.closed) return;
+    const update = notification.update;
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        if (update.content.type === "text") this.appendText(update.content.text);
+        return;
+      case "plan":
+        this.flush();
+        this.deps.records.update(this.sessionId, (session) => {
+          session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
+          this.deps.records.emit(this.sessionId, "session.plan", { plan: session.plan });
+        });
+        return;
+      case "usage_update":
+        this.flush();
+        this.deps.records.update(this.sessionId, (session) => {
+          session.usage = applyUsage(session.usage, update);
+          this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
+        });
+        return;
+      case "session_info_update":
+        if (!update.title) return;
+        this.flush();
+        this.deps.records.update(this.sessionId, (session) => {
+          if (session.titleSource === "given") return;
+          session.title = update.title!;
+          session.titleSource = "agent";
+        });
+        return;
+      case "config_option_update":
+        this.flush();
+        this.recordConfig(toConfigOptions(update.configOptions));
+        return;
+      case "current_mode_update":
+        this.flush();
+        this.recordModeChange(update.currentModeId);
+        return;
+      default:
+        // Thoughts, tool calls and the rest belong to the transcript details, which are not kept yet.
+        return;
+    }
+  }
+
+  private recordConfig(options: ConfigOption[]): void {
+    this.deps.records.update(this.sessionId, (session) => this.applyConfig(session, options));
+  }
+
+  /** Stores the agent's options and current choices; leaving plan mode asks for plan approval. */
+  private applyConfig(session: StoredSession, options: ConfigOption[]): void {
+    const wasPlanning = isPlanMode(session.configOptions);
+    session.configOptions = options;
+    session.configSelections = configSelectionsOf(options);
+    for (const configId of Object.keys(session.unavailableConfigSelections)) {
+      if (session.configSelections[configId] === session.unavailableConfigSelections[configId]) delete session.unavailableConfigSelections[configId];
+    }
+    if (wasPlanning && !isPlanMode(options) && this.turn) {
+      session.pendingPlanApproval = true;
+      session.sidebarState = "waiting";
+      SessionRecords.attention(session);
+    }
+    this.deps.records.emit(this.sessionId, "session.config", { configOptions: options, configSelections: session.configSelections });
+  }
+
+  private recordModeChange(modeId: string): void {
+    const session = this.deps.records.get(this.sessionId);
+    const options = session.configOptions.map((option) => (option.category === "mode" ? { ...option, currentValue: modeId } : option));
+    this.recordConfig(options);
+  }
+
+  private recordTurnUsage(response: acp.PromptResponse): void {
+    const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
+    if (!usage) return;
+    this.flush();
+    this.deps.records.update(this.sessionId, (session) => {
+      session.usage = {
+        ...session.usage,
+        inputTokens: session.usage.inputTokens + (usage.inputTokens ?? 0),
+        cachedInputTokens: session.usage.cachedInputTokens + (usage.cachedReadTokens ?? 0),
+        outputTokens: session.usage.outputTokens + (usage.outputTokens ?? 0),
+        reasoningOutputTokens: session.usage.reasoningOutputTokens + (usage.thoughtTokens ?? 0),
+        totalTokens: session.usage.totalTokens + (usage.totalTokens ?? 0),
+      };
+      this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
+    });
+  }
+
+  private appendText(text: string): void {
+    if (!this.turn || text.length === 0) return;
+    this.pendingText += text;
+    if (this.pendingText.length >= DELTA_FLUSH_BYTES) return this.flush();
+    this.flushTimer ??= setTimeout(() => this.flush(), this.deps.deltaFlushMs);
+  }
+
+  /** Writes buffered text and publishes it as one delta; runs before any other event of the session. */
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const text = this.pendingText;
+    const turn = this.turn;
+    if (text.length === 0 || !turn || this.closed) return;
+    this.pendingText = "";
+    this.deps.store.transaction(() => {
+      this.deps.conversation.appendText(turn.itemId, text);
+      this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: turn.itemId, text });
+    });
+  }
+}
+
+/** A turn ended in an error; the queue stops until the user sends another prompt. */
+export class TurnFailed extends Error {}
+
+function isPlanMode(options: ConfigOption[]): boolean {
+  return options.some((option) => option.category === "mode" && /plan/i.test(option.currentValue));
+}
+
+function titleFrom(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line || "New session";
+}

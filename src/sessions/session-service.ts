@@ -1,0 +1,361 @@
+import type { Static } from "@sinclair/typebox";
+import type { Store } from "../store/database.ts";
+import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
+import type { ConversationRepository } from "../store/conversation-repository.ts";
+import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { EventLog } from "../events/event-log.ts";
+import type { EventRecord } from "../schemas/events.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { HarnessService } from "../harness/harness-service.ts";
+import type { ProjectService } from "../projects/project-service.ts";
+import type { WorktreeService } from "../projects/worktree-service.ts";
+import type {
+  AnswerQuestionBody,
+  CreateSessionBody,
+  QueuedPrompt,
+  Session,
+  SessionConfig,
+  SessionDetail,
+  SessionListQuery,
+  UpdateSessionBody,
+} from "../schemas/sessions.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { SessionRecords } from "./session-records.ts";
+import { SessionRuntime } from "./session-runtime.ts";
+import { EMPTY_USAGE } from "./acp-mapping.ts";
+
+export interface SessionServiceDeps {
+  store: Store;
+  sessions: SessionRepository;
+  conversation: ConversationRepository;
+  queue: PromptQueueRepository;
+  events: EventLog;
+  harnesses: HarnessService;
+  projects: ProjectService;
+  worktrees: WorktreeService;
+  logger: Logger;
+  serverId: string;
+  initializeTimeoutMs: number;
+  idleStopMs: number;
+  deltaFlushMs: number;
+  now?: () => Date;
+}
+
+const DEFAULT_PAGE = 50;
+const DEFAULT_EVENTS = 500;
+
+/**
+ * Sessions: their records, queues and conversations, and one runtime per session that runs its agent.
+ * Reads come from the store; the runtime writes what the agent does as it happens.
+ */
+export class SessionService {
+  private readonly records: SessionRecords;
+  private readonly runtimes = new Map<string, SessionRuntime>();
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
+  }
+
+  exists(id: string): boolean {
+    return this.deps.sessions.get(id) !== undefined;
+  }
+
+  /** Sessions with a turn in flight (an update must not restart under them). */
+  busySessions(): string[] {
+    return [...this.runtimes.values()].filter((runtime) => runtime.isTurnRunning).map((runtime) => runtime.sessionId);
+  }
+
+  /**
+   * After a restart: a reply that was streaming when the server stopped is marked interrupted (its
+   * text so far kept), and queues that still hold prompts go on.
+   */
+  recover(): void {
+    const interrupted = this.deps.conversation.generating();
+    for (const { sessionId, itemId } of interrupted) {
+      this.records.update(sessionId, (session) => {
+        this.deps.conversation.finish(itemId, "interrupted");
+        this.records.emit(sessionId, "session.message.completed", { item: this.deps.conversation.get(itemId)! });
+        session.sidebarState = "idle";
+        session.pendingQuestion = null;
+        session.status = "the turn was interrupted by a server restart";
+        SessionRecords.attention(session);
+      });
+    }
+    if (interrupted.length > 0) this.deps.logger.info("marked turns interrupted by the restart", { count: interrupted.length });
+    for (const id of this.deps.sessions.ids()) {
+      if (this.deps.queue.list(id).length > 0) this.runtime(id).kick();
+    }
+  }
+
+  async create(body: Static<typeof CreateSessionBody>): Promise<Session> {
+    const project = this.deps.projects.get(body.projectId);
+    const harness = this.deps.harnesses.get(body.harnessId);
+    if (!harness.enabled) {
+      throw new ConflictError(`${harness.name} is ${harness.readiness.state === "ready" ? "disabled" : harness.readiness.state}; it cannot run sessions`);
+    }
+    const account = this.deps.harnesses.launchSpec(body.harnessId, body.harnessAccountId).accountId;
+    if (body.parentSessionId && !this.exists(body.parentSessionId)) throw new InvalidInputError(`parentSessionId: no session has id ${body.parentSessionId}`);
+    const location = project.locations[0];
+    if (!location) throw new ConflictError(`project ${project.id} has no folder on this machine`);
+    const id = newId("ses");
+    const runLocation = body.runLocation ?? project.defaultRunLocation;
+    let cwd = location.folderPath;
+    let worktree: { id: string; name: string } | undefined;
+    if (runLocation === "worktree") {
+      const made = await this.deps.worktrees.create({ projectId: project.id, sessionId: id });
+      cwd = made.path;
+      worktree = { id: made.id, name: made.name };
+    }
+    const now = this.records.timestamp();
+    const session: StoredSession = {
+      id,
+      projectId: project.id,
+      harnessId: body.harnessId,
+      harnessAccountId: account,
+      agentSessionId: null,
+      title: body.title ?? "New session",
+      titleSource: body.title ? "given" : "default",
+      worktreeId: worktree?.id ?? null,
+      worktreeName: worktree?.name ?? null,
+      workspaceId: location.id,
+      cwd,
+      configSelections: {},
+      unavailableConfigSelections: { ...(body.configSelections ?? {}) },
+      configOptions: [],
+      createdAt: now,
+      updatedAt: now,
+      sidebarState: "idle",
+      sidebarStateChangedAt: now,
+      usage: EMPTY_USAGE,
+      latestAttentionSequence: 0,
+      lastSeenAttentionSequence: 0,
+      lastErrorAttentionSequence: 0,
+      pendingQuestion: null,
+      pendingPlanApproval: false,
+      plan: null,
+      goal: null,
+      parentSessionId: body.parentSessionId ?? null,
+      labels: body.labels ?? {},
+      status: null,
+      queuePaused: false,
+    };
+    return this.deps.store.transaction(() => {
+      this.deps.sessions.save(session);
+      const view = this.records.view(session);
+      this.records.emit(id, "session.created", { session: view });
+      return view;
+    });
+  }
+
+  list(query: Static<typeof SessionListQuery>): Session[] {
+    return this.deps.sessions.list(query).map((session) => this.records.view(session));
+  }
+
+  /** The session with one page of its conversation, all read in one transaction with the cursor. */
+  detail(id: string, before: string | undefined, limit = DEFAULT_PAGE): SessionDetail {
+    return this.deps.store.transaction(() => {
+      const session = this.records.get(id);
+      const page = this.deps.conversation.page(id, before === undefined ? null : Number(before), limit);
+      const harness = this.deps.harnesses.get(session.harnessId);
+      return {
+        hasMore: page.olderThan !== null,
+        nextBefore: page.olderThan === null ? null : String(page.olderThan),
+        session: this.records.view(session),
+        conversation: page.items,
+        promptQueue: this.deps.queue.list(id),
+        eventCursor: this.deps.events.cursor(),
+        pendingQuestion: session.pendingQuestion,
+        pendingPlanApproval: session.pendingPlanApproval,
+        backgroundTasks: [],
+        goal: session.goal,
+        sessionPlan: session.plan,
+        updateGate: harness.lifecycle.phase === "updating" ? { harnessId: harness.id, harnessName: harness.name } : null,
+      };
+    });
+  }
+
+  update(id: string, body: Static<typeof UpdateSessionBody>): Session {
+    return this.records.update(id, (session) => {
+      if (body.title !== undefined) {
+        session.title = body.title ?? "New session";
+        session.titleSource = body.title === null ? "default" : "given";
+      }
+      if (body.labels !== undefined) session.labels = body.labels ?? {};
+      if (body.lastSeenAttentionSequence !== undefined) {
+        session.lastSeenAttentionSequence = Math.min(body.lastSeenAttentionSequence, session.latestAttentionSequence);
+      }
+    });
+  }
+
+  /** Stops the agent, removes the session's worktree (unless kept) and forgets the session. */
+  async remove(id: string, keepWorktree: boolean): Promise<{ id: string }> {
+    const session = this.records.get(id);
+    this.runtimes.get(id)?.stop();
+    this.runtimes.delete(id);
+    if (session.worktreeId && !keepWorktree) {
+      await this.deps.worktrees.remove(session.worktreeId).catch((error: unknown) =>
+        this.deps.logger.warn("the session's worktree could not be removed", { sessionId: id, error }),
+      );
+    }
+    this.deps.store.transaction(() => {
+      this.deps.sessions.remove(id);
+      this.records.emit(id, "session.deleted", { sessionId: id });
+    });
+    return { id };
+  }
+
+  /** Queues a prompt; it starts at once when no turn runs. The same clientId twice is one prompt. */
+  enqueue(id: string, text: string, clientId: string | null | undefined): { prompt: QueuedPrompt; created: boolean } {
+    const result = this.deps.store.transaction(() => {
+      const session = this.records.get(id);
+      if (clientId) {
+        const existing = this.deps.queue.findByClientId(id, clientId);
+        if (existing) return { prompt: existing, created: false };
+      }
+      const now = this.records.timestamp();
+      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text, createdAt: now, updatedAt: now, attachments: [], clientId: clientId ?? null };
+      this.deps.queue.add(prompt);
+      this.records.emit(id, "session.prompt.queued", { prompt });
+      // Sending a prompt is the user taking over again: a paused queue goes on.
+      if (session.queuePaused) {
+        this.records.update(id, (stored) => {
+          stored.queuePaused = false;
+          stored.status = null;
+        });
+      }
+      return { prompt, created: true };
+    });
+    this.runtime(id).kick();
+    return result;
+  }
+
+  editPrompt(id: string, promptId: string, text: string): QueuedPrompt {
+    return this.deps.store.transaction(() => {
+      const prompt = this.queued(id, promptId);
+      const edited = { ...prompt, text, updatedAt: this.records.timestamp() };
+      this.deps.queue.update(edited);
+      this.records.emit(id, "session.prompt.updated", { prompt: edited });
+      return edited;
+    });
+  }
+
+  dropPrompt(id: string, promptId: string): { id: string } {
+    return this.deps.store.transaction(() => {
+      this.queued(id, promptId);
+      this.deps.queue.remove(promptId);
+      this.records.emit(id, "session.prompt.removed", { promptId });
+      return { id: promptId };
+    });
+  }
+
+  async cancel(id: string): Promise<Session> {
+    this.records.get(id);
+    const runtime = this.runtimes.get(id);
+    if (!runtime?.isTurnRunning) throw new ConflictError("no turn is running in this session");
+    await runtime.cancel();
+    return this.records.view(this.records.get(id));
+  }
+
+  answer(id: string, questionId: string, body: Static<typeof AnswerQuestionBody>): Session {
+    this.records.get(id);
+    const runtime = this.runtimes.get(id);
+    if (!runtime) throw new NotFoundError(`no pending question ${questionId}`);
+    runtime.answer(questionId, body.answers);
+    return this.records.view(this.records.get(id));
+  }
+
+  dismissQuestion(id: string, questionId: string): Session {
+    this.records.get(id);
+    const runtime = this.runtimes.get(id);
+    if (!runtime) throw new NotFoundError(`no pending question ${questionId}`);
+    runtime.dismissQuestion(questionId);
+    return this.records.view(this.records.get(id));
+  }
+
+  /** Approves the plan: the agent has left plan mode, and the queue goes on. */
+  approvePlan(id: string): Session {
+    const session = this.records.update(id, (stored) => {
+      if (!stored.pendingPlanApproval) throw new ConflictError("no plan is waiting for approval");
+      stored.pendingPlanApproval = false;
+      if (stored.sidebarState === "waiting") stored.sidebarState = this.runtimes.get(id)?.isTurnRunning ? "working" : "idle";
+    });
+    this.runtime(id).kick();
+    return session;
+  }
+
+  /** Rejects the plan: the turn is cancelled and the agent is put back in plan mode. */
+  async rejectPlan(id: string): Promise<Session> {
+    const stored = this.records.get(id);
+    if (!stored.pendingPlanApproval) throw new ConflictError("no plan is waiting for approval");
+    const runtime = this.runtime(id);
+    if (runtime.isTurnRunning) await runtime.cancel();
+    const planMode = stored.configOptions.find((option) => option.category === "mode")?.options.find((option) => /plan/i.test(option.value));
+    const modeOption = stored.configOptions.find((option) => option.category === "mode");
+    if (planMode && modeOption) await runtime.setConfig(modeOption.id, planMode.value).catch(() => undefined);
+    return this.records.update(id, (session) => {
+      session.pendingPlanApproval = false;
+      if (session.sidebarState === "waiting") session.sidebarState = "idle";
+    });
+  }
+
+  /** Sets a config option on the agent (starting it if needed) and returns all options. */
+  async setConfig(id: string, configId: string, value: string): Promise<SessionConfig> {
+    const session = this.records.get(id);
+    const option = session.configOptions.find((candidate) => candidate.id === configId);
+    if (session.configOptions.length > 0 && !option) throw new InvalidInputError(`configId: the agent has no option ${configId}`);
+    if (option && !option.options.some((candidate) => candidate.value === value)) {
+      throw new InvalidInputError(`value: ${configId} has no value "${value}"; it has ${option.options.map((o) => o.value).join(", ")}`);
+    }
+    try {
+      const configOptions = await this.runtime(id).setConfig(configId, value);
+      return { configId, configOptions };
+    } catch (error) {
+      if (error instanceof InvalidInputError) throw error;
+      throw new ConflictError(`the agent did not accept ${configId}=${value}: ${(error as Error).message}`);
+    }
+  }
+
+  events(id: string, after = 0, limit = DEFAULT_EVENTS): EventRecord[] {
+    this.records.get(id);
+    return this.deps.events.readSession(id, after, limit);
+  }
+
+  /** Stops every agent (server shutdown). */
+  stopAll(): void {
+    for (const runtime of this.runtimes.values()) runtime.stop();
+    this.runtimes.clear();
+  }
+
+  private queued(id: string, promptId: string): QueuedPrompt {
+    this.records.get(id);
+    const prompt = this.deps.queue.get(promptId);
+    if (!prompt || prompt.sessionId !== id) throw new NotFoundError(`no queued prompt ${promptId} in session ${id} (it may have started)`);
+    return prompt;
+  }
+
+  private runtime(id: string): SessionRuntime {
+    let runtime = this.runtimes.get(id);
+    if (!runtime) {
+      runtime = new SessionRuntime(id, {
+        store: this.deps.store,
+        records: this.records,
+        conversation: this.deps.conversation,
+        queue: this.deps.queue,
+        logger: this.deps.logger,
+        deltaFlushMs: this.deps.deltaFlushMs,
+        idleStopMs: this.deps.idleStopMs,
+        launch: (session) => {
+          const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
+          return { command: spec.definition.acpCommand, cwd: session.cwd, env: spec.env, initializeTimeoutMs: this.deps.initializeTimeoutMs };
+        },
+        heldBy: (session) => {
+          const harness = this.deps.harnesses.get(session.harnessId);
+          return harness.lifecycle.phase === "updating" ? harness.name : undefined;
+        },
+      });
+      this.runtimes.set(id, runtime);
+    }
+    return runtime;
+  }
+}

@@ -1,0 +1,95 @@
+import type { Store } from "./database.ts";
+import type { Attachment, ConversationItem } from "../schemas/sessions.ts";
+
+interface Row {
+  seq: number;
+  id: string;
+  role: ConversationItem["role"];
+  message_id: string | null;
+  text: string;
+  created_at: string;
+  is_generating: number;
+  attachments: string;
+  stop_reason: string | null;
+}
+
+const toItem = (row: Row): ConversationItem & { seq: number } => ({
+  seq: row.seq,
+  id: row.id,
+  role: row.role,
+  messageId: row.message_id,
+  text: row.text,
+  createdAt: row.created_at,
+  isGenerating: row.is_generating === 1,
+  attachments: JSON.parse(row.attachments) as Attachment[],
+  stopReason: row.stop_reason,
+});
+
+export interface ConversationPage {
+  items: ConversationItem[];
+  /** The position of the oldest item returned, when older ones exist. */
+  olderThan: number | null;
+}
+
+/** A session's conversation, in order (`seq`), paged from the newest backwards. */
+export class ConversationRepository {
+  constructor(private readonly store: Store) {}
+
+  append(sessionId: string, item: ConversationItem): void {
+    const next = this.store.db
+      .query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM conversation_items WHERE session_id = ?")
+      .get(sessionId);
+    this.store.db
+      .query(
+        `INSERT INTO conversation_items (session_id, seq, id, role, message_id, text, created_at, is_generating, attachments, stop_reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        sessionId,
+        (next?.seq ?? 0) + 1,
+        item.id,
+        item.role,
+        item.messageId,
+        item.text,
+        item.createdAt,
+        item.isGenerating ? 1 : 0,
+        JSON.stringify(item.attachments),
+        item.stopReason,
+      );
+  }
+
+  /** Adds streamed text to the end of an item, without reading it back. */
+  appendText(itemId: string, text: string): void {
+    this.store.db.query("UPDATE conversation_items SET text = text || ? WHERE id = ?").run(text, itemId);
+  }
+
+  finish(itemId: string, stopReason: string): void {
+    this.store.db.query("UPDATE conversation_items SET is_generating = 0, stop_reason = ? WHERE id = ?").run(stopReason, itemId);
+  }
+
+  get(itemId: string): ConversationItem | undefined {
+    const row = this.store.db.query<Row, [string]>("SELECT * FROM conversation_items WHERE id = ?").get(itemId);
+    if (!row) return undefined;
+    const { seq: _seq, ...item } = toItem(row);
+    return item;
+  }
+
+  page(sessionId: string, before: number | null, limit: number): ConversationPage {
+    const rows = this.store.db
+      .query<Row, [string, number, number]>(
+        "SELECT * FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+      )
+      .all(sessionId, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
+    const hasMore = rows.length > limit;
+    const page = rows.slice(0, limit).reverse().map(toItem);
+    return { items: page.map(({ seq: _seq, ...item }) => item), olderThan: hasMore && page[0] ? page[0].seq : null };
+  }
+
+  /** Items still marked generating (a turn the server did not see end), by session. */
+  generating(): Array<{ sessionId: string; itemId: string }> {
+    return this.store.db
+      .query<{ session_id: string; id: string }, []>("SELECT session_id, id FROM conversation_items WHERE is_generating = 1")
+      .all()
+      .map((row) => ({ sessionId: row.session_id, itemId: row.id }));
+  }
+}

@@ -1,0 +1,75 @@
+import type { Store } from "./database.ts";
+import type { Attachment, QueuedPrompt } from "../schemas/sessions.ts";
+
+interface Row {
+  id: string;
+  session_id: string;
+  text: string;
+  attachments: string;
+  client_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toPrompt = (row: Row): QueuedPrompt => ({
+  id: row.id,
+  sessionId: row.session_id,
+  text: row.text,
+  attachments: JSON.parse(row.attachments) as Attachment[],
+  clientId: row.client_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Prompts waiting for their turn, first in first out. */
+export class PromptQueueRepository {
+  constructor(private readonly store: Store) {}
+
+  list(sessionId: string): QueuedPrompt[] {
+    return this.store.db
+      .query<Row, [string]>("SELECT * FROM prompt_queue WHERE session_id = ? ORDER BY position")
+      .all(sessionId)
+      .map(toPrompt);
+  }
+
+  get(id: string): QueuedPrompt | undefined {
+    const row = this.store.db.query<Row, [string]>("SELECT * FROM prompt_queue WHERE id = ?").get(id);
+    return row ? toPrompt(row) : undefined;
+  }
+
+  add(prompt: QueuedPrompt): void {
+    const last = this.store.db
+      .query<{ position: number | null }, [string]>("SELECT MAX(position) AS position FROM prompt_queue WHERE session_id = ?")
+      .get(prompt.sessionId);
+    this.store.db
+      .query(
+        `INSERT INTO prompt_queue (id, session_id, position, text, attachments, client_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        prompt.id,
+        prompt.sessionId,
+        (last?.position ?? 0) + 1,
+        prompt.text,
+        JSON.stringify(prompt.attachments),
+        prompt.clientId,
+        prompt.createdAt,
+        prompt.updatedAt,
+      );
+  }
+
+  update(prompt: QueuedPrompt): void {
+    this.store.db
+      .query("UPDATE prompt_queue SET text = ?, attachments = ?, updated_at = ? WHERE id = ?")
+      .run(prompt.text, JSON.stringify(prompt.attachments), prompt.updatedAt, prompt.id);
+  }
+
+  remove(id: string): void {
+    this.store.db.query("DELETE FROM prompt_queue WHERE id = ?").run(id);
+  }
+
+  findByClientId(sessionId: string, clientId: string): QueuedPrompt | undefined {
+    const row = this.store.db.query<Row, [string, string]>("SELECT * FROM prompt_queue WHERE session_id = ? AND client_id = ?").get(sessionId, clientId);
+    return row ? toPrompt(row) : undefined;
+  }
+}

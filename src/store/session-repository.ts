@@ -1,0 +1,91 @@
+import type { Store } from "./database.ts";
+import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
+
+/** A session as stored: the Session fields that are not derived, and what the server keeps beside them. */
+export interface StoredSession {
+  id: string;
+  projectId: string;
+  harnessId: string;
+  harnessAccountId: string | null;
+  agentSessionId: string | null;
+  title: string;
+  /** Who named it: a title the user gave is never replaced by the agent's or the first prompt's. */
+  titleSource: "given" | "agent" | "prompt" | "default";
+  worktreeId: string | null;
+  worktreeName: string | null;
+  workspaceId: string | null;
+  cwd: string;
+  configSelections: Record<string, string>;
+  unavailableConfigSelections: Record<string, string>;
+  configOptions: ConfigOption[];
+  createdAt: string;
+  updatedAt: string;
+  sidebarState: "idle" | "working" | "waiting" | "error";
+  sidebarStateChangedAt: string;
+  usage: SessionUsage;
+  latestAttentionSequence: number;
+  lastSeenAttentionSequence: number;
+  /** The attention sequence of the last error, to tell whether an unread error exists. */
+  lastErrorAttentionSequence: number;
+  pendingQuestion: PendingQuestion | null;
+  pendingPlanApproval: boolean;
+  plan: SessionPlan | null;
+  goal: Goal | null;
+  parentSessionId: string | null;
+  labels: Record<string, string>;
+  status: string | null;
+  queuePaused: boolean;
+}
+
+interface Row {
+  data: string;
+}
+
+export interface SessionFilter {
+  projectId?: string;
+  harnessId?: string;
+  state?: StoredSession["sidebarState"];
+}
+
+export class SessionRepository {
+  constructor(private readonly store: Store) {}
+
+  save(session: StoredSession): void {
+    this.store.db
+      .query(
+        `INSERT INTO sessions (id, project_id, harness_id, sidebar_state, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET sidebar_state = excluded.sidebar_state, updated_at = excluded.updated_at, data = excluded.data`,
+      )
+      .run(session.id, session.projectId, session.harnessId, session.sidebarState, session.createdAt, session.updatedAt, JSON.stringify(session));
+  }
+
+  get(id: string): StoredSession | undefined {
+    const row = this.store.db.query<Row, [string]>("SELECT data FROM sessions WHERE id = ?").get(id);
+    return row ? (JSON.parse(row.data) as StoredSession) : undefined;
+  }
+
+  /** Newest activity first. */
+  list(filter: SessionFilter): StoredSession[] {
+    const where: string[] = [];
+    const values: string[] = [];
+    if (filter.projectId) (where.push("project_id = ?"), values.push(filter.projectId));
+    if (filter.harnessId) (where.push("harness_id = ?"), values.push(filter.harnessId));
+    if (filter.state) (where.push("sidebar_state = ?"), values.push(filter.state));
+    const sql = `SELECT data FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id DESC`;
+    return this.store.db
+      .query<Row, string[]>(sql)
+      .all(...values)
+      .map((row) => JSON.parse(row.data) as StoredSession);
+  }
+
+  ids(): string[] {
+    return this.store.db.query<{ id: string }, []>("SELECT id FROM sessions").all().map((row) => row.id);
+  }
+
+  /** Removes the session and everything recorded under it. */
+  remove(id: string): void {
+    for (const table of ["sessions", "conversation_items", "prompt_queue", "transcript_entries"]) {
+      this.store.db.query(`DELETE FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = ?`).run(id);
+    }
+  }
+}
