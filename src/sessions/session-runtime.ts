@@ -192,7 +192,8 @@ export class SessionRuntime {
       this.recordTurnUsage(response);
     } catch (error) {
       const agent = this.agent;
-      const crashed = agent !== undefined && !agent.isRunning;
+      // The connection closes a moment before the exit is seen; the exit tells a crash apart.
+      const crashed = agent !== undefined && (await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]));
       stopReason = this.turn.cancelled ? "cancelled" : "error";
       failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : (error as Error).message;
       if (crashed) this.agent = undefined;

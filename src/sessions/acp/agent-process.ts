@@ -77,10 +77,16 @@ export class AgentProcess {
           () => reject(new AgentStartError(`${launch.command[0]} did not answer initialize within ${launch.initializeTimeoutMs} ms`)),
           launch.initializeTimeoutMs,
         );
-        void child.exited.then((code) =>
-          reject(new AgentStartError(`${launch.command[0]} exited with ${code} before answering initialize${stderr.tail ? `: ${lastLine(stderr.tail)}` : ""}`)),
-        );
-        initialize.then(resolve, reject).finally(() => clearTimeout(timer));
+        const exitedEarly = (code: number) =>
+          new AgentStartError(`${launch.command[0]} exited with ${code} before answering initialize${stderr.tail ? `: ${lastLine(stderr.tail)}` : ""}`);
+        void child.exited.then((code) => reject(exitedEarly(code)));
+        initialize
+          .then(resolve, async (error: unknown) => {
+            // The connection closes before the exit is seen; the exit (and its stderr) says more.
+            const code = await Promise.race([child.exited, Bun.sleep(500).then(() => undefined)]);
+            reject(code === undefined ? error : exitedEarly(code));
+          })
+          .finally(() => clearTimeout(timer));
       });
       return new AgentProcess(child, connection, answer.agentCapabilities ?? {}, stderr);
     } catch (error) {

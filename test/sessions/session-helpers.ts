@@ -1,0 +1,65 @@
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Static } from "@sinclair/typebox";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import type { ServerOptions } from "../../src/server/atrium-server.ts";
+import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
+
+export type SessionBody = Static<typeof Session>;
+export type DetailBody = Static<typeof SessionDetail>;
+
+const AGENT = join(import.meta.dir, "..", "fixtures", "scripted-agent", "scripted-agent");
+
+/** A server with the scripted ACP agent as harness `scripted`, driven by a script the test writes. */
+export interface SessionTestServer extends TestServer {
+  script(value: unknown): void;
+  /** Creates a scratch project and a session of `harnessId` in it. */
+  newSession(harnessId?: string): Promise<SessionBody>;
+  detail(id: string, query?: string): Promise<DetailBody>;
+  /** Polls the session until `done` holds. */
+  until(id: string, done: (detail: DetailBody) => boolean, timeoutMs?: number): Promise<DetailBody>;
+  cleanup(): Promise<void>;
+}
+
+export function startSessionServer(options: Partial<ServerOptions> = {}): SessionTestServer {
+  const dir = makeTempDir("atrium-sessions-");
+  const scriptFile = join(dir.path, "script.json");
+  writeFileSync(scriptFile, JSON.stringify({ prompts: {} }));
+  const t = startTestServer({
+    customHarnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }],
+    harnessEnv: { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: dir.path, SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_BUN: process.execPath },
+    probeTimeoutMs: 5000,
+    agentInitializeTimeoutMs: 5000,
+    ...options,
+  });
+  const detail = async (id: string, query = "") => (await t.json<DetailBody>("GET", `/v1/sessions/${id}${query}`)).body;
+  return {
+    ...t,
+    script: (value) => writeFileSync(scriptFile, JSON.stringify(value)),
+    async newSession(harnessId = "scripted") {
+      await t.ready();
+      const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
+      const created = await t.json<SessionBody>("POST", "/v1/sessions", { projectId: project.body.id, harnessId });
+      if (created.status !== 201) throw new Error(`session not created: ${JSON.stringify(created.body)}`);
+      return created.body;
+    },
+    detail,
+    async until(id, done, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await detail(id);
+        if (done(value)) return value;
+        if (Date.now() > deadline) throw new Error(`session ${id} did not get there; last: ${JSON.stringify(value).slice(0, 2000)}`);
+        await Bun.sleep(25);
+      }
+    },
+    async cleanup() {
+      await t.stop();
+      dir.remove();
+    },
+  };
+}
+
+export const lastReply = (detail: DetailBody) => detail.conversation.filter((item) => item.role === "assistant").at(-1);
+export const idle = (detail: DetailBody) => detail.session.sidebarState !== "working" && detail.promptQueue.length === 0 && !lastReply(detail)?.isGenerating;
