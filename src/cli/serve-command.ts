@@ -31,6 +31,7 @@ export const serveCommand = defineCommand({
           customHarnesses: config.harnesses,
           harnessUpdateCheck: config.harnessUpdateCheck,
           githubUrl: config.githubUrl,
+          agentIdleMs: config.agentIdleMinutes === undefined ? undefined : config.agentIdleMinutes * 60_000,
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

@@ -12,6 +12,9 @@ export const ConfigFile = Type.Object(
     harnessUpdateCheck: Type.Optional(
       Type.Boolean({ description: "Look up harnesses' latest versions with `npm view` (default true); false for offline machines." }),
     ),
+    agentIdleMinutes: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: "Stop a session's agent after this many idle minutes (default 30); the next prompt starts it again." }),
+    ),
     githubUrl: Type.Optional(
       Type.String({ pattern: "^https?://", description: "GitHub or GitHub Enterprise, for OpenCode's github-copilot sign-in." }),
     ),
