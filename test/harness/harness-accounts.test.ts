@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Harness, HarnessAccount } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -27,15 +28,6 @@ afterEach(async () => {
   home.remove();
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met; last value ${JSON.stringify(value)}`);
-    await Bun.sleep(50);
-  }
-}
 
 const harness = async (id: string) => (await t.json<HarnessBody>("GET", `/v1/harnesses/${id}`)).body;
 

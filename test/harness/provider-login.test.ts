@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Harness, ProviderLoginAttempt } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -33,15 +34,6 @@ afterEach(async () => {
 
 const authFile = () => join(home.path, ".local", "share", "opencode", "auth.json");
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met; last value ${JSON.stringify(value)}`);
-    await Bun.sleep(25);
-  }
-}
 
 /** GitHub's device flow as a loopback server: the first poll is pending, the second grants a token. */
 function fakeGitHub(): string {

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
 import type { ServerOptions } from "../../src/server/atrium-server.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 
@@ -45,15 +46,7 @@ export function startSessionServer(options: Partial<ServerOptions> = {}): Sessio
       return created.body;
     },
     detail,
-    async until(id, done, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await detail(id);
-        if (done(value)) return value;
-        if (Date.now() > deadline) throw new Error(`session ${id} did not get there; last: ${JSON.stringify(value).slice(0, 2000)}`);
-        await Bun.sleep(25);
-      }
-    },
+    until: (id, done, timeoutMs) => until(() => detail(id), done, timeoutMs),
     async cleanup() {
       await t.stop();
       dir.remove();
