@@ -62,6 +62,11 @@ describe("accounts", () => {
     const refreshed = (await t.json<HarnessBody[]>("POST", "/v1/harnesses/auth/refresh")).body.find((h) => h.id === "claude")!;
     expect(refreshed.auth.accounts.find((a) => a.id === accountId)).toMatchObject({ authState: "authenticated", email: "dev@example.com", isActive: true });
 
+    // New sessions of the harness start with the active account.
+    const project = (await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true })).body;
+    const session = await t.json<{ harnessAccountId: string }>("POST", "/v1/sessions", { projectId: project.id, harnessId: "claude" });
+    expect(session.body.harnessAccountId).toBe(accountId);
+
     // Removing the active account deletes its config home and falls back to the default.
     const removed = await t.json<HarnessBody>("DELETE", `/v1/harnesses/claude/accounts/${accountId}`);
     expect(removed.status).toBe(200);
