@@ -112,6 +112,16 @@ export class HarnessService {
     return this.refreshing;
   }
 
+  /**
+   * The harness being updated right now, or null (also for an id no longer declared): sessions hold
+   * new turns meanwhile.
+   */
+  updateGate(id: string): { harnessId: string; harnessName: string } | null {
+    const definition = this.deps.definitions.find((candidate) => candidate.id === id);
+    if (!definition || this.states.get(id)!.lifecycle.phase !== "updating") return null;
+    return { harnessId: id, harnessName: definition.name };
+  }
+
   /** Stops publishing; probes and operations still running end on their own time limits. */
   close(): void {
     this.closed = true;
@@ -178,7 +188,7 @@ export class HarnessService {
   launchSpec(id: string, accountId?: string | null): { definition: HarnessDefinition; accountId: string; env: Record<string, string | undefined> } {
     const definition = this.definition(id);
     const profile = this.deps.accounts.profile(definition, accountId ?? this.deps.accounts.activeId(definition));
-    return { definition, accountId: profile.id, env: { ...this.deps.environment.env, ...this.deps.accounts.environment(definition, profile) } };
+    return { definition, accountId: profile.id, env: this.accountEnv(definition, profile) };
   }
   /**
    * Installs (or updates) a harness with one of its install methods, in the background: the answer is
@@ -260,7 +270,7 @@ export class HarnessService {
     const { readiness } = state;
     await Promise.all(
       profiles.map(async (profile) => {
-        const environment = { ...this.deps.environment, env: { ...this.deps.environment.env, ...this.deps.accounts.environment(definition, profile) } };
+        const environment = { ...this.deps.environment, env: this.accountEnv(definition, profile) };
         const auth: AuthView =
           readiness.state === "ready" && readiness.path
             ? await probeAuth(definition, readiness.path, environment)
@@ -331,6 +341,11 @@ export class HarnessService {
     const recommended = methods.find((method) => method.available) ?? methods[0];
     if (recommended) recommended.recommended = true;
     return methods;
+  }
+
+  /** The service's environment with the account's config home over it. */
+  private accountEnv(definition: HarnessDefinition, profile: AccountProfile): Record<string, string | undefined> {
+    return { ...this.deps.environment.env, ...this.deps.accounts.environment(definition, profile) };
   }
 
   private requireInstalled(definition: HarnessDefinition): void {

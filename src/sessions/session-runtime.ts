@@ -27,7 +27,7 @@ export interface SessionRuntimeDeps {
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
   launch: (session: StoredSession) => AgentLaunch;
-  /** Holds new turns while the harness is being updated; returns the harness name then. */
+  /** Holds new turns while the harness is being updated; the harness's name then. */
   heldBy: (session: StoredSession) => string | undefined;
   /** Streamed text waits at most this long before it is written and published as one delta. */
   deltaFlushMs: number;
@@ -199,6 +199,8 @@ export class SessionRuntime {
       if (crashed) this.agent = undefined;
       this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure ?? (error as Error).message, prompt: promptText.length });
     }
+    // Stopped (shutdown, deletion): the reply stays generating, and a restart marks it interrupted.
+    if (this.closed) return;
     this.flush();
     const turn = this.turn;
     this.turn = undefined;
@@ -358,10 +360,10 @@ export class SessionRuntime {
         });
         return;
       case "session_info_update":
-        if (!update.title) return;
+        // A title the user gave stays; only then is there nothing to record.
+        if (!update.title || this.deps.records.get(this.sessionId).titleSource === "given") return;
         this.flush();
         this.deps.records.update(this.sessionId, (session) => {
-          if (session.titleSource === "given") return;
           session.title = update.title!;
           session.titleSource = "agent";
         });

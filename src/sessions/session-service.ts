@@ -157,7 +157,6 @@ export class SessionService {
     return this.deps.store.transaction(() => {
       const session = this.records.get(id);
       const page = this.deps.conversation.page(id, before === undefined ? null : Number(before), limit);
-      const harness = this.deps.harnesses.get(session.harnessId);
       return {
         hasMore: page.olderThan !== null,
         nextBefore: page.olderThan === null ? null : String(page.olderThan),
@@ -170,7 +169,7 @@ export class SessionService {
         backgroundTasks: [],
         goal: session.goal,
         sessionPlan: session.plan,
-        updateGate: harness.lifecycle.phase === "updating" ? { harnessId: harness.id, harnessName: harness.name } : null,
+        updateGate: this.deps.harnesses.updateGate(session.harnessId),
       };
     });
   }
@@ -349,10 +348,7 @@ export class SessionService {
           const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
           return { command: spec.definition.acpCommand, cwd: session.cwd, env: spec.env, initializeTimeoutMs: this.deps.initializeTimeoutMs };
         },
-        heldBy: (session) => {
-          const harness = this.deps.harnesses.get(session.harnessId);
-          return harness.lifecycle.phase === "updating" ? harness.name : undefined;
-        },
+        heldBy: (session) => this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });
       this.runtimes.set(id, runtime);
     }

@@ -241,6 +241,21 @@ describe("faults", () => {
     }
   });
 
+  test("a graceful stop mid-turn leaves the reply for the restart to mark interrupted, not failed", async () => {
+    t = startSessionServer();
+    const session = await t.newSession("echo");
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "/long 1000000" });
+    await t.until(session.id, (d) => (lastReply(d)?.text.length ?? 0) > 1000);
+    const dataDir = t.dataDir;
+    await t.server.stop();
+    const again = startSessionServer({ dataDir });
+    const cleanupFirst = t.cleanup;
+    t = { ...again, cleanup: async () => (await again.cleanup(), await cleanupFirst()) };
+    const after = await t.detail(session.id);
+    expect(lastReply(after)).toMatchObject({ isGenerating: false, stopReason: "interrupted" });
+    expect(after.session).toMatchObject({ sidebarState: "idle", status: "the turn was interrupted by a server restart", hasUnreadError: false });
+  });
+
   test("a long conversation reads back page by page to the first message", async () => {
     t = startSessionServer();
     const session = await t.newSession("echo");
