@@ -325,6 +325,13 @@ export const SetConfigBody = Type.Object({
   clientActionId: Type.Optional(Nullable(Type.String())),
 });
 
+export const SetGoalBody = Type.Object({
+  objective: Type.String({ minLength: 1, maxLength: 10_000 }),
+  tokenBudget: Type.Optional(
+    Nullable(Type.Integer({ minimum: 1, description: "Tokens the goal may use; none (null) counts without a limit." })),
+  ),
+});
+
 export const SessionEventsQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: "A per-session event id; only later events are returned." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: "500 by default." })),

@@ -4,7 +4,7 @@ import type { StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ConfigOption, ConversationItem, PendingQuestion } from "../schemas/sessions.ts";
+import type { ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { AgentProcess, type AgentLaunch } from "./acp/agent-process.ts";
@@ -18,6 +18,7 @@ import {
   type QuestionAnswer,
 } from "./question-mapping.ts";
 import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
+import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
@@ -38,8 +39,14 @@ export interface SessionRuntimeDeps {
 interface Turn {
   promptId: string;
   itemId: string;
-  startedAtMs: number;
   cancelled: boolean;
+  /** Context tokens in use when the turn started: their growth estimates its tokens until it reports them. */
+  contextAtStart: number;
+  /** The turn's tokens so far (the estimate, then the count the agent reports at its end). */
+  tokens: number;
+  /** What of `tokens`, and the time up to when, has been counted against the goal. */
+  goalTokens: number;
+  goalClockMs: number;
 }
 
 interface OpenQuestion {
@@ -74,6 +81,19 @@ export class SessionRuntime {
 
   get isTurnRunning(): boolean {
     return this.turn !== undefined;
+  }
+
+  /** What a goal of this session is doing now. */
+  goalActivity(session: StoredSession): Goal["activity"] {
+    if (!this.turn) return "idle";
+    return isPlanMode(session.configOptions) ? "planning" : "working";
+  }
+
+  /** A goal set (or raised) during a turn counts from now on, not from the turn's start. */
+  restartGoalCount(): void {
+    if (!this.turn) return;
+    this.turn.goalTokens = this.turn.tokens;
+    this.turn.goalClockMs = Date.now();
   }
 
   /** Starts the next queued prompt when no turn runs (and nothing holds the queue). */
@@ -153,6 +173,7 @@ export class SessionRuntime {
     const replyId = newId("msg");
     let promptText = "";
     let blocks: acp.ContentBlock[] = [];
+    let contextAtStart = 0;
     this.deps.records.update(this.sessionId, (session) => {
       const prompt = this.deps.queue.get(promptId);
       if (!prompt) throw new NotFoundError(`prompt ${promptId} is gone`);
@@ -181,8 +202,10 @@ export class SessionRuntime {
       }
       session.sidebarState = "working";
       session.status = null;
+      contextAtStart = session.usage.used;
     });
-    this.turn = { promptId, itemId: replyId, startedAtMs: Date.now(), cancelled: false };
+    this.turn = { promptId, itemId: replyId, cancelled: false, contextAtStart, tokens: 0, goalTokens: 0, goalClockMs: Date.now() };
+    this.recordGoalActivity();
     let stopReason: string;
     let failure: string | undefined;
     try {
@@ -203,15 +226,21 @@ export class SessionRuntime {
     if (this.closed) return;
     this.flush();
     const turn = this.turn;
-    this.turn = undefined;
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
       this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
       session.pendingQuestion = null;
       session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
       session.status = failure ?? null;
+      if (session.goal) {
+        session.goal.activity = "idle";
+        this.chargeGoal(session);
+        this.deps.records.emit(this.sessionId, "session.goal", { goal: session.goal });
+        if (session.queuePaused && session.goal.status === "budget_exhausted") session.status = failure ?? budgetSpentStatus(session.goal);
+      }
       SessionRecords.attention(session, failure !== undefined);
     });
+    this.turn = undefined;
     this.scheduleIdleStop();
     if (failure) throw new TurnFailed();
   }
@@ -352,13 +381,21 @@ export class SessionRuntime {
           this.deps.records.emit(this.sessionId, "session.plan", { plan: session.plan });
         });
         return;
-      case "usage_update":
+      case "usage_update": {
         this.flush();
+        let spent = false;
         this.deps.records.update(this.sessionId, (session) => {
           session.usage = applyUsage(session.usage, update);
           this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
+          if (this.turn) this.turn.tokens = Math.max(this.turn.tokens, update.used - this.turn.contextAtStart);
+          if (session.goal?.status !== "active") return;
+          spent = this.chargeGoal(session);
+          this.deps.records.emit(this.sessionId, "session.goal", { goal: session.goal });
         });
+        // The budget is spent: the turn stops here (its reply so far is kept).
+        if (spent) void this.cancel().catch(() => undefined);
         return;
+      }
       case "session_info_update":
         // A title the user gave stays; only then is there nothing to record.
         if (!update.title || this.deps.records.get(this.sessionId).titleSource === "given") return;
@@ -411,6 +448,7 @@ export class SessionRuntime {
   private recordTurnUsage(response: acp.PromptResponse): void {
     const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
     if (!usage) return;
+    if (this.turn) this.turn.tokens = Math.max(this.turn.tokens, usage.totalTokens ?? 0);
     this.flush();
     this.deps.records.update(this.sessionId, (session) => {
       session.usage = {
@@ -422,6 +460,34 @@ export class SessionRuntime {
         totalTokens: session.usage.totalTokens + (usage.totalTokens ?? 0),
       };
       this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
+    });
+  }
+
+  /**
+   * Counts the turn's tokens and time since the last count against an active goal; true when that
+   * spent the budget, which pauses the queue.
+   */
+  private chargeGoal(session: StoredSession): boolean {
+    const turn = this.turn;
+    const goal = session.goal;
+    if (!turn || !goal || goal.status !== "active") return false;
+    const nowMs = Date.now();
+    const spent = chargeGoal(goal, turn.tokens - turn.goalTokens, (nowMs - turn.goalClockMs) / 1000, this.deps.records.timestamp());
+    turn.goalTokens = Math.max(turn.goalTokens, turn.tokens);
+    turn.goalClockMs = nowMs;
+    if (spent) {
+      session.queuePaused = true;
+      session.status = budgetSpentStatus(goal);
+    }
+    return spent;
+  }
+
+  private recordGoalActivity(): void {
+    const session = this.deps.records.get(this.sessionId);
+    if (!session.goal || session.goal.activity === this.goalActivity(session)) return;
+    this.deps.records.update(this.sessionId, (stored) => {
+      stored.goal!.activity = this.goalActivity(stored);
+      this.deps.records.emit(this.sessionId, "session.goal", { goal: stored.goal });
     });
   }
 

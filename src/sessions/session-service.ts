@@ -12,6 +12,7 @@ import type { WorktreeService } from "../projects/worktree-service.ts";
 import type {
   AnswerQuestionBody,
   CreateSessionBody,
+  Goal,
   QueuedPrompt,
   Session,
   SessionConfig,
@@ -24,6 +25,7 @@ import { newId } from "../ids.ts";
 import { SessionRecords } from "./session-records.ts";
 import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
+import { reviseGoal } from "./goal-budget.ts";
 
 export interface SessionServiceDeps {
   store: Store;
@@ -217,12 +219,7 @@ export class SessionService {
       this.deps.queue.add(prompt);
       this.records.emit(id, "session.prompt.queued", { prompt });
       // Sending a prompt is the user taking over again: a paused queue goes on.
-      if (session.queuePaused) {
-        this.records.update(id, (stored) => {
-          stored.queuePaused = false;
-          stored.status = null;
-        });
-      }
+      if (session.queuePaused) this.records.update(id, resumeQueue);
       return { prompt, created: true };
     });
     this.runtime(id).kick();
@@ -315,6 +312,34 @@ export class SessionService {
     }
   }
 
+  /** Sets the goal; a spent budget raised above what was used lets the paused queue go on. */
+  setGoal(id: string, objective: string, tokenBudget: number | null): Goal {
+    const runtime = this.runtimes.get(id);
+    let goal: Goal | undefined;
+    this.records.update(id, (session) => {
+      const wasSpent = session.goal?.status === "budget_exhausted";
+      goal = reviseGoal(session.goal, objective, tokenBudget, runtime?.goalActivity(session) ?? "idle", this.records.timestamp());
+      session.goal = goal;
+      if (wasSpent && goal.status === "active") resumeQueue(session);
+      this.records.emit(id, "session.goal", { goal });
+    });
+    runtime?.restartGoalCount();
+    this.runtime(id).kick();
+    return goal!;
+  }
+
+  /** Removes the goal; a queue its spent budget paused goes on. */
+  clearGoal(id: string): Session {
+    const session = this.records.update(id, (stored) => {
+      if (!stored.goal) throw new NotFoundError("the session has no goal");
+      if (stored.goal.status === "budget_exhausted") resumeQueue(stored);
+      stored.goal = null;
+      this.records.emit(id, "session.goal", { goal: null });
+    });
+    this.runtime(id).kick();
+    return session;
+  }
+
   events(id: string, after = 0, limit = DEFAULT_EVENTS): EventRecord[] {
     this.records.get(id);
     return this.deps.events.readSession(id, after, limit);
@@ -354,4 +379,10 @@ export class SessionService {
     }
     return runtime;
   }
+}
+
+function resumeQueue(session: StoredSession): void {
+  if (!session.queuePaused) return;
+  session.queuePaused = false;
+  session.status = null;
 }

@@ -4,6 +4,7 @@ import {
   CreateSessionBody,
   DeleteSessionQuery,
   EditPromptBody,
+  Goal,
   QueuedPrompt,
   SendPromptBody,
   Session,
@@ -13,6 +14,7 @@ import {
   SessionEventsQuery,
   SessionListQuery,
   SetConfigBody,
+  SetGoalBody,
   UpdateSessionBody,
 } from "../../schemas/sessions.ts";
 import { EventRecord } from "../../schemas/events.ts";
@@ -167,6 +169,28 @@ export function sessionRoutes(sessions: SessionService) {
       body: SetConfigBody,
       response: SessionConfig,
       handler: ({ params, body }) => sessions.setConfig(params.id, body.configId, body.value),
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/v1/sessions/:id/goal",
+      tag: "sessions",
+      summary: "Set the session's goal and token budget",
+      description:
+        "Tokens and seconds of turns count against it. When the budget is spent the turn is cancelled, the queue pauses and the " +
+        "session's status says so. The same objective again keeps the counts (raise the budget to go on); a new one starts from zero.",
+      params: SessionParams,
+      body: SetGoalBody,
+      response: Goal,
+      handler: ({ params, body }) => sessions.setGoal(params.id, body.objective, body.tokenBudget ?? null),
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/sessions/:id/goal",
+      tag: "sessions",
+      summary: "Remove the goal (a queue its budget paused goes on)",
+      params: SessionParams,
+      response: Session,
+      handler: ({ params }) => sessions.clearGoal(params.id),
     }),
     defineRoute({
       method: "GET",
