@@ -45,6 +45,8 @@ export const eventPayloads = {
   "session.plan": Type.Object({ plan: SessionPlan }),
   "session.usage": Type.Object({ usage: SessionUsage }),
   "session.goal": Type.Object({ goal: Type.Union([Goal, Type.Null()]) }),
+  /** An entry of a reply's details (a thought, a tool call) was added or changed: read it at endpoint 12. */
+  "session.transcript": Type.Object({ itemId: Type.String(), key: Type.String(), position: Type.Integer(), revision: Type.Integer() }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
   "sync.changed": Type.Object({
     namespace: Type.String(),

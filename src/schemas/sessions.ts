@@ -242,6 +242,13 @@ export const UsageLimits = Type.Object(
   { $id: "UsageLimits" },
 );
 
+export const TranscriptDetailsQuery = Type.Object({
+  after: Type.Optional(
+    Type.String({ pattern: "^(latest|[ab][0-9]{1,15})$", description: "nextAfter or previousBefore of an earlier page, or `latest`; the first page when absent." }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Entries per page; 50 by default." })),
+});
+
 export const TranscriptDetailsPage = Type.Object(
   {
     itemId: Type.String(),
@@ -260,6 +267,7 @@ export const TranscriptDetailsPage = Type.Object(
   },
   { $id: "TranscriptDetailsPage" },
 );
+export type TranscriptDetailsPage = Static<typeof TranscriptDetailsPage>;
 
 const Labels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 1000 }), {
   description: "Free-form key/value labels, e.g. {\"ticket\": \"ABC-12\"}.",

@@ -42,6 +42,7 @@ import { providerLoginRoutes } from "../http/routes/provider-login-routes.ts";
 import { sessionRoutes } from "../http/routes/session-routes.ts";
 import { SessionService } from "../sessions/session-service.ts";
 import { SessionRepository } from "../store/session-repository.ts";
+import { TranscriptRepository } from "../store/transcript-repository.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
@@ -224,6 +225,7 @@ export class AtriumServer {
         store,
         sessions: new SessionRepository(store),
         conversation: new ConversationRepository(store),
+        transcript: new TranscriptRepository(store),
         queue: new PromptQueueRepository(store),
         events: log,
         harnesses,

@@ -3,6 +3,7 @@ import type { Store } from "../store/database.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
@@ -19,12 +20,14 @@ import {
 } from "./question-mapping.ts";
 import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
 import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
+import { mergeToolCall, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
   records: SessionRecords;
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
+  transcript: TranscriptRepository;
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
   launch: (session: StoredSession) => AgentLaunch;
@@ -47,6 +50,9 @@ interface Turn {
   /** What of `tokens`, and the time up to when, has been counted against the goal. */
   goalTokens: number;
   goalClockMs: number;
+  /** How many thoughts the reply has had, and the key of the one streaming now. */
+  thoughts: number;
+  openThought: string | undefined;
 }
 
 interface OpenQuestion {
@@ -68,6 +74,7 @@ export class SessionRuntime {
   private turn: Turn | undefined;
   private draining = false;
   private pendingText = "";
+  private pendingThought = "";
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
@@ -204,7 +211,7 @@ export class SessionRuntime {
       session.status = null;
       contextAtStart = session.usage.used;
     });
-    this.turn = { promptId, itemId: replyId, cancelled: false, contextAtStart, tokens: 0, goalTokens: 0, goalClockMs: Date.now() };
+    this.turn = { promptId, itemId: replyId, cancelled: false, contextAtStart, tokens: 0, goalTokens: 0, goalClockMs: Date.now(), thoughts: 0, openThought: undefined };
     this.recordGoalActivity();
     let stopReason: string;
     let failure: string | undefined;
@@ -374,6 +381,13 @@ export class SessionRuntime {
       case "agent_message_chunk":
         if (update.content.type === "text") this.appendText(update.content.text);
         return;
+      case "agent_thought_chunk":
+        if (update.content.type === "text") this.appendThought(update.content.text);
+        return;
+      case "tool_call":
+      case "tool_call_update":
+        this.recordToolCall(update);
+        return;
       case "plan":
         this.flush();
         this.deps.records.update(this.sessionId, (session) => {
@@ -414,7 +428,7 @@ export class SessionRuntime {
         this.recordModeChange(update.currentModeId);
         return;
       default:
-        // Thoughts, tool calls and the rest belong to the transcript details, which are not kept yet.
+        // The user's own message echoed back, available commands: nothing the interface shows.
         return;
     }
   }
@@ -492,23 +506,69 @@ export class SessionRuntime {
   }
 
   private appendText(text: string): void {
-    if (!this.turn || text.length === 0) return;
+    const turn = this.turn;
+    if (!turn || text.length === 0) return;
+    // The reply goes on after a thought: that thought is complete, and a later one is a new entry.
+    if (turn.openThought) {
+      this.flush();
+      turn.openThought = undefined;
+    }
     this.pendingText += text;
-    if (this.pendingText.length >= DELTA_FLUSH_BYTES) return this.flush();
+    this.scheduleFlush();
+  }
+
+  private appendThought(text: string): void {
+    const turn = this.turn;
+    if (!turn || text.length === 0) return;
+    turn.openThought ??= thoughtKey(++turn.thoughts);
+    this.pendingThought += text;
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.pendingText.length + this.pendingThought.length >= DELTA_FLUSH_BYTES) return this.flush();
     this.flushTimer ??= setTimeout(() => this.flush(), this.deps.deltaFlushMs);
   }
 
-  /** Writes buffered text and publishes it as one delta; runs before any other event of the session. */
+  /** A tool call or its update, merged into the reply's details (it also ends a streaming thought). */
+  private recordToolCall(update: acp.ToolCall | acp.ToolCallUpdate): void {
+    const turn = this.turn;
+    if (!turn) return;
+    this.flush();
+    turn.openThought = undefined;
+    const key = toolCallKey(update.toolCallId);
+    this.deps.store.transaction(() => {
+      const known = this.deps.transcript.get(turn.itemId, key)?.payload as ToolCallDetails | undefined;
+      const at = this.deps.transcript.put(this.sessionId, turn.itemId, key, mergeToolCall(known, update));
+      this.deps.records.emit(this.sessionId, "session.transcript", { itemId: turn.itemId, key, ...at });
+    });
+  }
+
+  /**
+   * Writes buffered reply text (published as one delta) and thought text (one transcript change);
+   * runs before any other event of the session, so events keep the agent's order.
+   */
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const text = this.pendingText;
+    const thought = this.pendingThought;
     const turn = this.turn;
-    if (text.length === 0 || !turn || this.closed) return;
+    if ((text.length === 0 && thought.length === 0) || !turn || this.closed) return;
     this.pendingText = "";
+    this.pendingThought = "";
     this.deps.store.transaction(() => {
-      this.deps.conversation.appendText(turn.itemId, text);
-      this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: turn.itemId, text });
+      if (text.length > 0) {
+        this.deps.conversation.appendText(turn.itemId, text);
+        this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: turn.itemId, text });
+      }
+      if (thought.length > 0 && turn.openThought) {
+        const key = turn.openThought;
+        const at =
+          this.deps.transcript.appendText(turn.itemId, key, "text", thought) ??
+          this.deps.transcript.put(this.sessionId, turn.itemId, key, { type: "thought", text: thought });
+        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: turn.itemId, key, ...at });
+      }
     });
   }
 }

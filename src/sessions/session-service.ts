@@ -3,6 +3,7 @@ import type { Store } from "../store/database.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { EventRecord } from "../schemas/events.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -18,6 +19,7 @@ import type {
   SessionConfig,
   SessionDetail,
   SessionListQuery,
+  TranscriptDetailsPage,
   UpdateSessionBody,
 } from "../schemas/sessions.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
@@ -26,12 +28,14 @@ import { SessionRecords } from "./session-records.ts";
 import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
+import { readDetailsPage } from "./transcript-pages.ts";
 
 export interface SessionServiceDeps {
   store: Store;
   sessions: SessionRepository;
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
+  transcript: TranscriptRepository;
   events: EventLog;
   harnesses: HarnessService;
   projects: ProjectService;
@@ -172,6 +176,21 @@ export class SessionService {
         goal: session.goal,
         sessionPlan: session.plan,
         updateGate: this.deps.harnesses.updateGate(session.harnessId),
+      };
+    });
+  }
+
+  /** A page of a conversation item's details (thoughts, tool calls), read in one transaction with the cursor. */
+  transcriptDetails(id: string, itemId: string, after: string | undefined, limit = DEFAULT_PAGE): TranscriptDetailsPage {
+    return this.deps.store.transaction(() => {
+      this.records.get(id);
+      const item = this.deps.conversation.find(id, itemId);
+      if (!item) throw new NotFoundError(`session ${id} has no conversation item ${itemId}`);
+      return {
+        itemId,
+        revision: this.deps.transcript.revision(itemId),
+        eventCursor: this.deps.events.cursor(),
+        ...readDetailsPage(this.deps.transcript, itemId, after, item.isGenerating, limit),
       };
     });
   }
@@ -366,6 +385,7 @@ export class SessionService {
         records: this.records,
         conversation: this.deps.conversation,
         queue: this.deps.queue,
+        transcript: this.deps.transcript,
         logger: this.deps.logger,
         deltaFlushMs: this.deps.deltaFlushMs,
         idleStopMs: this.deps.idleStopMs,

@@ -68,7 +68,15 @@ export class ConversationRepository {
   }
 
   get(itemId: string): ConversationItem | undefined {
-    const row = this.store.db.query<Row, [string]>("SELECT * FROM conversation_items WHERE id = ?").get(itemId);
+    return this.itemOf(this.store.db.query<Row, [string]>("SELECT * FROM conversation_items WHERE id = ?").get(itemId));
+  }
+
+  /** The item when it belongs to the session. */
+  find(sessionId: string, itemId: string): ConversationItem | undefined {
+    return this.itemOf(this.store.db.query<Row, [string, string]>("SELECT * FROM conversation_items WHERE id = ? AND session_id = ?").get(itemId, sessionId));
+  }
+
+  private itemOf(row: Row | null): ConversationItem | undefined {
     if (!row) return undefined;
     const { seq: _seq, ...item } = toItem(row);
     return item;

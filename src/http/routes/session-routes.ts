@@ -15,6 +15,8 @@ import {
   SessionListQuery,
   SetConfigBody,
   SetGoalBody,
+  TranscriptDetailsPage,
+  TranscriptDetailsQuery,
   UpdateSessionBody,
 } from "../../schemas/sessions.ts";
 import { EventRecord } from "../../schemas/events.ts";
@@ -24,6 +26,7 @@ import { defineRoute } from "../route.ts";
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 const PromptParams = Type.Object({ id: Type.String({ minLength: 1 }), promptId: Type.String({ minLength: 1 }) });
 const QuestionParams = Type.Object({ id: Type.String({ minLength: 1 }), questionId: Type.String({ minLength: 1 }) });
+const ItemParams = Type.Object({ id: Type.String({ minLength: 1 }), itemId: Type.String({ minLength: 1 }) });
 const Deleted = Type.Object({ id: Type.String() });
 
 export function sessionRoutes(sessions: SessionService) {
@@ -169,6 +172,20 @@ export function sessionRoutes(sessions: SessionService) {
       body: SetConfigBody,
       response: SessionConfig,
       handler: ({ params, body }) => sessions.setConfig(params.id, body.configId, body.value),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/sessions/:id/transcript/:itemId/details",
+      tag: "sessions",
+      summary: "A page of a reply's details: its thoughts and tool calls, in the order they appeared",
+      description:
+        "`after` takes nextAfter (newer entries; still a cursor while the reply is generating) or previousBefore (older ones) of an " +
+        "earlier page, or `latest` for the newest page. An entry changed in place (a tool call finishing) keeps its position and " +
+        "gets a new revision; `session.transcript` events name what changed.",
+      params: ItemParams,
+      query: TranscriptDetailsQuery,
+      response: TranscriptDetailsPage,
+      handler: ({ params, query }) => sessions.transcriptDetails(params.id, params.itemId, query.after, query.limit),
     }),
     defineRoute({
       method: "PUT",
