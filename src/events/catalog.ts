@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Project } from "../schemas/projects.ts";
 import { Harness } from "../schemas/harnesses.ts";
-import { ConfigOption, ConversationItem, Goal, PendingQuestion, QueuedPrompt, Session, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
+import { BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion, QueuedPrompt, Session, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 const ProjectPayload = Type.Object({ project: Project });
 
@@ -47,6 +47,8 @@ export const eventPayloads = {
   "session.goal": Type.Object({ goal: Type.Union([Goal, Type.Null()]) }),
   /** An entry of a reply's details (a thought, a tool call) was added or changed: read it at endpoint 12. */
   "session.transcript": Type.Object({ itemId: Type.String(), key: Type.String(), position: Type.Integer(), revision: Type.Integer() }),
+  /** The session's background tasks (commands the agent runs) changed: one started, ended or was released. */
+  "session.tasks": Type.Object({ backgroundTasks: Type.Array(BackgroundTask) }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
   "sync.changed": Type.Object({
     namespace: Type.String(),

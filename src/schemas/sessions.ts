@@ -149,6 +149,18 @@ export const BackgroundTask = Type.Object(
 );
 export type BackgroundTask = Static<typeof BackgroundTask>;
 
+export const BackgroundTaskOutput = Type.Object(
+  {
+    task: BackgroundTask,
+    output: Type.String({ description: "What the command wrote (stdout and stderr as they came); the newest part when truncated." }),
+    truncated: Type.Boolean({ description: "Older output was dropped to stay within the agent's output limit (1 MiB by default)." }),
+    exitCode: Nullable(Type.Integer()),
+    signal: Nullable(Type.String()),
+  },
+  { $id: "BackgroundTaskOutput" },
+);
+export type BackgroundTaskOutput = Static<typeof BackgroundTaskOutput>;
+
 export const Goal = Type.Object(
   {
     objective: Type.String(),

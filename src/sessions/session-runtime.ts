@@ -5,11 +5,12 @@ import type { ConversationRepository } from "../store/conversation-repository.ts
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
+import type { BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { AgentProcess, type AgentLaunch } from "./acp/agent-process.ts";
 import { FileAccess } from "./acp/file-access.ts";
+import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
 import { SessionRecords } from "./session-records.ts";
 import {
   elicitationContent,
@@ -20,7 +21,7 @@ import {
 } from "./question-mapping.ts";
 import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
 import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
-import { mergeToolCall, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
+import { mergeToolCall, terminalIdsOf, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
@@ -70,6 +71,8 @@ const DELTA_FLUSH_BYTES = 64 * 1024;
  */
 export class SessionRuntime {
   private agent: AgentProcess | undefined;
+  /** The commands the current agent started (`terminal/*`); they end with it. */
+  private terminals: Terminals | undefined;
   private agentSessionId: string | undefined;
   private turn: Turn | undefined;
   private draining = false;
@@ -148,8 +151,25 @@ export class SessionRuntime {
     clearTimeout(this.idleTimer);
     clearTimeout(this.holdTimer);
     this.openQuestion?.withdraw();
+    this.stopAgent();
+  }
+
+  backgroundTasks(): BackgroundTask[] {
+    return this.terminals?.tasks() ?? [];
+  }
+
+  /** A background task and what its command wrote so far. */
+  taskOutput(terminalKey: string): { task: BackgroundTask } & TerminalOutput {
+    const terminals = this.terminals;
+    if (!terminals?.has(terminalKey)) throw new NotFoundError(`no background task ${terminalKey} in session ${this.sessionId}`);
+    return { task: terminals.task(terminalKey), ...terminals.output(terminalKey) };
+  }
+
+  private stopAgent(): void {
     this.agent?.stop();
     this.agent = undefined;
+    this.terminals?.closeAll();
+    this.terminals = undefined;
   }
 
   private async drain(): Promise<void> {
@@ -226,7 +246,7 @@ export class SessionRuntime {
       const crashed = agent !== undefined && (await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]));
       stopReason = this.turn.cancelled ? "cancelled" : "error";
       failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : (error as Error).message;
-      if (crashed) this.agent = undefined;
+      if (crashed) this.stopAgent();
       this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure ?? (error as Error).message, prompt: promptText.length });
     }
     // Stopped (shutdown, deletion): the reply stays generating, and a restart marks it interrupted.
@@ -262,8 +282,8 @@ export class SessionRuntime {
     this.idleTimer = setTimeout(() => {
       if (this.turn || this.closed) return;
       this.deps.logger.info("stopping an idle agent", { sessionId: this.sessionId });
-      this.agent?.stop();
-      this.agent = undefined;
+      this.stopAgent();
+      this.publishTasks();
     }, this.deps.idleStopMs);
     this.idleTimer.unref?.();
   }
@@ -274,7 +294,16 @@ export class SessionRuntime {
     const session = this.deps.records.get(this.sessionId);
     const launch = this.deps.launch(session);
     const files = new FileAccess([session.cwd]);
+    this.terminals?.closeAll();
+    const terminals = new Terminals({
+      env: launch.env,
+      cwd: session.cwd,
+      checkCwd: (path) => files.resolveInside(path),
+      onChange: () => this.publishTasks(),
+    });
+    this.terminals = terminals;
     const agent = await AgentProcess.start(launch, {
+      terminals,
       onUpdate: (notification) => this.onUpdate(notification),
       requestPermission: (request) => this.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), {
         outcome: { outcome: "cancelled" },
@@ -305,7 +334,9 @@ export class SessionRuntime {
     this.agent = agent;
     this.agentSessionId = agentSessionId;
     void agent.exited.then(() => {
-      if (this.agent === agent && !this.turn) this.agent = undefined;
+      if (this.agent !== agent || this.turn) return;
+      this.stopAgent();
+      this.publishTasks();
     });
     this.deps.records.update(this.sessionId, (stored) => {
       stored.agentSessionId = agentSessionId;
@@ -505,6 +536,12 @@ export class SessionRuntime {
     });
   }
 
+  private publishTasks(): void {
+    if (this.closed) return;
+    const backgroundTasks = this.backgroundTasks();
+    this.deps.store.transaction(() => this.deps.records.emit(this.sessionId, "session.tasks", { backgroundTasks }));
+  }
+
   private appendText(text: string): void {
     const turn = this.turn;
     if (!turn || text.length === 0) return;
@@ -537,6 +574,7 @@ export class SessionRuntime {
     this.flush();
     turn.openThought = undefined;
     const key = toolCallKey(update.toolCallId);
+    for (const terminalId of terminalIdsOf(update)) this.terminals?.linkToolCall(terminalId, update.toolCallId);
     this.deps.store.transaction(() => {
       const known = this.deps.transcript.get(turn.itemId, key)?.payload as ToolCallDetails | undefined;
       const at = this.deps.transcript.put(this.sessionId, turn.itemId, key, mergeToolCall(known, update));

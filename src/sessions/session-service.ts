@@ -12,6 +12,7 @@ import type { ProjectService } from "../projects/project-service.ts";
 import type { WorktreeService } from "../projects/worktree-service.ts";
 import type {
   AnswerQuestionBody,
+  BackgroundTaskOutput,
   CreateSessionBody,
   Goal,
   QueuedPrompt,
@@ -172,12 +173,20 @@ export class SessionService {
         eventCursor: this.deps.events.cursor(),
         pendingQuestion: session.pendingQuestion,
         pendingPlanApproval: session.pendingPlanApproval,
-        backgroundTasks: [],
+        backgroundTasks: this.runtimes.get(id)?.backgroundTasks() ?? [],
         goal: session.goal,
         sessionPlan: session.plan,
         updateGate: this.deps.harnesses.updateGate(session.harnessId),
       };
     });
+  }
+
+  /** A background task of the session with its output so far. */
+  taskOutput(id: string, terminalKey: string): BackgroundTaskOutput {
+    this.records.get(id);
+    const runtime = this.runtimes.get(id);
+    if (!runtime) throw new NotFoundError(`no background task ${terminalKey} in session ${id}`);
+    return runtime.taskOutput(terminalKey);
   }
 
   /** A page of a conversation item's details (thoughts, tool calls), read in one transaction with the cursor. */

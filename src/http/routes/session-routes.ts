@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import {
   AnswerQuestionBody,
+  BackgroundTaskOutput,
   CreateSessionBody,
   DeleteSessionQuery,
   EditPromptBody,
@@ -27,6 +28,7 @@ const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 const PromptParams = Type.Object({ id: Type.String({ minLength: 1 }), promptId: Type.String({ minLength: 1 }) });
 const QuestionParams = Type.Object({ id: Type.String({ minLength: 1 }), questionId: Type.String({ minLength: 1 }) });
 const ItemParams = Type.Object({ id: Type.String({ minLength: 1 }), itemId: Type.String({ minLength: 1 }) });
+const TaskParams = Type.Object({ id: Type.String({ minLength: 1 }), terminalKey: Type.String({ minLength: 1 }) });
 const Deleted = Type.Object({ id: Type.String() });
 
 export function sessionRoutes(sessions: SessionService) {
@@ -186,6 +188,16 @@ export function sessionRoutes(sessions: SessionService) {
       query: TranscriptDetailsQuery,
       response: TranscriptDetailsPage,
       handler: ({ params, query }) => sessions.transcriptDetails(params.id, params.itemId, query.after, query.limit),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/sessions/:id/tasks/:terminalKey",
+      tag: "sessions",
+      summary: "A background task (a command the agent runs) and its output so far",
+      description: "Tasks are listed in the session detail's backgroundTasks until the agent releases them; they end with the agent.",
+      params: TaskParams,
+      response: BackgroundTaskOutput,
+      handler: ({ params }) => sessions.taskOutput(params.id, params.terminalKey),
     }),
     defineRoute({
       method: "PUT",

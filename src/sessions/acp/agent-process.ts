@@ -1,6 +1,7 @@
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
 import { killGroup } from "../../process/run-command.ts";
+import type { Terminals } from "./terminals.ts";
 
 /** What the agent asks of the client; a session's runtime answers. */
 export interface AgentClientHandlers {
@@ -9,6 +10,8 @@ export interface AgentClientHandlers {
   elicit(request: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
   readTextFile(request: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
   writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  /** Answers `terminal/*`. */
+  terminals: Terminals;
 }
 
 export interface AgentLaunch {
@@ -61,13 +64,22 @@ export class AgentProcess {
       .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
       .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
       .onRequest("fs/read_text_file", ({ params }) => handlers.readTextFile(params))
-      .onRequest("fs/write_text_file", ({ params }) => handlers.writeTextFile(params));
+      .onRequest("fs/write_text_file", ({ params }) => handlers.writeTextFile(params))
+      .onRequest("terminal/create", ({ params }) => handlers.terminals.create(params))
+      .onRequest("terminal/output", ({ params }) => {
+        const { output, truncated, exitCode, signal } = handlers.terminals.output(params.terminalId);
+        const ended = exitCode !== null || signal !== null;
+        return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
+      })
+      .onRequest("terminal/wait_for_exit", ({ params }) => handlers.terminals.waitForExit(params.terminalId))
+      .onRequest("terminal/kill", ({ params }) => (handlers.terminals.kill(params.terminalId), {}))
+      .onRequest("terminal/release", ({ params }) => (handlers.terminals.release(params.terminalId), {}));
     const connection = app.connect(ndJsonStream(output, child.stdout));
     const stderr = { tail: "" };
     void AgentProcess.collectStderr(child.stderr, stderr);
     const initialize = connection.agent.request("initialize", {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false, elicitation: { form: {} } },
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
       clientInfo: { name: "atrium", version: "1" },
     });
     try {

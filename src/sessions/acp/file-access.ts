@@ -32,7 +32,8 @@ export class FileAccess {
     this.roots = roots.map((root) => realPathOf(resolve(root)));
   }
 
-  private check(path: string): string {
+  /** The real path of `path` when it is inside the session's folders; an ACP error otherwise. */
+  resolveInside(path: string): string {
     if (!isAbsolute(path)) throw RequestError.invalidParams(undefined, `${path} is not an absolute path`);
     const real = realPathOf(resolve(path));
     if (!this.roots.some((root) => inside(root, real))) {
@@ -42,7 +43,7 @@ export class FileAccess {
   }
 
   read(request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
-    const path = this.check(request.path);
+    const path = this.resolveInside(request.path);
     let content: string;
     try {
       content = readFileSync(path, "utf8");
@@ -57,7 +58,7 @@ export class FileAccess {
   }
 
   write(request: acp.WriteTextFileRequest): acp.WriteTextFileResponse {
-    const path = this.check(request.path);
+    const path = this.resolveInside(request.path);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, request.content);
     return {};
