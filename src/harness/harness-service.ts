@@ -7,11 +7,13 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
 import { runCommand } from "../process/run-command.ts";
 import type { TerminalLogs } from "./terminal-logs.ts";
+import { readUsageLimits, type AccountSpec } from "./usage-limits.ts";
+import type { UsageLimits } from "../schemas/sessions.ts";
 import type { HarnessDefinition } from "./harness-definition.ts";
 import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment } from "./detection.ts";
 import type { AccountProfile, HarnessAccounts } from "./harness-accounts.ts";
 import type { LatestVersions } from "./latest-versions.ts";
-import { harnessView, type AuthView, type HarnessState } from "./harness-view.ts";
+import { harnessView, loginInstruction, type AuthView, type HarnessState } from "./harness-view.ts";
 
 type Lifecycle = Harness["lifecycle"];
 
@@ -185,10 +187,21 @@ export class HarnessService {
    * How a session starts this harness: the ACP command and the environment of the account (the active
    * one unless named), over the service's own environment.
    */
-  launchSpec(id: string, accountId?: string | null): { definition: HarnessDefinition; accountId: string; env: Record<string, string | undefined> } {
+  launchSpec(id: string, accountId?: string | null): AccountSpec {
     const definition = this.definition(id);
     const profile = this.deps.accounts.profile(definition, accountId ?? this.deps.accounts.activeId(definition));
-    return { definition, accountId: profile.id, env: this.accountEnv(definition, profile) };
+    return {
+      definition,
+      accountId: profile.id,
+      accountLabel: profile.label,
+      env: this.accountEnv(definition, profile),
+      loginInstruction: loginInstruction(definition, profile),
+    };
+  }
+
+  /** The account's rate limits, where the harness keeps them. */
+  usageLimits(id: string, accountId?: string | null): UsageLimits {
+    return readUsageLimits(this.launchSpec(id, accountId), this.now());
   }
   /**
    * Installs (or updates) a harness with one of its install methods, in the background: the answer is

@@ -32,9 +32,16 @@ const CHECKING: AuthView = { state: "checking" };
 
 function loginDetail(definition: HarnessDefinition, profile: AccountProfile, auth: AuthView): string | null {
   if (auth.detail) return auth.detail;
-  if (auth.state !== "unauthenticated" || !definition.loginCommand) return null;
+  if (auth.state !== "unauthenticated") return null;
+  const instruction = loginInstruction(definition, profile);
+  return instruction ? `not logged in; to log in, ${instruction}` : null;
+}
+
+/** How the user logs this account in (Atrium does not drive vendors' browser logins). */
+export function loginInstruction(definition: HarnessDefinition, profile: AccountProfile): string | null {
+  if (!definition.loginCommand) return null;
   const prefix = profile.configHome && definition.configHomeEnv ? `${definition.configHomeEnv}='${profile.configHome}' ` : "";
-  return `not logged in; to log in, run in a terminal: ${prefix}${definition.loginCommand.join(" ")}`;
+  return `run in a terminal: ${prefix}${definition.loginCommand.join(" ")}`;
 }
 
 function accountView(input: HarnessViewInput, profile: AccountProfile): HarnessAccount {

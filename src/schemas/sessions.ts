@@ -253,6 +253,7 @@ export const UsageLimits = Type.Object(
   },
   { $id: "UsageLimits" },
 );
+export type UsageLimits = Static<typeof UsageLimits>;
 
 export const TranscriptDetailsQuery = Type.Object({
   after: Type.Optional(

@@ -31,7 +31,7 @@ export interface SessionRuntimeDeps {
   transcript: TranscriptRepository;
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
-  launch: (session: StoredSession) => AgentLaunch;
+  launch: (session: StoredSession) => AgentLaunch & { harnessName: string; loginInstruction: string | null };
   /** Holds new turns while the harness is being updated; the harness's name then. */
   heldBy: (session: StoredSession) => string | undefined;
   /** Streamed text waits at most this long before it is written and published as one delta. */
@@ -61,6 +61,9 @@ interface OpenQuestion {
   answer: (answers: Record<string, QuestionAnswer>) => void;
   withdraw: () => void;
 }
+
+/** ACP's error code for "authentication required". */
+const ACP_AUTH_REQUIRED = -32000;
 
 /** Past this much buffered text, a delta is written at once rather than on the timer. */
 const DELTA_FLUSH_BYTES = 64 * 1024;
@@ -245,7 +248,7 @@ export class SessionRuntime {
       // The connection closes a moment before the exit is seen; the exit tells a crash apart.
       const crashed = agent !== undefined && (await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]));
       stopReason = this.turn.cancelled ? "cancelled" : "error";
-      failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : (error as Error).message;
+      failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : this.failureReason(error);
       if (crashed) this.stopAgent();
       this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure ?? (error as Error).message, prompt: promptText.length });
     }
@@ -270,6 +273,14 @@ export class SessionRuntime {
     this.turn = undefined;
     this.scheduleIdleStop();
     if (failure) throw new TurnFailed();
+  }
+
+  /** What a failed prompt tells the user; an agent that wants a sign-in says how to do it. */
+  private failureReason(error: unknown): string {
+    const message = (error as Error).message;
+    if ((error as { code?: unknown }).code !== ACP_AUTH_REQUIRED) return message;
+    const launch = this.deps.launch(this.deps.records.get(this.sessionId));
+    return `${launch.harnessName} needs a sign-in (${message})${launch.loginInstruction ? `; to sign in, ${launch.loginInstruction}` : ""}`;
   }
 
   private crashReason(agent: AgentProcess): string {

@@ -22,6 +22,7 @@ import type {
   SessionListQuery,
   TranscriptDetailsPage,
   UpdateSessionBody,
+  UsageLimits,
 } from "../schemas/sessions.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -179,6 +180,12 @@ export class SessionService {
         updateGate: this.deps.harnesses.updateGate(session.harnessId),
       };
     });
+  }
+
+  /** The rate limits of the session's harness account (endpoint 15). */
+  usageLimits(id: string): UsageLimits {
+    const session = this.records.get(id);
+    return this.deps.harnesses.usageLimits(session.harnessId, session.harnessAccountId);
   }
 
   /** A background task of the session with its output so far. */
@@ -400,7 +407,14 @@ export class SessionService {
         idleStopMs: this.deps.idleStopMs,
         launch: (session) => {
           const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
-          return { command: spec.definition.acpCommand, cwd: session.cwd, env: spec.env, initializeTimeoutMs: this.deps.initializeTimeoutMs };
+          return {
+            command: spec.definition.acpCommand,
+            cwd: session.cwd,
+            env: spec.env,
+            initializeTimeoutMs: this.deps.initializeTimeoutMs,
+            harnessName: spec.definition.name,
+            loginInstruction: spec.loginInstruction,
+          };
         },
         heldBy: (session) => this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });

@@ -200,6 +200,16 @@ describe("turns with the scripted agent", () => {
 });
 
 describe("faults", () => {
+  test("an agent that wants a sign-in: the turn fails and the status says how to sign in", async () => {
+    t = startSessionServer();
+    t.script({ prompts: { "*": [{ authRequired: true }] } });
+    const session = await t.newSession();
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
+    const failed = await t.until(session.id, (d) => lastReply(d)?.stopReason === "error");
+    expect(failed.session).toMatchObject({ sidebarState: "error", hasUnreadError: true });
+    expect(failed.session.status).toBe("Scripted agent needs a sign-in (Authentication required)");
+  });
+
   test("a crash mid-turn: error with the agent's last words, partial reply kept; the next prompt starts a new agent", async () => {
     t = startSessionServer();
     t.script({ prompts: { boom: [{ chunk: "half a rep" }, { sleep: 100 }, { crash: "fatal: out of tokens" }], "*": [{ chunk: "back" }] } });

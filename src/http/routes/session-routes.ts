@@ -19,6 +19,7 @@ import {
   TranscriptDetailsPage,
   TranscriptDetailsQuery,
   UpdateSessionBody,
+  UsageLimits,
 } from "../../schemas/sessions.ts";
 import { EventRecord } from "../../schemas/events.ts";
 import type { SessionService } from "../../sessions/session-service.ts";
@@ -198,6 +199,18 @@ export function sessionRoutes(sessions: SessionService) {
       params: TaskParams,
       response: BackgroundTaskOutput,
       handler: ({ params }) => sessions.taskOutput(params.id, params.terminalKey),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/sessions/:id/usage-limits",
+      tag: "sessions",
+      summary: "The rate-limit windows and credits of the session's harness account",
+      description:
+        "Read from what the harness keeps on disk (Codex logs them in its session files; fetchedAt is when it did). Otherwise " +
+        "`state` is `unavailable` and `detail` says why.",
+      params: SessionParams,
+      response: UsageLimits,
+      handler: ({ params }) => sessions.usageLimits(params.id),
     }),
     defineRoute({
       method: "PUT",
