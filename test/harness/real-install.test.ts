@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Harness, HarnessList } from "../../src/schemas/harnesses.ts";
+import { node, npm, npmInstallGlobal, registryUnreachable } from "../helpers/npm-install.ts";
 
 // The real CLIs, installed from the npm registry with the real npm, detected by a real server.
 // Skipped only when the registry cannot be reached; every other failure (npm missing, an install that
@@ -20,43 +21,7 @@ const PACKAGES = [
   { id: "gemini", pkg: "@google/gemini-cli" },
 ] as const;
 
-const npm = Bun.which("npm");
-const node = Bun.which("node");
-
-/**
- * The environment for the npm we start. When the suite runs under `npm test`, npm exports its own
- * prefix (the repo) as npm_config_prefix and derives the global config path from it; those would
- * point the install somewhere other than where we ask. Everything else (the cache in ~/.npm, the
- * user's .npmrc, proxies) is kept.
- */
-function npmEnv(): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  const derived = ["npm_config_prefix", "npm_config_global_prefix", "npm_config_local_prefix", "npm_config_globalconfig", "npm_config_global"];
-  for (const key of Object.keys(env)) {
-    if (derived.includes(key.toLowerCase())) delete env[key];
-  }
-  return env;
-}
-
-const NETWORK_ERROR = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ESOCKETTIMEDOUT|ERR_SOCKET_TIMEOUT)\b|network timeout/;
-
-/** Asks npm itself (so its registry, proxy and CA settings apply) whether the registry answers. */
-async function registryUnreachable(): Promise<string | undefined> {
-  if (!npm) return undefined; // not a network problem: the test runs and says npm is missing
-  const child = Bun.spawn([npm, "view", "@openai/codex", "version", "--fetch-retries=0", "--fetch-timeout=10000"], {
-    env: npmEnv(),
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 15_000,
-  });
-  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-  if (code === 0) return undefined;
-  if (child.signalCode) return "npm view @openai/codex did not answer within 15 s";
-  const reason = NETWORK_ERROR.exec(stderr)?.[0];
-  return reason ? `npm view @openai/codex failed with ${reason}` : undefined;
-}
-
-const unreachable = await registryUnreachable();
+const unreachable = await registryUnreachable("@openai/codex");
 if (unreachable) console.warn(`real-install.test.ts: skipped, the npm registry is unreachable (${unreachable})`);
 
 /** What `<cli> --version` prints, run here, with the same environment the server probes with. */
@@ -94,18 +59,8 @@ describe("the real harness CLIs from npm", () => {
       // One npm run for all three, as a user would: `npm install -g` into our own prefix, with the
       // shared npm cache and install scripts on (claude-code's postinstall puts its native binary in
       // place of bin/claude.exe; gemini-cli's optional node-pty and keytar build or fetch theirs).
-      const started = performance.now();
-      const install = Bun.spawn(
-        [npm!, "install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=error", ...PACKAGES.map((p) => p.pkg)],
-        { cwd: homeDir.path, env: npmEnv(), stdout: "pipe", stderr: "pipe", timeout: 200_000 },
-      );
-      const [installOut, installErr, installCode] = await Promise.all([
-        new Response(install.stdout).text(),
-        new Response(install.stderr).text(),
-        install.exited,
-      ]);
-      if (installCode !== 0) throw new Error(`npm install exited with ${installCode} (${install.signalCode ?? "no signal"}):\n${installOut}\n${installErr}`);
-      console.info(`real-install.test.ts: npm install took ${Math.round(performance.now() - started)} ms`);
+      const installMs = await npmInstallGlobal(prefix, PACKAGES.map((p) => p.pkg), { cwd: homeDir.path, timeoutMs: 200_000 });
+      console.info(`real-install.test.ts: npm install took ${installMs} ms`);
 
       // node on the PATH for the two CLIs that are node scripts (#!/usr/bin/env node); /usr/bin and /bin for the rest.
       const harnessEnv = { PATH: [bin, dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: homeDir.path };
