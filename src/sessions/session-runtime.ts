@@ -32,7 +32,7 @@ export interface SessionRuntimeDeps {
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
   launch: (session: StoredSession) => AgentLaunch & { harnessName: string; loginInstruction: string | null };
-  /** Holds new turns while the harness is being updated; the harness's name then. */
+  /** What holds new turns (the harness being updated, Atrium swapping its binary), if anything. */
   heldBy: (session: StoredSession) => string | undefined;
   /** Streamed text waits at most this long before it is written and published as one delta. */
   deltaFlushMs: number;

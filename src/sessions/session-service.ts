@@ -60,6 +60,7 @@ const DEFAULT_EVENTS = 500;
 export class SessionService {
   private readonly records: SessionRecords;
   private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly holds = new Set<{ reason: string }>();
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
@@ -67,6 +68,19 @@ export class SessionService {
 
   exists(id: string): boolean {
     return this.deps.sessions.get(id) !== undefined;
+  }
+
+  /**
+   * Holds every queue: prompts are accepted and queued, but no new turn starts until the returned
+   * release is called (Atrium's own update drains this way while it swaps its binary).
+   */
+  holdNewTurns(reason: string): () => void {
+    const hold = { reason };
+    this.holds.add(hold);
+    return () => {
+      if (!this.holds.delete(hold)) return;
+      for (const runtime of this.runtimes.values()) runtime.kick();
+    };
   }
 
   /** Sessions with a turn in flight (an update must not restart under them). */
@@ -416,7 +430,7 @@ export class SessionService {
             loginInstruction: spec.loginInstruction,
           };
         },
-        heldBy: (session) => this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
+        heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });
       this.runtimes.set(id, runtime);
     }

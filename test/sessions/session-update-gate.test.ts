@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { SessionDetail } from "../../src/schemas/sessions.ts";
+import { lastReply, type DetailBody } from "./session-helpers.ts";
+
+const fixtures = join(import.meta.dir, "..", "fixtures");
+
+let t: TestServer;
+let dir: ReturnType<typeof makeTempDir>;
+afterEach(async () => {
+  await t.stop();
+  dir.remove();
+});
+
+describe("a harness being updated", () => {
+  test("shows updateGate and holds new turns until the update is done; then the queue goes on", async () => {
+    dir = makeTempDir("atrium-gate-");
+    const bin = join(dir.path, "bin");
+    const script = join(dir.path, "script.json");
+    writeFileSync(script, JSON.stringify({ prompts: {} }));
+    // The fake npm's Gemini CLI runs the scripted ACP agent for `gemini --acp`.
+    const env = {
+      PATH: [bin, join(fixtures, "fake-npm"), dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
+      HOME: dir.path,
+      FAKE_NPM_BIN: bin,
+      FAKE_NPM_AGENT: join(fixtures, "scripted-agent", "scripted-agent"),
+      SCRIPTED_AGENT_SCRIPT: script,
+      SCRIPTED_AGENT_BUN: process.execPath,
+    };
+    mkdirSync(bin, { recursive: true });
+    expect(spawnSync(join(fixtures, "fake-npm", "npm"), ["install", "-g", "@google/gemini-cli"], { env }).status).toBe(0);
+    t = startTestServer({ harnessEnv: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000, agentInitializeTimeoutMs: 5000 });
+    await until(
+      () => t.json<Array<{ id: string; readiness: { state: string } }>>("GET", "/v1/harnesses"),
+      (list) => list.body.find((harness) => harness.id === "gemini")?.readiness.state === "ready",
+    );
+    const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
+    const session = (await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "gemini" })).body;
+    const detail = async () => (await t.json<DetailBody>("GET", `/v1/sessions/${session.id}`)).body;
+
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "before" });
+    await until(detail, (d) => lastReply(d)?.text === "echo before" && !lastReply(d)?.isGenerating);
+
+    expect((await t.json("POST", "/v1/harnesses/gemini/update", {})).status).toBe(202);
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "during" });
+    const held = await detail();
+    assertMatchesSchema(SessionDetail, held);
+    expect(held.updateGate).toEqual({ harnessId: "gemini", harnessName: "Gemini CLI" });
+    await Bun.sleep(500);
+    const stillHeld = await detail();
+    expect(stillHeld.promptQueue.map((prompt) => prompt.text)).toEqual(["during"]);
+    expect(lastReply(stillHeld)?.text).toBe("echo before");
+
+    const after = await until(detail, (d) => lastReply(d)?.text === "echo during" && !lastReply(d)?.isGenerating, 15_000);
+    expect(after.updateGate).toBeNull();
+    expect(after.promptQueue).toEqual([]);
+  });
+});
