@@ -18,3 +18,5 @@ export class NotFoundError extends DomainError {}
 export class ConflictError extends DomainError {}
 /** The caller may not do this (403). */
 export class ForbiddenError extends DomainError {}
+/** The content is larger than what is accepted (413). */
+export class TooLargeError extends DomainError {}

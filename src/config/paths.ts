@@ -17,6 +17,8 @@ export interface DataPaths {
   skills: string;
   plugins: string;
   accounts: string;
+  /** Uploaded files (prompts' attachments). */
+  files: string;
 }
 
 export function resolveDataDir(
@@ -44,12 +46,13 @@ export function dataPaths(root: string): DataPaths {
     skills: join(root, "skills"),
     plugins: join(root, "plugins"),
     accounts: join(root, "accounts"),
+    files: join(root, "files"),
   };
 }
 
 /** Creates the data dir and its folders, private to the user (tokens and transcripts live here). */
 export function ensureDataDir(paths: DataPaths): void {
-  for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins, paths.accounts]) {
+  for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins, paths.accounts, paths.files]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 }

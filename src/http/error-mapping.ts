@@ -1,4 +1,4 @@
-import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../errors.ts";
+import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
 
@@ -12,6 +12,7 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof InvalidInputError) return 400;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
+  if (error instanceof TooLargeError) return 413;
   if (error instanceof ForbiddenError) return 403;
   return 400;
 };

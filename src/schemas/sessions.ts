@@ -74,6 +74,25 @@ export const Attachment = Type.Object(
 );
 export type Attachment = Static<typeof Attachment>;
 
+export const UploadedFile = Type.Object(
+  {
+    fileId: Type.String(),
+    name: Type.String(),
+    mimeType: Type.String(),
+    sizeBytes: Type.Number(),
+    kind: Type.Union([Type.Literal("image"), Type.Literal("file")], { description: "`image` for PNG, JPEG, GIF and WebP: agents that accept images get them as images." }),
+    createdAt: Timestamp,
+  },
+  { $id: "UploadedFile" },
+);
+export type UploadedFile = Static<typeof UploadedFile>;
+
+export const UploadFileBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: "The file's name as the user sees it." }),
+  mimeType: Type.String({ pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$", maxLength: 200 }),
+  contentBase64: Type.String({ pattern: "^[A-Za-z0-9+/]*={0,2}$", description: "The bytes, base64-encoded; at most 20 MiB decoded." }),
+});
+
 export const ConversationItem = Type.Object(
   {
     id: Type.String(),
@@ -322,6 +341,9 @@ export const DeleteSessionQuery = Type.Object({
 
 export const SendPromptBody = Type.Object({
   text: Type.String({ minLength: 1, maxLength: 200_000 }),
+  attachments: Type.Optional(
+    Nullable(Type.Array(Type.Object({ fileId: Type.String({ minLength: 1 }) }), { maxItems: 20, description: "Files uploaded with POST /v1/files." })),
+  ),
   clientId: Type.Optional(
     Nullable(Type.String({ minLength: 1, maxLength: 200, description: "The client's own id: sending the same one again returns the same prompt." })),
   ),

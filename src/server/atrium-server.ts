@@ -43,6 +43,9 @@ import { sessionRoutes } from "../http/routes/session-routes.ts";
 import { SessionService } from "../sessions/session-service.ts";
 import { SessionRepository } from "../store/session-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
+import { FileRepository } from "../store/file-repository.ts";
+import { UploadedFiles } from "../files/uploaded-files.ts";
+import { fileRoutes } from "../http/routes/file-routes.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
@@ -221,11 +224,13 @@ export class AtriumServer {
           void harnesses.recheckAuth("opencode").catch((error: unknown) => logger.error("re-reading OpenCode's login failed", { error })),
         logger,
       });
+      const files = new UploadedFiles({ repository: new FileRepository(store), dir: paths.files });
       const sessions = new SessionService({
         store,
         sessions: new SessionRepository(store),
         conversation: new ConversationRepository(store),
         transcript: new TranscriptRepository(store),
+        files,
         queue: new PromptQueueRepository(store),
         events: log,
         harnesses,
@@ -245,6 +250,7 @@ export class AtriumServer {
         ...harnessRoutes(harnesses, terminals),
         ...providerLoginRoutes(providerLogins),
         ...sessionRoutes(sessions),
+        ...fileRoutes(files),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
       // Elysia creates the Bun server itself so that handlers can see the peer address.

@@ -5,7 +5,7 @@ import type { ConversationRepository } from "../store/conversation-repository.ts
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
+import type { Attachment, BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { AgentProcess, type AgentLaunch } from "./acp/agent-process.ts";
@@ -21,6 +21,8 @@ import {
 } from "./question-mapping.ts";
 import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
 import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
+import { promptBlocks } from "./prompt-blocks.ts";
+import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { mergeToolCall, terminalIdsOf, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface SessionRuntimeDeps {
@@ -29,6 +31,7 @@ export interface SessionRuntimeDeps {
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
   transcript: TranscriptRepository;
+  files: UploadedFiles;
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
   launch: (session: StoredSession) => AgentLaunch & { harnessName: string; loginInstruction: string | null };
@@ -76,6 +79,7 @@ export class SessionRuntime {
   private agent: AgentProcess | undefined;
   /** The commands the current agent started (`terminal/*`); they end with it. */
   private terminals: Terminals | undefined;
+  private fileAccess: FileAccess | undefined;
   private agentSessionId: string | undefined;
   private turn: Turn | undefined;
   private draining = false;
@@ -202,13 +206,13 @@ export class SessionRuntime {
     const userItemId = newId("msg");
     const replyId = newId("msg");
     let promptText = "";
-    let blocks: acp.ContentBlock[] = [];
+    let attachments: Attachment[] = [];
     let contextAtStart = 0;
     this.deps.records.update(this.sessionId, (session) => {
       const prompt = this.deps.queue.get(promptId);
       if (!prompt) throw new NotFoundError(`prompt ${promptId} is gone`);
       promptText = prompt.text;
-      blocks = [{ type: "text", text: prompt.text }];
+      attachments = prompt.attachments;
       this.deps.queue.remove(promptId);
       const user: ConversationItem = {
         id: userItemId,
@@ -240,6 +244,11 @@ export class SessionRuntime {
     let failure: string | undefined;
     try {
       const agent = await this.ensureAgent();
+      const blocks = promptBlocks(promptText, attachments, agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
+      for (const attachment of attachments) {
+        const path = this.deps.files.pathOf(attachment.fileId);
+        if (path) this.fileAccess?.grantRead(path);
+      }
       const response = await agent.prompt({ sessionId: this.agentSessionId!, prompt: blocks });
       stopReason = this.turn.cancelled ? "cancelled" : response.stopReason;
       this.recordTurnUsage(response);
@@ -305,6 +314,7 @@ export class SessionRuntime {
     const session = this.deps.records.get(this.sessionId);
     const launch = this.deps.launch(session);
     const files = new FileAccess([session.cwd]);
+    this.fileAccess = files;
     this.terminals?.closeAll();
     const terminals = new Terminals({
       env: launch.env,

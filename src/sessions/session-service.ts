@@ -4,6 +4,7 @@ import type { SessionRepository, StoredSession } from "../store/session-reposito
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
+import type { UploadedFiles } from "../files/uploaded-files.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { EventRecord } from "../schemas/events.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -16,6 +17,7 @@ import type {
   CreateSessionBody,
   Goal,
   QueuedPrompt,
+  SendPromptBody,
   Session,
   SessionConfig,
   SessionDetail,
@@ -38,6 +40,7 @@ export interface SessionServiceDeps {
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
   transcript: TranscriptRepository;
+  files: UploadedFiles;
   events: EventLog;
   harnesses: HarnessService;
   projects: ProjectService;
@@ -256,15 +259,17 @@ export class SessionService {
   }
 
   /** Queues a prompt; it starts at once when no turn runs. The same clientId twice is one prompt. */
-  enqueue(id: string, text: string, clientId: string | null | undefined): { prompt: QueuedPrompt; created: boolean } {
+  enqueue(id: string, body: Static<typeof SendPromptBody>): { prompt: QueuedPrompt; created: boolean } {
+    const clientId = body.clientId ?? null;
     const result = this.deps.store.transaction(() => {
       const session = this.records.get(id);
       if (clientId) {
         const existing = this.deps.queue.findByClientId(id, clientId);
         if (existing) return { prompt: existing, created: false };
       }
+      const attachments = (body.attachments ?? []).map((ref, index) => this.deps.files.attachment(ref.fileId, `attachments[${index}].fileId`));
       const now = this.records.timestamp();
-      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text, createdAt: now, updatedAt: now, attachments: [], clientId: clientId ?? null };
+      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text: body.text, createdAt: now, updatedAt: now, attachments, clientId };
       this.deps.queue.add(prompt);
       this.records.emit(id, "session.prompt.queued", { prompt });
       // Sending a prompt is the user taking over again: a paused queue goes on.
@@ -416,6 +421,7 @@ export class SessionService {
         conversation: this.deps.conversation,
         queue: this.deps.queue,
         transcript: this.deps.transcript,
+        files: this.deps.files,
         logger: this.deps.logger,
         deltaFlushMs: this.deps.deltaFlushMs,
         idleStopMs: this.deps.idleStopMs,

@@ -98,7 +98,7 @@ export function sessionRoutes(sessions: SessionService) {
       body: SendPromptBody,
       response: QueuedPrompt,
       successStatus: 201,
-      handler: ({ params, body }) => sessions.enqueue(params.id, body.text, body.clientId).prompt,
+      handler: ({ params, body }) => sessions.enqueue(params.id, body).prompt,
     }),
     defineRoute({
       method: "PATCH",

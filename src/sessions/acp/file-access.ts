@@ -27,9 +27,15 @@ const inside = (root: string, path: string) => {
  */
 export class FileAccess {
   private readonly roots: string[];
+  /** Single files the agent may read though they are elsewhere: the prompts' attachments. */
+  private readonly readable = new Set<string>();
 
   constructor(roots: string[]) {
     this.roots = roots.map((root) => realPathOf(resolve(root)));
+  }
+
+  grantRead(path: string): void {
+    this.readable.add(realPathOf(resolve(path)));
   }
 
   /** The real path of `path` when it is inside the session's folders; an ACP error otherwise. */
@@ -43,7 +49,8 @@ export class FileAccess {
   }
 
   read(request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
-    const path = this.resolveInside(request.path);
+    const granted = isAbsolute(request.path) && this.readable.has(realPathOf(resolve(request.path)));
+    const path = granted ? realPathOf(resolve(request.path)) : this.resolveInside(request.path);
     let content: string;
     try {
       content = readFileSync(path, "utf8");

@@ -1,0 +1,64 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FileRepository, StoredFile } from "../store/file-repository.ts";
+import type { Attachment, UploadedFile } from "../schemas/sessions.ts";
+import { InvalidInputError, TooLargeError } from "../errors.ts";
+import { newId } from "../ids.ts";
+
+/** The largest file accepted. */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+/** Image types agents take as ACP image blocks; any other file is attached as a link to it. */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+export interface UploadedFilesDeps {
+  repository: FileRepository;
+  /** The folder the bytes are written to (private to the user). */
+  dir: string;
+  now?: () => Date;
+}
+
+/**
+ * Files uploaded for prompts' attachments. Bytes are written (atomically) before the record, so a
+ * record always has its file; an attachment is the record as a prompt shows it.
+ */
+export class UploadedFiles {
+  constructor(private readonly deps: UploadedFilesDeps) {}
+
+  upload(name: string, mimeType: string, contentBase64: string): UploadedFile {
+    const bytes = Buffer.from(contentBase64, "base64");
+    if (bytes.length > MAX_UPLOAD_BYTES) {
+      throw new TooLargeError(`the file is ${bytes.length} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB)`);
+    }
+    const id = newId("file");
+    mkdirSync(this.deps.dir, { recursive: true, mode: 0o700 });
+    const path = join(this.deps.dir, id);
+    writeFileSync(`${path}.partial`, bytes, { mode: 0o600 });
+    renameSync(`${path}.partial`, path);
+    const stored: StoredFile = { id, name, mimeType: mimeType.toLowerCase(), sizeBytes: bytes.length, path, createdAt: (this.deps.now?.() ?? new Date()).toISOString() };
+    this.deps.repository.add(stored);
+    return { ...attachmentOf(stored), createdAt: stored.createdAt };
+  }
+
+  /** The attachment for a prompt; an unknown id is the caller's mistake. */
+  attachment(fileId: string, field: string): Attachment {
+    const stored = this.deps.repository.get(fileId);
+    if (!stored) throw new InvalidInputError(`${field}: no uploaded file has id ${fileId} (upload it with POST /v1/files first)`);
+    return attachmentOf(stored);
+  }
+
+  /** Where the file's bytes are, for passing it to an agent. */
+  pathOf(fileId: string): string | undefined {
+    return this.deps.repository.get(fileId)?.path;
+  }
+}
+
+function attachmentOf(stored: StoredFile): Attachment {
+  return {
+    fileId: stored.id,
+    name: stored.name,
+    mimeType: stored.mimeType,
+    sizeBytes: stored.sizeBytes,
+    kind: IMAGE_TYPES.has(stored.mimeType) ? "image" : "file",
+  };
+}
