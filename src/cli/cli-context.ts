@@ -25,7 +25,7 @@ export function cliConfig(paths: DataPaths): ConfigFile {
 export function withStore<T>(paths: DataPaths, work: (store: Store) => T): T {
   const store = Store.open(paths.database);
   try {
-    migrate(store);
+    migrate(store, { backupDir: paths.backups });
     return work(store);
   } finally {
     store.close();

@@ -19,6 +19,8 @@ export interface DataPaths {
   accounts: string;
   /** Uploaded files (prompts' attachments). */
   files: string;
+  /** Copies of the database taken before a migration changes it. */
+  backups: string;
 }
 
 export function resolveDataDir(
@@ -47,6 +49,7 @@ export function dataPaths(root: string): DataPaths {
     plugins: join(root, "plugins"),
     accounts: join(root, "accounts"),
     files: join(root, "files"),
+    backups: join(root, "backups"),
   };
 }
 

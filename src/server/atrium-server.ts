@@ -153,16 +153,22 @@ export class AtriumServer {
     let store: Store | undefined;
     try {
       store = Store.open(paths.database);
-      const report = migrate(store);
+      const report = migrate(store, { backupDir: paths.backups });
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       if (report.applied.length > 0) logger.info("database migrated", { ...report });
+      const migrationDetail = report.backupPath ? `migrated from schema ${report.fromVersion}; the database before it is in ${report.backupPath}` : undefined;
       const identity = loadIdentity(new MetaRepository(store));
       const adminToken = readOrCreateAdminToken(paths.adminToken);
       const tokens = new AccessTokens(adminToken, new TokenRepository(store));
       const log = new EventLog(store, new EventRepository(store), identity.serverId);
       const hub = new EventStreamHub(log, logger, { ...defaultStreamLimits, ...options.streamLimits });
       const bindAddress = { host: options.host, port: options.port };
-      const migrationStatus = { state: "idle" as const, schemaVersion: report.toVersion, targetVersion: latestSchemaVersion };
+      const migrationStatus = {
+        state: "idle" as const,
+        schemaVersion: report.toVersion,
+        targetVersion: latestSchemaVersion,
+        ...(migrationDetail ? { detail: migrationDetail } : {}),
+      };
       const status = new SystemStatus({
         store,
         identity,

@@ -1,3 +1,5 @@
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Store } from "./database.ts";
 import { foundationMigration } from "./migrations/0001-foundation.ts";
 import { projectsMigration } from "./migrations/0002-projects.ts";
@@ -20,7 +22,19 @@ export interface MigrationReport {
   fromVersion: number;
   toVersion: number;
   applied: Array<{ version: number; name: string; durationMs: number }>;
+  /** The copy taken before the schema changed, when there was data to keep. */
+  backupPath: string | null;
 }
+
+export interface MigrateOptions {
+  list?: Migration[];
+  now?: () => Date;
+  /** Where a copy of the database goes before a migration changes an existing one. */
+  backupDir?: string;
+}
+
+/** Backups kept; older ones are removed once a new one is taken. */
+const BACKUPS_KEPT = 3;
 
 export function currentSchemaVersion(store: Store): number {
   store.db.exec(
@@ -35,7 +49,8 @@ export function currentSchemaVersion(store: Store): number {
  * row, so a crash leaves the database at a whole version. A database written by a newer Atrium is
  * refused rather than guessed at.
  */
-export function migrate(store: Store, list: Migration[] = migrations, now: () => Date = () => new Date()): MigrationReport {
+export function migrate(store: Store, options: MigrateOptions = {}): MigrationReport {
+  const { list = migrations, now = () => new Date() } = options;
   const fromVersion = currentSchemaVersion(store);
   const known = list[list.length - 1]?.version ?? 0;
   if (fromVersion > known) {
@@ -43,6 +58,8 @@ export function migrate(store: Store, list: Migration[] = migrations, now: () =>
       `the database is at schema version ${fromVersion}, newer than this Atrium knows (${known}); run a newer Atrium or restore a backup`,
     );
   }
+  const pending = list.some((migration) => migration.version > fromVersion);
+  const backupPath = pending && fromVersion > 0 && options.backupDir ? backUp(store, options.backupDir, fromVersion, now()) : null;
   const applied: MigrationReport["applied"] = [];
   for (const migration of list) {
     if (migration.version <= fromVersion) continue;
@@ -55,5 +72,19 @@ export function migrate(store: Store, list: Migration[] = migrations, now: () =>
     });
     applied.push({ version: migration.version, name: migration.name, durationMs: performance.now() - started });
   }
-  return { fromVersion, toVersion: currentSchemaVersion(store), applied };
+  return { fromVersion, toVersion: currentSchemaVersion(store), applied, backupPath };
+}
+
+/**
+ * A consistent copy of the database (`VACUUM INTO`, a single file without its WAL), named by the
+ * schema version it holds, so an older Atrium can be put back with its data.
+ */
+function backUp(store: Store, dir: string, version: number, at: Date): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `atrium-schema${version}-${at.toISOString().replace(/[:.]/g, "-")}.db`);
+  store.db.query("VACUUM INTO ?").run(path);
+  const backups = readdirSync(dir).filter((name) => /^atrium-schema\d+-.*\.db$/.test(name));
+  const byAge = backups.map((name) => ({ name, mtime: statSync(join(dir, name)).mtimeMs })).sort((a, b) => b.mtime - a.mtime || b.name.localeCompare(a.name));
+  for (const old of byAge.slice(BACKUPS_KEPT)) rmSync(join(dir, old.name), { force: true });
+  return path;
 }

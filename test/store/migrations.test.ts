@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration } from "../../src/store/migrations.ts";
@@ -42,7 +43,7 @@ describe("migrations", () => {
     ];
     const store = Store.open(path);
     migrate(store);
-    const report = migrate(store, extra);
+    const report = migrate(store, { list: extra });
     expect(report.applied.map((m) => m.name)).toEqual(["add a", "add b"]);
     expect(currentSchemaVersion(store)).toBe(latestSchemaVersion + 2);
     store.close();
@@ -54,7 +55,7 @@ describe("migrations", () => {
       { version: latestSchemaVersion + 1, name: "half", sql: "CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);" },
     ];
     const store = Store.open(path);
-    expect(() => migrate(store, broken)).toThrow();
+    expect(() => migrate(store, { list: broken })).toThrow();
     expect(currentSchemaVersion(store)).toBe(latestSchemaVersion);
     expect(tableNames(store)).not.toContain("half");
     store.close();
@@ -83,6 +84,42 @@ describe("store transactions", () => {
     ).toThrow("no");
     expect(ran).toEqual(["committed"]);
     expect(() => store.onCommit(() => {})).toThrow("outside a transaction");
+    store.close();
+  });
+});
+
+describe("backups before a migration", () => {
+  const upgrade = (version: number): Migration[] => [...migrations, { version, name: `v${version}`, sql: `CREATE TABLE t${version} (x INTEGER)` }];
+
+  test("an existing database is copied before its schema changes; a new one and an up-to-date one are not", () => {
+    const backups = join(dir.path, "backups");
+    const store = Store.open(path);
+    expect(migrate(store, { backupDir: backups }).backupPath).toBeNull();
+    store.db.exec("INSERT INTO meta (key, value) VALUES ('kept', 'yes')");
+    expect(migrate(store, { backupDir: backups }).backupPath).toBeNull();
+
+    const report = migrate(store, { list: upgrade(latestSchemaVersion + 1), backupDir: backups });
+    expect(report.backupPath).toContain(`atrium-schema${latestSchemaVersion}-`);
+    const copy = Store.open(report.backupPath!);
+    expect(currentSchemaVersion(copy)).toBe(latestSchemaVersion);
+    expect(copy.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'kept'").get()?.value).toBe("yes");
+    expect(tableNames(copy)).not.toContain(`t${latestSchemaVersion + 1}`);
+    copy.close();
+    store.close();
+  });
+
+  test("only the newest three backups are kept", () => {
+    const backups = join(dir.path, "backups");
+    const store = Store.open(path);
+    migrate(store);
+    let list = migrations;
+    for (let step = 1; step <= 5; step++) {
+      list = [...list, { version: latestSchemaVersion + step, name: `s${step}`, sql: `CREATE TABLE s${step} (x INTEGER)` }];
+      migrate(store, { list, backupDir: backups, now: () => new Date(Date.UTC(2026, 0, step)) });
+    }
+    const kept = readdirSync(backups).sort();
+    expect(kept).toHaveLength(3);
+    expect(kept.map((name) => name.match(/schema(\d+)/)![1])).toEqual([2, 3, 4].map((step) => String(latestSchemaVersion + step)));
     store.close();
   });
 });
