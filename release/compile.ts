@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 export interface CompileOptions {
   outfile: string;
@@ -9,6 +9,10 @@ export interface CompileOptions {
   buildNumber: number;
   channel: string;
   commit?: string;
+  /** The manifest `os-arch` key of `target`, embedded so a musl build updates to a musl build. */
+  platformKey?: string;
+  /** The Ed25519 public key (SPKI PEM) release manifests must be signed with; none in dev builds. */
+  updatePublicKey?: string;
   /** What to compile; Atrium itself (main and its checkpoint worker) when absent. */
   entrypoints?: string[];
 }
@@ -23,6 +27,8 @@ const root = join(import.meta.dir, "..");
  * The executable must not pick up a `.env` or `bunfig.toml` from whatever folder it is started in.
  */
 export async function compileBinary(options: CompileOptions): Promise<void> {
+  // Workers are separate entrypoints; the binary embeds them beside main.
+  const entrypoints = options.entrypoints ?? [join(root, "src", "main.ts"), join(root, "src", "store", "checkpoint-worker.ts")];
   const define = (name: string, value: string) => ["--define", `${name}=${JSON.stringify(value)}`];
   const args = [
     "build",
@@ -37,14 +43,19 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
     ...define("BUILD_NUMBER", String(options.buildNumber)),
     ...define("BUILD_CHANNEL", options.channel),
     ...define("BUILD_COMMIT", options.commit ?? ""),
+    ...define("BUILD_PLATFORM_KEY", options.platformKey ?? ""),
+    ...define("BUILD_UPDATE_PUBLIC_KEY", options.updatePublicKey ?? ""),
     "--outfile",
     options.outfile,
-    // Workers are separate entrypoints; the binary embeds them beside main.
-    ...(options.entrypoints ?? [join(root, "src", "main.ts"), join(root, "src", "store", "checkpoint-worker.ts")]),
+    ...entrypoints,
   ];
   const child = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`bun build failed (exit ${code}):\n${stderr}`);
-  // The source map is embedded in the executable; the copy written beside it is not shipped.
+  // The source maps are embedded in the executable; the copies written beside it (one for the
+  // executable, one per further entrypoint) are not shipped.
   rmSync(`${options.outfile}.map`, { force: true });
+  for (const entrypoint of entrypoints.slice(1)) {
+    rmSync(join(dirname(options.outfile), `${basename(entrypoint).replace(/\.[cm]?[jt]s$/, "")}.js.map`), { force: true });
+  }
 }
