@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { detectServiceMode } from "../system/service-mode.ts";
 import { cliPaths, runCli } from "./cli-context.ts";
 
 const POLL_MS = 250;
@@ -41,6 +42,15 @@ function tailOffset(file: string, lines: number): number {
   }
 }
 
+/** Runs a command on our own stdout and stderr; 127 when it cannot be started. */
+async function runInherited(command: string[]): Promise<number> {
+  try {
+    return await Bun.spawn(command, { stdio: ["ignore", "inherit", "inherit"] }).exited;
+  } catch {
+    return 127;
+  }
+}
+
 export const logsCommand = defineCommand({
   meta: { name: "logs", description: "Print the server log; --follow keeps printing new lines" },
   args: {
@@ -49,8 +59,17 @@ export const logsCommand = defineCommand({
   },
   run: ({ args }) =>
     runCli(async () => {
-      const file = cliPaths().logFile;
+      const paths = cliPaths();
       const lines = args.lines === undefined ? 200 : Number(args.lines);
+      const service = await detectServiceMode(paths);
+      // A systemd unit's output is in the journal, with what systemd itself said about starts and stops.
+      if (service.kind === "systemd-user" || service.kind === "systemd-system") {
+        const scope = service.kind === "systemd-user" ? ["--user"] : [];
+        const command = ["journalctl", ...scope, "-u", service.unit, "-n", String(lines), "--no-pager", ...(args.follow ? ["-f"] : [])];
+        if ((await runInherited(command)) === 0) return;
+        process.stderr.write("journalctl did not answer; showing Atrium's own log file instead\n");
+      }
+      const file = paths.logFile;
       let position = existsSync(file) ? tailOffset(file, lines) : 0;
       if (existsSync(file)) {
         const size = statSync(file).size;

@@ -4,6 +4,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { readRuntimeFile } from "../server/runtime-file.ts";
 import type { Health, ServerInfo } from "../schemas/system.ts";
 import type { Harness } from "../schemas/harnesses.ts";
+import { describeServiceMode, detectServiceMode, type ServiceMode } from "../system/service-mode.ts";
 import { cliConfig, cliPaths, runCli } from "./cli-context.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
@@ -11,6 +12,8 @@ const REQUEST_TIMEOUT_MS = 3000;
 export interface StatusReport {
   running: boolean;
   url: string;
+  /** What keeps the server running: a systemd unit, a launchd agent, install.sh's background process. */
+  service: ServiceMode;
   health?: Health;
   info?: ServerInfo;
   harnesses?: HarnessSummary[];
@@ -50,22 +53,23 @@ export async function readStatus(): Promise<StatusReport> {
   const config = cliConfig(paths);
   const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
   const token = readOrCreateAdminToken(paths.adminToken);
+  const service = await detectServiceMode(paths);
   try {
     const [health, info, harnesses] = await Promise.all([
       getJson<Health>(`${url}/v1/health`, token),
       getJson<ServerInfo>(`${url}/v1/info`, token),
       getJson<Harness[]>(`${url}/v1/harnesses`, token),
     ]);
-    return { running: true, url, health, info, harnesses: harnesses.map(summarize) };
+    return { running: true, url, service, health, info, harnesses: harnesses.map(summarize) };
   } catch (error) {
     const cause = (error as Error).name === "TimeoutError" ? "it did not answer in time" : (error as Error).message;
-    return { running: false, url, error: `atrium is not running at ${url} (${cause})` };
+    return { running: false, url, service, error: `atrium is not running at ${url} (${cause})` };
   }
 }
 
 function printHuman(report: StatusReport): void {
   if (!report.running || !report.health || !report.info) {
-    process.stderr.write(`${report.error}\nStart it with \`atrium serve\`.\n`);
+    process.stderr.write(`${report.error}\n  service    ${describeServiceMode(report.service)}\nStart it with \`${startCommand(report.service)}\`.\n`);
     return;
   }
   const { health, info } = report;
@@ -75,6 +79,7 @@ function printHuman(report: StatusReport): void {
     `  pid        ${health.process.pid}, up ${Math.round(health.process.uptimeSeconds)} s`,
     `  database   ${health.database.state}, schema ${health.database.schemaVersion}, ${health.database.journalMode}`,
     `  server     ${info.serverId} on ${info.hostname} (${info.platform}-${info.architecture})`,
+    `  service    ${describeServiceMode(report.service)}`,
     "  harnesses",
     ...(report.harnesses ?? []).map(
       (harness) =>
@@ -83,6 +88,13 @@ function printHuman(report: StatusReport): void {
     ),
   ];
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+function startCommand(service: ServiceMode): string {
+  if (service.kind === "systemd-user") return `systemctl --user start ${service.unit}`;
+  if (service.kind === "systemd-system") return `sudo systemctl start ${service.unit}`;
+  if (service.kind === "launchd") return `launchctl kickstart gui/$(id -u)/${service.label}`;
+  return "atrium serve";
 }
 
 export const statusCommand = defineCommand({

@@ -12,9 +12,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runAtrium(command: AtriumCommand, args: string[], home: string): Promise<CliResult> {
+export async function runAtrium(command: AtriumCommand, args: string[], home: string, env: Record<string, string> = {}): Promise<CliResult> {
   const child = Bun.spawn([...command, ...args], {
-    env: { ...process.env, ATRIUM_HOME: home },
+    env: { ...process.env, ...env, ATRIUM_HOME: home },
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",
