@@ -41,22 +41,26 @@ interface ElysiaContext {
  * header-merging path. Each costs a noticeable share of throughput even when unused, so a route gets a
  * handler that names only what it needs.
  */
-function elysiaHandler(route: Route): (context: ElysiaContext) => ReturnType<Route["handler"]> {
+function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) => ReturnType<Route["handler"]> {
   const validate = {
     params: route.params ? requestValidator(route.params, "path") : (input: unknown) => input,
     query: route.query ? requestValidator(route.query, "query") : () => ({}),
     body: route.body ? requestValidator(route.body, "body") : () => undefined,
   };
-  const run = (input: Omit<ElysiaContext, "set">) =>
-    route.handler({
+  const run = (input: Omit<ElysiaContext, "set">) => {
+    const result = route.handler({
       params: validate.params(input.params),
       query: validate.query(input.query),
       body: validate.body(input.body),
       request: input.request,
     } as HandlerInput);
+    // Mapped here: in a compiled build Elysia does not pass such a rejection to onError, and Bun's own
+    // error handler answered 500 instead of the mapped status.
+    return result instanceof Promise ? result.catch((error: unknown) => errorResponse(mapError("UNKNOWN", error, input.request, logger))) : result;
+  };
   // Written as blocks with a named result: Elysia takes any handler whose source reads like
   // `=> call(` or `return call(` for async and awaits it on every request. A promise returned from
-  // a synchronous-looking handler is still awaited, and its rejection still reaches onError.
+  // a synchronous-looking handler is still awaited; its rejection is mapped in `run`.
   const status = route.successStatus;
   if (status) {
     return ({ params, query, body, request, set }) => {
@@ -102,7 +106,7 @@ export function createHttpApp(deps: HttpAppDeps) {
     app.route(
       route.method,
       route.path,
-      elysiaHandler(route),
+      elysiaHandler(route, deps.logger),
       takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
     );
   }

@@ -63,6 +63,22 @@ describe("compiled binary", () => {
     expect(((await response.json()) as { error: string }).error).toContain("entries[0].timestamp.wallMs");
   });
 
+  test("errors from asynchronous handlers get their mapped status, not a bare 500", async () => {
+    const token = (await runAtrium([binary], ["token"], home.path)).stdout.trim();
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(serve.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const missing = await call("DELETE", "/v1/projects/prj_nope");
+    expect(missing.status).toBe(404);
+    assertMatchesSchema(ErrorBody, await missing.json());
+    const invalid = await call("POST", "/v1/projects", {});
+    expect(invalid.status).toBe(400);
+    assertMatchesSchema(ErrorBody, await invalid.json());
+  });
+
   test("status --json reports the running server", async () => {
     const result = await runAtrium([binary], ["status", "--json"], home.path);
     expect(result.code).toBe(0);
