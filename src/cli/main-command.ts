@@ -5,6 +5,7 @@ import { tokenCommand } from "./token-command.ts";
 import { statusCommand } from "./status-command.ts";
 import { logsCommand } from "./logs-command.ts";
 import { acpEchoCommand } from "./acp-echo-command.ts";
+import { updateCommand } from "./update-command.ts";
 
 export const mainCommand = defineCommand({
   meta: {
@@ -12,5 +13,5 @@ export const mainCommand = defineCommand({
     version: buildInfo.version,
     description: "Runs and coordinates the coding-agent CLIs on this machine",
   },
-  subCommands: { serve: serveCommand, token: tokenCommand, status: statusCommand, logs: logsCommand, "acp-echo": acpEchoCommand },
+  subCommands: { serve: serveCommand, token: tokenCommand, status: statusCommand, logs: logsCommand, update: updateCommand, "acp-echo": acpEchoCommand },
 });

@@ -5,6 +5,7 @@ import { AtriumServer } from "../server/atrium-server.ts";
 import { isLoopbackAddress } from "../http/auth-guard.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
+import { updateSettingsFromConfig } from "../update/update-config.ts";
 
 export const serveCommand = defineCommand({
   meta: { name: "serve", description: "Run the Atrium server in the foreground" },
@@ -32,6 +33,7 @@ export const serveCommand = defineCommand({
           harnessUpdateCheck: config.harnessUpdateCheck,
           githubUrl: config.githubUrl,
           agentIdleMs: config.agentIdleMinutes === undefined ? undefined : config.agentIdleMinutes * 60_000,
+          update: updateSettingsFromConfig(config),
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

@@ -18,6 +18,21 @@ export const ConfigFile = Type.Object(
     githubUrl: Type.Optional(
       Type.String({ pattern: "^https?://", description: "GitHub or GitHub Enterprise, for OpenCode's github-copilot sign-in." }),
     ),
+    updateBaseUrl: Type.Optional(
+      Type.String({
+        pattern: "^((https?|file)://|/)",
+        description: "Where the release manifests (`<channel>.json`) are published: https://…, file://… or a folder; http:// only on loopback.",
+      }),
+    ),
+    updateChannel: Type.Optional(
+      Type.Union([Type.Literal("stable"), Type.Literal("alpha")], { description: "stable (default), or alpha: the newer of alpha and stable." }),
+    ),
+    updateCheckIntervalHours: Type.Optional(
+      Type.Number({ minimum: 0, description: "Hours between update checks (default 6); 0 turns automatic checks off, at start-up too." }),
+    ),
+    updateRestartTimeoutSeconds: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: "How long a new build has to become healthy after an update before it is rolled back (default 60)." }),
+    ),
     harnesses: Type.Optional(
       Type.Array(
         Type.Object({

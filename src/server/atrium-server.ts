@@ -49,6 +49,9 @@ import { fileRoutes } from "../http/routes/file-routes.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
+import { updateRoutes } from "../http/routes/update-routes.ts";
+import { beginUpdateStartupGuard, createServerUpdates, type ServerUpdateOptions } from "../update/server-updates.ts";
+import type { UpdateStartupGuard } from "../update/startup-guard.ts";
 
 export interface ServerOptions {
   dataDir: string;
@@ -75,10 +78,12 @@ export interface ServerOptions {
   agentInitializeTimeoutMs?: number;
   /** An agent with no turn for this long is stopped (config `agentIdleMinutes`); it starts again on the next prompt. */
   agentIdleMs?: number;
+  /** Self-update settings (config `update*` keys); without them the server never checks on its own. */
+  update?: ServerUpdateOptions;
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
-export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees", "harnesses", "sessions"];
+export const FEATURES = ["events.sse", "events.replay", "sync", "tokens.named", "openapi", "projects", "projects.worktrees", "harnesses", "sessions", "update"];
 
 /** How to run this same Atrium: the binary itself, or Bun with the entry script when from source. */
 export function currentAtriumCommand(): string[] {
@@ -151,7 +156,11 @@ export class AtriumServer {
 
     const releaseLock = acquireDataDirLock(paths.lock);
     let store: Store | undefined;
+    let updateGuard: UpdateStartupGuard | undefined;
+    // Bound once constructed: an update stops this server before starting the new build.
+    let started: AtriumServer | undefined;
     try {
+      updateGuard = beginUpdateStartupGuard(paths.root, logger);
       store = Store.open(paths.database);
       const report = migrate(store, { backupDir: paths.backups });
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
@@ -248,6 +257,14 @@ export class AtriumServer {
         idleStopMs: options.agentIdleMs ?? DEFAULT_AGENT_IDLE_MS,
         deltaFlushMs: DELTA_FLUSH_MS,
       });
+      const updates = createServerUpdates({
+        options: options.update,
+        dataDir: paths.root,
+        logger,
+        sessions,
+        migrationState: () => migrationStatus.state,
+        stopServer: () => started?.stop() ?? Promise.resolve(),
+      });
       const routes: Route[] = [
         ...systemRoutes(status),
         ...eventRoutes(log, hub),
@@ -256,6 +273,7 @@ export class AtriumServer {
         ...harnessRoutes(harnesses, terminals),
         ...providerLoginRoutes(providerLogins),
         ...sessionRoutes(sessions),
+        ...updateRoutes(updates),
         ...fileRoutes(files),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
@@ -291,12 +309,14 @@ export class AtriumServer {
       });
       logger.info("listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
       sessions.recover();
+      updates.reconcileAfterStart();
+      updates.startAutomaticChecks();
       const pruning = worktrees
         .pruneOrphans((sessionId) => sessions.exists(sessionId))
         .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
         .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
       const firstScan = harnesses.rescan().catch((error: unknown) => logger.error("the first harness scan failed", { error }));
-      return new AtriumServer(
+      started = new AtriumServer(
         paths,
         url,
         identity,
@@ -308,9 +328,12 @@ export class AtriumServer {
         Promise.all([pruning, firstScan]).then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         releaseLock,
-        [() => sessions.stopAll(), () => providerLogins.close(), () => harnesses.close()],
+        [() => updates.stop(), () => sessions.stopAll(), () => providerLogins.close(), () => harnesses.close()],
       );
+      return started;
     } catch (error) {
+      // A supervised update whose new build cannot start puts the previous one back first.
+      updateGuard?.startFailed(error);
       // Whatever failed, the next start must find neither an open database nor our lock.
       store?.close();
       releaseLock();

@@ -1,0 +1,98 @@
+import type { Logger } from "../logging/logger.ts";
+import type { UpdateStatus } from "../schemas/update.ts";
+import { buildInfo, type BuildInfo } from "../system/build-info.ts";
+import { installedPlatformKey } from "./manifest.ts";
+import { QUIET_UPDATE_SETTINGS, type UpdateSettings } from "./update-config.ts";
+import { embeddedUpdatePublicKey } from "./update-key.ts";
+import { detectRestartMode, restartIntoNewBuild } from "./restart.ts";
+import { selfUpdateCapability } from "./self-update.ts";
+import { UpdateChecker } from "./update-checker.ts";
+import { UpdateService, type UpdateSessions } from "./update-service.ts";
+import { UpdateStateFiles } from "./update-state-files.ts";
+import { UpdateStartupGuard } from "./startup-guard.ts";
+
+/** ServerOptions.update: settings from config.json, plus what tests replace. */
+export interface ServerUpdateOptions extends Partial<UpdateSettings> {
+  /** The key manifests must be signed with; this build's embedded one by default. */
+  publicKey?: string | null;
+  /** The executable an update replaces; this process's own by default. */
+  executable?: string;
+  /** The build that is running; this one by default. */
+  build?: BuildInfo;
+  drainTimeoutMs?: number;
+}
+
+/** The session hooks the update uses (SessionService has them). */
+export interface SessionsForUpdate {
+  busySessions(): string[];
+  holdNewTurns(reason: string): () => void;
+  list(query: Record<string, never>): Array<{ id: string; title: string }>;
+}
+
+export interface ServerUpdateDeps {
+  options: ServerUpdateOptions | undefined;
+  dataDir: string;
+  logger: Logger;
+  sessions: SessionsForUpdate;
+  migrationState: () => UpdateStatus["migrationState"];
+  /** Stops the whole server (port, data-dir lock, database) before the new build starts. */
+  stopServer: () => Promise<void>;
+}
+
+/** Guards a start-up that a service manager makes after a supervised update (see startup-guard.ts). */
+export function beginUpdateStartupGuard(dataDir: string, logger: Logger, build: BuildInfo = buildInfo): UpdateStartupGuard | undefined {
+  return build.compiled ? UpdateStartupGuard.begin(new UpdateStateFiles(dataDir), build, logger) : undefined;
+}
+
+/** The server's UpdateService with its collaborators. */
+export function createServerUpdates(deps: ServerUpdateDeps): UpdateService {
+  const options = deps.options ?? {};
+  const settings: UpdateSettings = { ...QUIET_UPDATE_SETTINGS, ...withoutUndefined(options) };
+  const build = options.build ?? buildInfo;
+  const publicKey = options.publicKey === undefined ? embeddedUpdatePublicKey() : options.publicKey;
+  const state = new UpdateStateFiles(deps.dataDir);
+  const restartMode = detectRestartMode();
+  const sessions: UpdateSessions = {
+    busySessions: () => deps.sessions.busySessions(),
+    holdNewTurns: (reason) => deps.sessions.holdNewTurns(reason),
+    describe: (ids) => {
+      const titles = new Map(deps.sessions.list({}).map((session) => [session.id, session.title]));
+      return ids.map((id) => (titles.get(id) ? `"${titles.get(id)}" (${id})` : id));
+    },
+  };
+  return new UpdateService({
+    checker: new UpdateChecker({ baseUrl: settings.baseUrl, publicKey, installed: build, platformKey: installedPlatformKey() }),
+    state,
+    sessions,
+    installed: build,
+    channel: settings.channel,
+    selfUpdate: selfUpdateCapability(build.compiled, publicKey, options.executable ?? process.execPath),
+    restartMode,
+    restart: (pending) =>
+      restartIntoNewBuild({
+        mode: pending.restartMode,
+        pending,
+        dataDir: deps.dataDir,
+        // The server's own arguments (`serve --port …`); argv[0] is the runtime, argv[1] the entry point.
+        serveArgs: process.argv.slice(2),
+        healthTimeoutMs: settings.restartTimeoutSeconds * 1000,
+        stopServer: deps.stopServer,
+        state,
+        logger: deps.logger,
+        exit: (code) => process.exit(code),
+      }),
+    migrationState: deps.migrationState,
+    logger: deps.logger,
+    checkIntervalMs: settings.checkIntervalHours * 3_600_000,
+    drainTimeoutMs: options.drainTimeoutMs,
+  });
+}
+
+function withoutUndefined(options: ServerUpdateOptions): Partial<UpdateSettings> {
+  const settings: Partial<UpdateSettings> = {};
+  if (options.baseUrl !== undefined) settings.baseUrl = options.baseUrl;
+  if (options.channel !== undefined) settings.channel = options.channel;
+  if (options.checkIntervalHours !== undefined) settings.checkIntervalHours = options.checkIntervalHours;
+  if (options.restartTimeoutSeconds !== undefined) settings.restartTimeoutSeconds = options.restartTimeoutSeconds;
+  return settings;
+}

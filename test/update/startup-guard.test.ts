@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../../src/logging/logger.ts";
+import { detectRestartMode } from "../../src/update/restart.ts";
+import { MAX_SUPERVISED_STARTS, UpdateStartupGuard } from "../../src/update/startup-guard.ts";
+import { UpdateStateFiles, type PendingUpdate } from "../../src/update/update-state-files.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+const quiet: Logger = { enabled: () => false, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const newBuild = { version: "1.1.0", buildNumber: 2, channel: "stable" };
+
+let dir: ReturnType<typeof makeTempDir>;
+let state: UpdateStateFiles;
+let executable: string;
+
+function pending(overrides: Partial<PendingUpdate> = {}): PendingUpdate {
+  return {
+    fromVersion: "1.0.0",
+    fromBuildNumber: 1,
+    targetVersion: "1.1.0",
+    targetBuildNumber: 2,
+    executable,
+    previous: `${executable}.previous`,
+    restartMode: "systemd",
+    attempts: 0,
+    startedAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+beforeEach(() => {
+  dir = makeTempDir("atrium-update-guard-");
+  state = new UpdateStateFiles(dir.path);
+  executable = join(dir.path, "atrium");
+  writeFileSync(executable, "new build");
+  writeFileSync(`${executable}.previous`, "old build");
+});
+afterEach(() => dir.remove());
+
+describe("the start-up guard of a supervised update", () => {
+  test("counts the new build's start-ups and, when it cannot start, puts the previous executable back", () => {
+    state.writePending(pending());
+    const guard = UpdateStartupGuard.begin(state, newBuild, quiet);
+    expect(guard).toBeDefined();
+    expect(state.readPending()?.attempts).toBe(1);
+    guard!.startFailed(new Error("the database is locked"));
+    expect(readFileSync(executable, "utf8")).toBe("old build");
+    expect(existsSync(`${executable}.previous`)).toBe(false);
+    expect(state.readPending()).toBeUndefined();
+    expect(state.readLastApply()).toMatchObject({
+      state: "failed",
+      targetVersion: "1.1.0",
+      message: "the new server failed to start: the database is locked; restored 1.0.0 (build 1), which starts next",
+    });
+  });
+
+  test(`rolls back at the start after ${MAX_SUPERVISED_STARTS} start-ups that never became healthy (crashes)`, () => {
+    state.writePending(pending({ attempts: MAX_SUPERVISED_STARTS }));
+    expect(() => UpdateStartupGuard.begin(state, newBuild, quiet)).toThrow(`stopped before becoming healthy ${MAX_SUPERVISED_STARTS} times`);
+    expect(readFileSync(executable, "utf8")).toBe("old build");
+    expect(state.readLastApply()?.state).toBe("failed");
+  });
+
+  test("stays out of a re-executed update (its old process watches) and of another build's start", () => {
+    state.writePending(pending({ restartMode: "reexec" }));
+    expect(UpdateStartupGuard.begin(state, newBuild, quiet)).toBeUndefined();
+    state.writePending(pending());
+    expect(UpdateStartupGuard.begin(state, { ...newBuild, buildNumber: 1, version: "1.0.0" }, quiet)).toBeUndefined();
+    expect(state.readPending()?.attempts).toBe(0);
+    expect(readFileSync(executable, "utf8")).toBe("new build");
+  });
+});
+
+describe("restart mode", () => {
+  test("follows install.sh's ATRIUM_SUPERVISOR, then systemd's and launchd's own variables", () => {
+    expect(detectRestartMode({ ATRIUM_SUPERVISOR: "systemd" })).toBe("systemd");
+    expect(detectRestartMode({ ATRIUM_SUPERVISOR: "launchd" })).toBe("launchd");
+    expect(detectRestartMode({ ATRIUM_SUPERVISOR: "none", INVOCATION_ID: "abc" })).toBe("reexec");
+    expect(detectRestartMode({ INVOCATION_ID: "abc" })).toBe("systemd");
+    expect(detectRestartMode({ XPC_SERVICE_NAME: "dev.atrium.server" })).toBe("launchd");
+    // Terminal.app sets XPC_SERVICE_NAME too; only install.sh's label means launchd runs the server.
+    expect(detectRestartMode({ XPC_SERVICE_NAME: "application.com.apple.Terminal.1234" })).toBe("reexec");
+    expect(detectRestartMode({})).toBe("reexec");
+  });
+});
