@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { dataPaths } from "../config/paths.ts";
 import { readRuntimeFile } from "../server/runtime-file.ts";
 import type { Logger } from "../logging/logger.ts";
-import { restorePreviousExecutable } from "./executable-swap.ts";
 import { describeRelease } from "./release-order.ts";
+import { rollBackUpdate } from "./roll-back.ts";
 import type { PendingUpdate, UpdateStateFiles } from "./update-state-files.ts";
 
 /**
@@ -72,19 +72,7 @@ export async function restartIntoNewBuild(request: RestartRequest): Promise<neve
     return request.exit(0);
   }
   await stopProcessGroup(child);
-  const restored = restorePreviousExecutable(pending.executable, pending.previous);
-  const from = describeRelease({ version: pending.fromVersion, buildNumber: pending.fromBuildNumber });
-  const message = restored ? `${failure}; restored ${from}` : `${failure}; ${pending.previous} was missing, so nothing could be restored`;
-  logger.error("the update is rolled back", { message });
-  request.state.writeLastApply({
-    progress: 1,
-    state: "failed",
-    message,
-    targetVersion: pending.targetVersion,
-    targetBuildNumber: pending.targetBuildNumber,
-    at: new Date().toISOString(),
-  });
-  request.state.clearPending();
+  rollBackUpdate(pending, request.state, logger, failure);
   const again = startServer(pending.executable, request.serveArgs, request.dataDir);
   const listening = await waitForRuntimeFile(request.dataDir, again, RESTORED_START_WAIT_MS);
   logger.info(listening ? "the previous build is running again" : "the previous build was started but has not said it is listening", { pid: again.pid });

@@ -1,6 +1,6 @@
 import type { Logger } from "../logging/logger.ts";
-import { restorePreviousExecutable } from "./executable-swap.ts";
-import { describeRelease, type ReleaseIdentity } from "./release-order.ts";
+import type { ReleaseIdentity } from "./release-order.ts";
+import { rollBackUpdate } from "./roll-back.ts";
 import type { PendingUpdate, UpdateStateFiles } from "./update-state-files.ts";
 
 /** Start-ups of a new build under a service manager that may fail before it is rolled back. */
@@ -41,20 +41,6 @@ export class UpdateStartupGuard {
   }
 
   private rollBack(reason: string): string {
-    const { pending } = this;
-    const restored = restorePreviousExecutable(pending.executable, pending.previous);
-    const from = describeRelease({ version: pending.fromVersion, buildNumber: pending.fromBuildNumber });
-    const message = restored ? `${reason}; restored ${from}, which starts next` : `${reason}; ${pending.previous} was missing, so nothing could be restored`;
-    this.logger.error("the update is rolled back", { message });
-    this.state.writeLastApply({
-      progress: 1,
-      state: "failed",
-      message,
-      targetVersion: pending.targetVersion,
-      targetBuildNumber: pending.targetBuildNumber,
-      at: new Date().toISOString(),
-    });
-    this.state.clearPending();
-    return message;
+    return rollBackUpdate(this.pending, this.state, this.logger, reason, ", which starts next");
   }
 }
