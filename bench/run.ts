@@ -13,6 +13,9 @@ import { measureEventDelivery } from "./measurements/event-delivery.ts";
 import { measureColdStart } from "./measurements/cold-start.ts";
 import { measureProjectList } from "./measurements/project-list.ts";
 import { measureHarnessList } from "./measurements/harness-list.ts";
+import { measureSessionStream } from "./measurements/session-stream.ts";
+import { measureSessionConcurrent } from "./measurements/session-concurrent.ts";
+import { measureSessionDetail } from "./measurements/session-detail.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -27,6 +30,9 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "cold", name: "Cold start and idle memory", run: measureColdStart },
   { key: "projects", name: "GET /v1/projects with 1,000 projects", run: measureProjectList },
   { key: "harnesses", name: "Harness rescan and GET /v1/harnesses", run: measureHarnessList },
+  { key: "stream", name: "One long reply: 20,000 chunks -> SSE and store", run: measureSessionStream },
+  { key: "concurrent", name: "20 sessions streaming at once -> 1 SSE client", run: measureSessionConcurrent },
+  { key: "detail", name: "GET /v1/sessions/{id} pages, 10,000 items", run: measureSessionDetail },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

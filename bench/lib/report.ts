@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type Unit = "ratio" | "req/s" | "ms" | "KiB" | "MiB" | "%" | "clients" | "runs" | "projects" | "harnesses";
+export type Unit = "ratio" | "req/s" | "ms" | "KiB" | "MiB" | "%" | "clients" | "runs" | "projects" | "harnesses" | "chunks/s" | "sessions" | "items" | "s" | "events";
 
 export interface Target {
   comparison: "<" | ">=";
