@@ -13,13 +13,20 @@ const isText = (mimeType: string) => mimeType.startsWith("text/") || /^applicati
  * The ACP prompt for a queued prompt: its text, then each attachment in the richest form the agent
  * takes. Images become image blocks and small text files embedded resources where the agent says it
  * accepts them; anything else is a link to the file (every ACP agent accepts links), which the agent
- * may then read through fs/read_text_file.
+ * may then read through fs/read_text_file: `files` are the attachments' paths, to allow those reads.
  */
-export function promptBlocks(text: string, attachments: Attachment[], capabilities: acp.PromptCapabilities | undefined, files: UploadedFiles): acp.ContentBlock[] {
+export function promptBlocks(
+  text: string,
+  attachments: Attachment[],
+  capabilities: acp.PromptCapabilities | undefined,
+  uploads: UploadedFiles,
+): { blocks: acp.ContentBlock[]; files: string[] } {
   const blocks: acp.ContentBlock[] = [{ type: "text", text }];
+  const files: string[] = [];
   for (const attachment of attachments) {
-    const path = files.pathOf(attachment.fileId);
+    const path = uploads.pathOf(attachment.fileId);
     if (!path) throw new Error(`the attached file ${attachment.name} (${attachment.fileId}) is gone`);
+    files.push(path);
     const uri = pathToFileURL(path).href;
     if (attachment.kind === "image" && capabilities?.image) {
       blocks.push({ type: "image", mimeType: attachment.mimeType, data: readFileSync(path).toString("base64"), uri });
@@ -29,5 +36,5 @@ export function promptBlocks(text: string, attachments: Attachment[], capabiliti
       blocks.push({ type: "resource_link", uri, name: attachment.name, mimeType: attachment.mimeType, size: attachment.sizeBytes });
     }
   }
-  return blocks;
+  return { blocks, files };
 }

@@ -244,11 +244,8 @@ export class SessionRuntime {
     let failure: string | undefined;
     try {
       const agent = await this.ensureAgent();
-      const blocks = promptBlocks(promptText, attachments, agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
-      for (const attachment of attachments) {
-        const path = this.deps.files.pathOf(attachment.fileId);
-        if (path) this.fileAccess?.grantRead(path);
-      }
+      const { blocks, files } = promptBlocks(promptText, attachments, agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
+      for (const path of files) this.fileAccess?.grantRead(path);
       const response = await agent.prompt({ sessionId: this.agentSessionId!, prompt: blocks });
       stopReason = this.turn.cancelled ? "cancelled" : response.stopReason;
       this.recordTurnUsage(response);

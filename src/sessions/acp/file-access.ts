@@ -49,8 +49,8 @@ export class FileAccess {
   }
 
   read(request: acp.ReadTextFileRequest): acp.ReadTextFileResponse {
-    const granted = isAbsolute(request.path) && this.readable.has(realPathOf(resolve(request.path)));
-    const path = granted ? realPathOf(resolve(request.path)) : this.resolveInside(request.path);
+    const real = isAbsolute(request.path) ? realPathOf(resolve(request.path)) : undefined;
+    const path = real !== undefined && this.readable.has(real) ? real : this.resolveInside(request.path);
     let content: string;
     try {
       content = readFileSync(path, "utf8");
