@@ -13,7 +13,7 @@ export interface CompileOptions {
   platformKey?: string;
   /** The Ed25519 public key (SPKI PEM) release manifests must be signed with; none in dev builds. */
   updatePublicKey?: string;
-  /** What to compile; Atrium itself (main and its checkpoint worker) when absent. */
+  /** What to compile; Atrium itself (main and its worker threads) when absent. */
   entrypoints?: string[];
 }
 
@@ -26,9 +26,11 @@ const root = join(import.meta.dir, "..");
  * result; }` into `=> run()`, which Elysia takes for async and awaits on every request.
  * The executable must not pick up a `.env` or `bunfig.toml` from whatever folder it is started in.
  */
+/** The worker threads' modules: separate entrypoints, which the binary embeds beside main. */
+export const ATRIUM_WORKERS = [join(root, "src", "store", "checkpoint-worker.ts"), join(root, "src", "store", "migration-worker.ts")];
+
 export async function compileBinary(options: CompileOptions): Promise<void> {
-  // Workers are separate entrypoints; the binary embeds them beside main.
-  const entrypoints = options.entrypoints ?? [join(root, "src", "main.ts"), join(root, "src", "store", "checkpoint-worker.ts")];
+  const entrypoints = options.entrypoints ?? [join(root, "src", "main.ts"), ...ATRIUM_WORKERS];
   const define = (name: string, value: string) => ["--define", `${name}=${JSON.stringify(value)}`];
   const args = [
     "build",

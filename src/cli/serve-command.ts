@@ -15,7 +15,7 @@ export const serveCommand = defineCommand({
     "log-level": { type: "string", description: "debug, info, warn or error (default info)" },
   },
   run: ({ args }) =>
-    runCli(() => {
+    runCli(async () => {
       const paths = cliPaths();
       const config = cliConfig(paths);
       const host = args.host ?? config.host ?? DEFAULT_HOST;
@@ -23,7 +23,7 @@ export const serveCommand = defineCommand({
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0 to 65535, not ${args.port}`);
       let server: AtriumServer;
       try {
-        server = AtriumServer.start({
+        server = await AtriumServer.start({
           dataDir: paths.root,
           host,
           port,

@@ -1,7 +1,10 @@
 import type { Server } from "bun";
 import { dataPaths, ensureDataDir, type DataPaths } from "../config/paths.ts";
 import { Store } from "../store/database.ts";
-import { latestSchemaVersion, migrate } from "../store/migrations.ts";
+import { currentSchemaVersion, migrate, migrationPending, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
+import { migrateInBackground } from "../store/background-migration.ts";
+import { MigrationProgress } from "../system/migration-progress.ts";
+import { serveDuringMigration } from "../http/migration-phase-server.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { EventRepository } from "../store/event-repository.ts";
@@ -80,6 +83,8 @@ export interface ServerOptions {
   agentIdleMs?: number;
   /** Self-update settings (config `update*` keys); without them the server never checks on its own. */
   update?: ServerUpdateOptions;
+  /** The schema changes this server applies; every released one by default. */
+  migrations?: Migration[];
 }
 
 /** Markers of what this server can do, so clients can adapt without version sniffing. */
@@ -125,7 +130,8 @@ export class AtriumServer {
     readonly logger: Logger,
     private readonly store: Store,
     private readonly server: Server<undefined>,
-    private readonly hub: EventStreamHub,
+    /** Absent while the server only reports a failed migration. */
+    private readonly hub: EventStreamHub | undefined,
     /** Start-up work that runs after the server listens (worktree pruning, the first harness scan). */
     readonly backgroundStartup: Promise<void>,
     private readonly shutdownGraceMs: number,
@@ -136,14 +142,20 @@ export class AtriumServer {
 
   /** Event streams currently connected (the hub drops clients that fall too far behind). */
   get openStreams(): number {
-    return this.hub.openStreams;
+    return this.hub?.openStreams ?? 0;
   }
 
   get port(): number {
     return this.server.port ?? 0;
   }
 
-  static start(options: ServerOptions): AtriumServer {
+  /**
+   * Starts serving. A database that needs migrating is migrated in a worker thread while a first
+   * listener answers health with the progress (everything else gets 503); the full server then takes
+   * over the port. If that migration fails, the server stays up reporting why, unless it is a new
+   * build started by a service manager after an update: that one rolls back and fails its start.
+   */
+  static async start(options: ServerOptions): Promise<AtriumServer> {
     const startedAt = new Date();
     const paths = dataPaths(options.dataDir);
     ensureDataDir(paths);
@@ -157,36 +169,70 @@ export class AtriumServer {
     const releaseLock = acquireDataDirLock(paths.lock);
     let store: Store | undefined;
     let updateGuard: UpdateStartupGuard | undefined;
+    let migrationListener: Server<undefined> | undefined;
     // Bound once constructed: an update stops this server before starting the new build.
     let started: AtriumServer | undefined;
     try {
       updateGuard = beginUpdateStartupGuard(paths.root, logger);
       store = Store.open(paths.database);
-      const report = migrate(store, { backupDir: paths.backups });
-      store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
-      if (report.applied.length > 0) logger.info("database migrated", { ...report });
-      const migrationDetail = report.backupPath ? `migrated from schema ${report.fromVersion}; the database before it is in ${report.backupPath}` : undefined;
+      const migrationList = options.migrations ?? migrations;
+      const migration = new MigrationProgress(currentSchemaVersion(store), migrationList[migrationList.length - 1]?.version ?? 0);
+      const finishMigration = (report: MigrationReport) => {
+        migration.finished(report);
+        if (report.applied.length > 0) logger.info("database migrated", { ...report });
+      };
+      // A new database has nothing to serve while its tables are created, and no identity before.
+      if (migration.status().schemaVersion === 0) finishMigration(migrate(store, { list: migrationList }));
       const identity = loadIdentity(new MetaRepository(store));
       const adminToken = readOrCreateAdminToken(paths.adminToken);
       const tokens = new AccessTokens(adminToken, new TokenRepository(store));
-      const log = new EventLog(store, new EventRepository(store), identity.serverId);
-      const hub = new EventStreamHub(log, logger, { ...defaultStreamLimits, ...options.streamLimits });
       const bindAddress = { host: options.host, port: options.port };
-      const migrationStatus = {
-        state: "idle" as const,
-        schemaVersion: report.toVersion,
-        targetVersion: latestSchemaVersion,
-        ...(migrationDetail ? { detail: migrationDetail } : {}),
-      };
       const status = new SystemStatus({
         store,
         identity,
         build: buildInfo,
         startedAt,
         bindAddress,
-        migration: () => migrationStatus,
+        migration: () => migration.status(),
         features: FEATURES,
       });
+      const announce = (port: number, message: string) => {
+        bindAddress.port = port;
+        const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+        const url = `http://${host}:${port}`;
+        writeRuntimeFile(paths.runtime, { pid: process.pid, url, host: options.host, port, startedAt: startedAt.toISOString(), version: buildInfo.version });
+        logger.info(message, { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
+        return url;
+      };
+
+      if (migrationPending(store, migrationList)) {
+        migration.started();
+        migrationListener = serveDuringMigration({
+          host: options.host,
+          port: options.port,
+          routes: systemRoutes(status),
+          tokens: tokens.withoutRecordingUse(),
+          logger,
+          unavailableReason: () => migration.unavailableReason(),
+        });
+        const url = announce(migrationListener.port ?? options.port, "listening while the database migrates");
+        try {
+          const job = { path: paths.database, backupDir: paths.backups, list: migrationList };
+          finishMigration(await migrateInBackground(job, (progress) => migration.step(progress)));
+        } catch (error) {
+          migration.failed(error);
+          logger.error("the database migration failed; only health is served", { detail: migration.status().detail });
+          // The previous build, which the service manager starts next, still reads the unchanged database.
+          if (updateGuard) throw error;
+          return new AtriumServer(paths, url, identity, adminToken, logger, store, migrationListener, undefined, Promise.resolve(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, releaseLock, []);
+        }
+        // The full server binds the same port at once; clients of this listener were told to reconnect.
+        void migrationListener.stop(true);
+        migrationListener = undefined;
+      }
+      store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
+      const log = new EventLog(store, new EventRepository(store), identity.serverId);
+      const hub = new EventStreamHub(log, logger, { ...defaultStreamLimits, ...options.streamLimits });
       const projectRepository = new ProjectRepository(store);
       const worktrees = new WorktreeService({
         store,
@@ -262,7 +308,7 @@ export class AtriumServer {
         dataDir: paths.root,
         logger,
         sessions,
-        migrationState: () => migrationStatus.state,
+        migrationState: () => migration.status().state,
         stopServer: () => started?.stop() ?? Promise.resolve(),
       });
       const routes: Route[] = [
@@ -280,7 +326,7 @@ export class AtriumServer {
       // Elysia creates the Bun server itself so that handlers can see the peer address.
       app.listen({
         hostname: options.host,
-        port: options.port,
+        port: bindAddress.port,
         maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
         idleTimeout: IDLE_TIMEOUT_SECONDS,
         // Elysia turns SO_REUSEPORT on; a second server would then silently share the port.
@@ -296,18 +342,7 @@ export class AtriumServer {
       });
       const server = app.server;
       if (!server) throw new Error("the HTTP server did not start");
-      bindAddress.port = server.port ?? options.port;
-      const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-      const url = `http://${host}:${bindAddress.port}`;
-      writeRuntimeFile(paths.runtime, {
-        pid: process.pid,
-        url,
-        host: options.host,
-        port: bindAddress.port,
-        startedAt: startedAt.toISOString(),
-        version: buildInfo.version,
-      });
-      logger.info("listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
+      const url = announce(server.port ?? bindAddress.port, "listening");
       sessions.recover();
       updates.reconcileAfterStart();
       updates.startAutomaticChecks();
@@ -334,7 +369,8 @@ export class AtriumServer {
     } catch (error) {
       // A supervised update whose new build cannot start puts the previous one back first.
       updateGuard?.startFailed(error);
-      // Whatever failed, the next start must find neither an open database nor our lock.
+      // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
+      void migrationListener?.stop(true);
       store?.close();
       releaseLock();
       throw error;
@@ -347,7 +383,7 @@ export class AtriumServer {
       this.logger.info("shutting down");
       // Stop accepting first, so no stream opens after the open ones are closed.
       const graceful = this.server.stop(false);
-      this.hub.closeAll();
+      this.hub?.closeAll();
       await this.backgroundStartup;
       // In-flight requests get a grace period; a peer that never reads must not hold the exit forever.
       const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(this.shutdownGraceMs).then(() => true)]);

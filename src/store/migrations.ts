@@ -31,6 +31,16 @@ export interface MigrateOptions {
   now?: () => Date;
   /** Where a copy of the database goes before a migration changes an existing one. */
   backupDir?: string;
+  /** Told before each step (the backup, then each migration) and once all are done. */
+  onProgress?: (progress: MigrationStepProgress) => void;
+}
+
+export interface MigrationStepProgress {
+  /** Steps finished so far, of `total`: the backup (when one is taken) and each pending migration. */
+  done: number;
+  total: number;
+  /** What runs now; absent once every step is done. */
+  current?: string;
 }
 
 /** Backups kept; older ones are removed once a new one is taken. */
@@ -45,12 +55,12 @@ export function currentSchemaVersion(store: Store): number {
 }
 
 /**
- * Brings the schema up to date, each migration in its own transaction together with its bookkeeping
- * row, so a crash leaves the database at a whole version. A database written by a newer Atrium is
- * refused rather than guessed at.
+ * Brings the schema up to date. All pending migrations run in one transaction with their bookkeeping
+ * rows, so a failure or a crash leaves the database exactly as the previous Atrium left it, and that
+ * Atrium can still open it. A database written by a newer Atrium is refused rather than guessed at.
  */
 export function migrate(store: Store, options: MigrateOptions = {}): MigrationReport {
-  const { list = migrations, now = () => new Date() } = options;
+  const { list = migrations, now = () => new Date(), onProgress } = options;
   const fromVersion = currentSchemaVersion(store);
   const known = list[list.length - 1]?.version ?? 0;
   if (fromVersion > known) {
@@ -58,21 +68,37 @@ export function migrate(store: Store, options: MigrateOptions = {}): MigrationRe
       `the database is at schema version ${fromVersion}, newer than this Atrium knows (${known}); run a newer Atrium or restore a backup`,
     );
   }
-  const pending = list.some((migration) => migration.version > fromVersion);
-  const backupPath = pending && fromVersion > 0 && options.backupDir ? backUp(store, options.backupDir, fromVersion, now()) : null;
+  const pending = list.filter((migration) => migration.version > fromVersion);
+  // A new database has nothing to keep.
+  const backupDir = pending.length > 0 && fromVersion > 0 ? options.backupDir : undefined;
+  const total = pending.length + (backupDir === undefined ? 0 : 1);
+  let done = 0;
+  let backupPath: string | null = null;
+  if (backupDir !== undefined) {
+    onProgress?.({ done, total, current: `backing up the database at schema ${fromVersion}` });
+    backupPath = backUp(store, backupDir, fromVersion, now());
+    done++;
+  }
   const applied: MigrationReport["applied"] = [];
-  for (const migration of list) {
-    if (migration.version <= fromVersion) continue;
-    const started = performance.now();
-    store.transaction(() => {
+  store.transaction(() => {
+    for (const migration of pending) {
+      onProgress?.({ done, total, current: `migration ${migration.version} (${migration.name})` });
+      const started = performance.now();
       store.db.exec(migration.sql);
       store.db
         .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($version, $name, $appliedAt)")
         .run({ version: migration.version, name: migration.name, appliedAt: now().toISOString() });
-    });
-    applied.push({ version: migration.version, name: migration.name, durationMs: performance.now() - started });
-  }
+      applied.push({ version: migration.version, name: migration.name, durationMs: performance.now() - started });
+      done++;
+    }
+  });
+  onProgress?.({ done, total });
   return { fromVersion, toVersion: currentSchemaVersion(store), applied, backupPath };
+}
+
+/** Whether `migrate` has anything to do (or a refusal to give) for this database. */
+export function migrationPending(store: Store, list: Migration[] = migrations): boolean {
+  return currentSchemaVersion(store) !== (list[list.length - 1]?.version ?? 0);
 }
 
 /**

@@ -19,13 +19,15 @@ export interface SystemStatusDeps {
 
 const DATABASE_PROBE_MS = 1000;
 
+type DatabaseAnswer = Pick<Health["database"], "state" | "detail">;
+
 /** Answers health and identity questions about the running server. */
 export class SystemStatus {
   private readonly journalMode: string;
   // Health is polled often; what cannot change is worked out once.
   private readonly startedAtText: string;
   private readonly release: Health["release"];
-  private lastProbe: { atMs: number; state: Health["database"] } | undefined;
+  private lastProbe: { atMs: number; answer: DatabaseAnswer } | undefined;
 
   constructor(private readonly deps: SystemStatusDeps) {
     this.journalMode = deps.store.journalMode();
@@ -39,7 +41,8 @@ export class SystemStatus {
     const migration = deps.migration();
     const database = this.databaseState(nowMs, migration.schemaVersion);
     return {
-      status: database.state === "ok" && migration.state !== "failed" ? "ok" : "degraded",
+      // A migrating server answers only health, so it is not ok until the migration is done.
+      status: database.state === "ok" && migration.state === "idle" ? "ok" : "degraded",
       release: this.release,
       database,
       process: {
@@ -53,20 +56,20 @@ export class SystemStatus {
 
   /**
    * Asks SQLite whether it answers at most once per DATABASE_PROBE_MS: monitors poll health often, and
-   * a query per poll was a tenth of the cost of serving it.
+   * a query per poll was a tenth of the cost of serving it. The schema version is always the current one.
    */
   private databaseState(nowMs: number, schemaVersion: number): Health["database"] {
-    if (this.lastProbe && nowMs - this.lastProbe.atMs < DATABASE_PROBE_MS) return this.lastProbe.state;
-    let state: Health["database"];
-    try {
-      this.deps.store.db.query("SELECT 1").get();
-      state = { state: "ok", schemaVersion, journalMode: this.journalMode };
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      state = { state: "error", schemaVersion, journalMode: this.journalMode, detail };
+    if (!this.lastProbe || nowMs - this.lastProbe.atMs >= DATABASE_PROBE_MS) {
+      let answer: DatabaseAnswer;
+      try {
+        this.deps.store.db.query("SELECT 1").get();
+        answer = { state: "ok" };
+      } catch (error) {
+        answer = { state: "error", detail: error instanceof Error ? error.message : String(error) };
+      }
+      this.lastProbe = { atMs: nowMs, answer };
     }
-    this.lastProbe = { atMs: nowMs, state };
-    return state;
+    return { ...this.lastProbe.answer, schemaVersion, journalMode: this.journalMode };
   }
 
   info(): ServerInfo {

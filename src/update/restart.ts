@@ -89,34 +89,58 @@ function startServer(executable: string, serveArgs: string[], dataDir: string): 
   return child;
 }
 
-/** Undefined once the new server answers health with the target build; otherwise why it did not. */
+/**
+ * Undefined once the new server answers health with the target build; otherwise why it did not. A
+ * database migration may take longer than the timeout: while the new server reports one running, it
+ * is alive and making progress, so the wait goes on.
+ */
 async function waitUntilHealthy(child: Bun.Subprocess, request: RestartRequest): Promise<string | undefined> {
   const { pending } = request;
   const target = describeRelease({ version: pending.targetVersion, buildNumber: pending.targetBuildNumber });
-  const deadline = Date.now() + request.healthTimeoutMs;
+  let deadline = Date.now() + request.healthTimeoutMs;
   let exited = false;
   void child.exited.then(() => (exited = true));
   while (Date.now() < deadline) {
     if (exited) return `the new server ${target} exited with ${child.exitCode ?? child.signalCode} before it became healthy`;
-    if (await answersHealth(request.dataDir, child.pid, pending)) return undefined;
+    const verdict = judgeHealth(await fetchHealth(request.dataDir, child.pid), pending);
+    if (verdict.state === "healthy") return undefined;
+    if (verdict.state === "failed") return `the new server ${target} ${verdict.reason}`;
+    if (verdict.state === "migrating") deadline = Date.now() + request.healthTimeoutMs;
     await Bun.sleep(HEALTH_POLL_MS);
   }
   return `the new server ${target} did not become healthy within ${Math.round(request.healthTimeoutMs / 1000)} s`;
 }
 
-async function answersHealth(dataDir: string, pid: number, pending: PendingUpdate): Promise<boolean> {
+/** The parts of a health answer the watchdog reads (older builds may lack some). */
+export interface HealthAnswer {
+  status?: string;
+  release?: { version?: string; buildNumber?: number };
+  migration?: { state?: string; detail?: string };
+}
+
+export type HealthVerdict = { state: "healthy" } | { state: "migrating" } | { state: "waiting" } | { state: "failed"; reason: string };
+
+/** What a health answer (or its absence) says of the new build. */
+export function judgeHealth(health: HealthAnswer | undefined, pending: PendingUpdate): HealthVerdict {
+  if (!health || health.release?.version !== pending.targetVersion || health.release.buildNumber !== pending.targetBuildNumber) {
+    return { state: "waiting" };
+  }
+  if (health.migration?.state === "failed") return { state: "failed", reason: `could not migrate the database: ${health.migration.detail ?? "no detail given"}` };
+  if (health.migration?.state === "running") return { state: "migrating" };
+  return health.status === "ok" ? { state: "healthy" } : { state: "waiting" };
+}
+
+async function fetchHealth(dataDir: string, pid: number): Promise<HealthAnswer | undefined> {
   const paths = dataPaths(dataDir);
   const runtime = readRuntimeFile(paths.runtime);
-  if (!runtime || runtime.pid !== pid) return false;
+  if (!runtime || runtime.pid !== pid) return undefined;
   try {
     // The admin token, in case the server listens on an address where health needs one.
     const token = readFileSync(paths.adminToken, "utf8").trim();
     const response = await fetch(`${runtime.url}/v1/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2_000) });
-    if (!response.ok) return false;
-    const health = (await response.json()) as { status?: string; release?: { version?: string; buildNumber?: number } };
-    return health.status === "ok" && health.release?.version === pending.targetVersion && health.release.buildNumber === pending.targetBuildNumber;
+    return response.ok ? ((await response.json()) as HealthAnswer) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -42,7 +42,7 @@ const ids = (client: SseClient) =>
 
 describe("event stream", () => {
   test("frames carry id = globalEventId, event = kind and the record as data", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     const client = stream(`?after=${base}`);
     await client.ready;
@@ -57,7 +57,7 @@ describe("event stream", () => {
   });
 
   test("Last-Event-ID resume gets exactly the missed events, then live ones", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     for (let i = 0; i < 3; i++) await write("a");
     const first = stream(`?after=${base}`);
@@ -76,7 +76,7 @@ describe("event stream", () => {
   });
 
   test("replay and live join with no gap and no duplicate while writes keep coming", async () => {
-    t = startTestServer({ streamLimits: { replayPageSize: 7 } });
+    t = await startTestServer({ streamLimits: { replayPageSize: 7 } });
     base = await t.ready();
     for (let i = 0; i < 40; i++) await write("a");
     const writer = (async () => {
@@ -91,7 +91,7 @@ describe("event stream", () => {
   });
 
   test("without a cursor only new events are sent", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     await write("a");
     const client = stream();
@@ -105,7 +105,7 @@ describe("event stream", () => {
   });
 
   test("50 concurrent clients all receive every event in order", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     const clients = Array.from({ length: 50 }, () => stream(`?after=${base}`));
     await Promise.all(clients.map((client) => client.ready));
@@ -116,7 +116,7 @@ describe("event stream", () => {
   });
 
   test("kind and session filters keep only what matches", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     const expectations: Array<[string, number]> = [
       ["", 1],
@@ -136,7 +136,7 @@ describe("event stream", () => {
   });
 
   test("heartbeats keep a quiet stream alive", async () => {
-    t = startTestServer({ streamLimits: { heartbeatMs: 30 } });
+    t = await startTestServer({ streamLimits: { heartbeatMs: 30 } });
     base = await t.ready();
     const client = stream();
     await client.ready;
@@ -149,7 +149,7 @@ describe("event stream", () => {
   });
 
   test("a client that stops reading is dropped without holding up the others", async () => {
-    t = startTestServer({ streamLimits: { maxQueuedBytes: 1024 * 1024 } });
+    t = await startTestServer({ streamLimits: { maxQueuedBytes: 1024 * 1024 } });
     base = await t.ready();
     // A separate process that sends the request and is then stopped: it cannot read, so first the
     // kernel's socket buffers fill, then the server's queue for it.
@@ -194,7 +194,7 @@ describe("event stream", () => {
   }, 40_000);
 
   test("a cursor ahead of the log (from a reset data dir) is 409, not a silent gap", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     await write("a");
     for (const request of [t.api("/v1/events/stream?after=100000"), t.api("/v1/events/stream", { headers: { "last-event-id": "100000" } })]) {
@@ -208,7 +208,7 @@ describe("event stream", () => {
   });
 
   test("a malformed Last-Event-ID is 400", async () => {
-    t = startTestServer();
+    t = await startTestServer();
     base = await t.ready();
     const response = await t.api("/v1/events/stream", { headers: { "last-event-id": "abc" } });
     expect(response.status).toBe(400);

@@ -18,9 +18,9 @@ const PATH = [join(fixtures, "fake-clis"), join(fixtures, "fake-npm"), "/usr/bin
 let t: TestServer;
 let home: ReturnType<typeof makeTempDir>;
 
-function start(extraEnv: Record<string, string> = {}, harnessUpdateCheck = false): void {
+async function start(extraEnv: Record<string, string> = {}, harnessUpdateCheck = false): Promise<void> {
   home = makeTempDir("atrium-accounts-");
-  t = startTestServer({ harnessEnv: { PATH, HOME: home.path, ...extraEnv }, probeTimeoutMs: 2000, harnessUpdateCheck });
+  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path, ...extraEnv }, probeTimeoutMs: 2000, harnessUpdateCheck });
 }
 
 afterEach(async () => {
@@ -33,7 +33,7 @@ const harness = async (id: string) => (await t.json<HarnessBody>("GET", `/v1/har
 
 describe("accounts", () => {
   test("an added account has its own config home, its own login, and becomes what the harness reports when active", async () => {
-    start();
+    await start();
     await t.ready();
     // The default account is logged in; the new one starts logged out.
     mkdirSync(join(home.path, ".claude"), { recursive: true });
@@ -76,7 +76,7 @@ describe("accounts", () => {
   });
 
   test("labels: PATCH renames, null restores the default label, an empty body changes nothing; the active account survives a restart", async () => {
-    start();
+    await start();
     await t.ready();
     const added = (await t.json<AccountBody>("POST", "/v1/harnesses/codex/accounts", {})).body;
     expect(added.label).toBe("Account 2");
@@ -94,7 +94,7 @@ describe("accounts", () => {
 
     const dataDir = t.dataDir;
     await t.server.stop();
-    t = startTestServer({ dataDir, harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000 });
+    t = await startTestServer({ dataDir, harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000 });
     await t.ready();
     const after = await harness("codex");
     expect(after.auth.activeAccountId).toBe(added.id);
@@ -102,7 +102,7 @@ describe("accounts", () => {
   });
 
   test("refusals change nothing: no second account where the CLI has one config home, default not removable, unknown ids, bad labels", async () => {
-    start();
+    await start();
     await t.ready();
     const before = await harness("claude");
     const gemini = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/accounts", { label: "x" });
@@ -125,7 +125,7 @@ describe("accounts", () => {
 
 describe("latest versions", () => {
   test("npm view's answer fills updateInfo after the scan; an older installed version is an update", async () => {
-    start({ FAKE_NPM_LATEST: "2.5.0" }, true);
+    await start({ FAKE_NPM_LATEST: "2.5.0" }, true);
     await t.ready();
     const claude = await until(() => harness("claude"), (h) => h.updateInfo.checkedAt !== null);
     assertMatchesSchema(Harness, claude);
@@ -141,7 +141,7 @@ describe("latest versions", () => {
   });
 
   test("offline: no update, and notes say why", async () => {
-    start({ FAKE_NPM_OFFLINE: "1" }, true);
+    await start({ FAKE_NPM_OFFLINE: "1" }, true);
     await t.ready();
     const codex = await until(() => harness("codex"), (h) => h.updateInfo.checkedAt !== null);
     expect(codex.updateInfo.latestVersion).toBeNull();
@@ -150,7 +150,7 @@ describe("latest versions", () => {
   });
 
   test("a slow registry does not hold the scan up: the check runs after it, in the background", async () => {
-    start({ FAKE_NPM_DELAY: "30" }, true);
+    await start({ FAKE_NPM_DELAY: "30" }, true);
     const began = Date.now();
     await t.ready();
     expect(Date.now() - began).toBeLessThan(5000);

@@ -11,12 +11,12 @@ type HarnessBody = Static<typeof Harness>;
 let t: TestServer;
 let dirs: ReturnType<typeof makeTempDir>;
 
-function start(extraEnv: Record<string, string> = {}): void {
+async function start(extraEnv: Record<string, string> = {}): Promise<void> {
   dirs = makeTempDir("atrium-install-");
   const bin = join(dirs.path, "bin");
   Bun.spawnSync(["mkdir", "-p", bin]);
   const PATH = [bin, join(import.meta.dir, "..", "fixtures", "fake-npm"), "/usr/bin", "/bin"].join(":");
-  t = startTestServer({ harnessEnv: { PATH, HOME: dirs.path, FAKE_NPM_BIN: bin, ...extraEnv }, probeTimeoutMs: 2000 });
+  t = await startTestServer({ harnessEnv: { PATH, HOME: dirs.path, FAKE_NPM_BIN: bin, ...extraEnv }, probeTimeoutMs: 2000 });
 }
 
 afterEach(async () => {
@@ -84,7 +84,7 @@ describe("install and update", () => {
 
 describe("operations in progress and failures", () => {
   test("a second operation while one runs is 409; the output streams as terminal.output events", async () => {
-    start({ FAKE_NPM_DELAY: "1" });
+    await start({ FAKE_NPM_DELAY: "1" });
     const cursor = await t.ready();
     const first = await t.json<HarnessBody>("POST", "/v1/harnesses/gemini/install", {});
     const second = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", {});
@@ -105,7 +105,7 @@ describe("operations in progress and failures", () => {
   });
 
   test("a failing install ends in phase failed with the reason, and the harness stays missing", async () => {
-    start({ FAKE_NPM_FAIL: "1" });
+    await start({ FAKE_NPM_FAIL: "1" });
     await t.ready();
     await t.json("POST", "/v1/harnesses/gemini/install", {});
     const done = await settled("gemini");

@@ -22,7 +22,7 @@ let startCursor: number;
 
 beforeAll(async () => {
   home = makeTempDir("atrium-home-");
-  t = startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
   startCursor = await t.ready();
 });
 afterAll(async () => {
@@ -81,7 +81,7 @@ describe("harness detection", () => {
   });
 
   test("a harness not on the PATH is missing, with how to install it", async () => {
-    const t2 = startTestServer({ harnessEnv: { PATH: "/nonexistent", HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+    const t2 = await startTestServer({ harnessEnv: { PATH: "/nonexistent", HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
     await t2.ready();
     const claude = (await t2.json<HarnessBody>("GET", "/v1/harnesses/claude")).body;
     expect(claude.readiness).toEqual({ state: "missing", detail: "claude is not on the service's PATH", path: null, version: null });
@@ -165,7 +165,7 @@ describe("enable and disable", () => {
 
 describe("harnesses from config.json", () => {
   test("are listed with source config; a built-in id is refused at start", async () => {
-    const custom = startTestServer({
+    const custom = await startTestServer({
       harnessEnv: { PATH, HOME: home.path },
       probeTimeoutMs: PROBE_TIMEOUT_MS,
       customHarnesses: [{ id: "my-agent", name: "My agent", executable: "gemini", acpArgs: ["--acp"] }],
@@ -174,6 +174,6 @@ describe("harnesses from config.json", () => {
     const mine = (await custom.json<HarnessBody>("GET", "/v1/harnesses/my-agent")).body;
     expect(mine).toMatchObject({ source: "config", name: "My agent", readiness: { state: "ready", version: "0.9.0" }, auth: { state: "unknown" } });
     await custom.stop();
-    expect(() => startTestServer({ customHarnesses: [{ id: "claude", name: "x", executable: "x" }] })).toThrow("built-in id");
+    await expect(startTestServer({ customHarnesses: [{ id: "claude", name: "x", executable: "x" }] })).rejects.toThrow("built-in id");
   });
 });

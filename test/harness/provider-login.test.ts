@@ -20,9 +20,9 @@ let t: TestServer;
 let home: ReturnType<typeof makeTempDir>;
 let github: ReturnType<typeof Bun.serve> | undefined;
 
-function start(githubUrl?: string): void {
+async function start(githubUrl?: string): Promise<void> {
   home = makeTempDir("atrium-login-");
-  t = startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000, githubUrl });
+  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000, githubUrl });
 }
 
 afterEach(async () => {
@@ -59,7 +59,7 @@ function fakeGitHub(): string {
 
 describe("OpenCode provider login", () => {
   test("api_key: a secret prompt, answered, lands in OpenCode's auth.json (0600) and OpenCode reads as logged in", async () => {
-    start();
+    await start();
     await t.ready();
     expect((await t.json<HarnessBody>("GET", "/v1/harnesses/opencode")).body.auth.state).toBe("unauthenticated");
     const started = await t.json<Attempt>("POST", `${LOGIN}/anthropic/login`, { method: "api_key" });
@@ -93,7 +93,7 @@ describe("OpenCode provider login", () => {
   });
 
   test("oauth: the attempt shows the user code and verification URL, then succeeds when the code is entered", async () => {
-    start(fakeGitHub());
+    await start(fakeGitHub());
     await t.ready();
     const started = await t.json<Attempt>("POST", `${LOGIN}/github-copilot/login`, { method: "oauth" });
     expect(started.status).toBe(201);
@@ -114,7 +114,7 @@ describe("OpenCode provider login", () => {
   });
 
   test("oauth when the sign-in server cannot be reached: the attempt fails with the reason", async () => {
-    start("http://127.0.0.1:9");
+    await start("http://127.0.0.1:9");
     await t.ready();
     const started = await t.json<Attempt>("POST", `${LOGIN}/github-copilot/login`, { method: "oauth" });
     expect(started.status).toBe(201);
@@ -123,7 +123,7 @@ describe("OpenCode provider login", () => {
   });
 
   test("cancel ends a running attempt; it cannot be answered or cancelled again, and nothing is written", async () => {
-    start();
+    await start();
     await t.ready();
     const started = (await t.json<Attempt>("POST", `${LOGIN}/anthropic/login`, { method: "api_key" })).body;
     const cancelled = await t.json<Attempt>("POST", `${LOGIN}/anthropic/login/${started.id}/cancel`);
@@ -139,7 +139,7 @@ describe("OpenCode provider login", () => {
   });
 
   test("bad input: unknown method 400, oauth for a provider without sign-in 400, bad provider id 400, unknown attempt 404", async () => {
-    start();
+    await start();
     await t.ready();
     const method = await t.json<{ error: string }>("POST", `${LOGIN}/anthropic/login`, { method: "password" });
     expect(method.status).toBe(400);

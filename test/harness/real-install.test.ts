@@ -76,7 +76,7 @@ describe("the real harness CLIs from npm", () => {
 
       // gemini --version alone takes about 2 s of node start-up; the scan runs all probes at once, so
       // allow far more than the 5 s default on a busy 2-core machine.
-      t = startTestServer({ harnessEnv, probeTimeoutMs: 60_000 });
+      t = await startTestServer({ harnessEnv, probeTimeoutMs: 60_000 });
       await t.ready();
       const { status, body } = await t.json<HarnessBody[]>("GET", "/v1/harnesses");
       expect(status).toBe(200);

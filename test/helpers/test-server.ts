@@ -20,10 +20,10 @@ export interface TestServer {
 }
 
 /** A real Atrium server on a free loopback port with its own temp data dir. */
-export function startTestServer(options: Partial<ServerOptions> = {}): TestServer {
+export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dir = options.dataDir ? undefined : makeTempDir();
   const dataDir = options.dataDir ?? dir!.path;
-  const server = AtriumServer.start({
+  const server = await AtriumServer.start({
     host: "127.0.0.1",
     port: 0,
     logLevel: "debug",

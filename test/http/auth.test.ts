@@ -13,7 +13,7 @@ let t: TestServer;
 let operations: Array<{ method: string; path: string }>;
 
 beforeAll(async () => {
-  t = startTestServer();
+  t = await startTestServer();
   const document = (await (await t.api("/v1/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "x") })),

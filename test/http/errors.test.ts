@@ -9,7 +9,7 @@ import { join } from "node:path";
 let t: TestServer;
 let startCursor = 0;
 beforeAll(async () => {
-  t = startTestServer();
+  t = await startTestServer();
   startCursor = await t.ready();
 });
 afterAll(() => t.stop());
@@ -129,7 +129,7 @@ describe("error responses", () => {
 
 describe("unexpected failures", () => {
   test("are 500 with a generic message; the detail goes to the log, not the client", async () => {
-    const broken = startTestServer();
+    const broken = await startTestServer();
     // A real fault in the real store: another connection drops a table the route needs.
     const other = new Database(join(broken.dataDir, "atrium.db"));
     other.run("DROP TABLE sync_entries");

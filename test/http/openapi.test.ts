@@ -10,7 +10,7 @@ let document: {
   security: unknown;
 };
 beforeAll(async () => {
-  t = startTestServer();
+  t = await startTestServer();
   document = (await (await t.api("/v1/openapi.json")).json()) as typeof document;
 });
 afterAll(() => t.stop());

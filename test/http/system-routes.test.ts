@@ -8,8 +8,8 @@ import { FEATURES } from "../../src/server/atrium-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 let t: TestServer;
-beforeAll(() => {
-  t = startTestServer();
+beforeAll(async () => {
+  t = await startTestServer();
 });
 afterAll(() => t.stop());
 
@@ -45,10 +45,10 @@ describe("system routes", () => {
 
   test("the server identity survives a restart on the same data dir", async () => {
     const dir = makeTempDir();
-    const first = startTestServer({ dataDir: dir.path });
+    const first = await startTestServer({ dataDir: dir.path });
     const identity = first.server.identity;
     await first.stop();
-    const second = startTestServer({ dataDir: dir.path });
+    const second = await startTestServer({ dataDir: dir.path });
     expect(second.server.identity).toEqual(identity);
     await second.stop();
     dir.remove();

@@ -30,7 +30,7 @@ describe("logging", () => {
   });
 
   test("tokens never reach the server log, even from failing requests", async () => {
-    const t = startTestServer({ logLevel: "debug" });
+    const t = await startTestServer({ logLevel: "debug" });
     await fetch(`${t.url}/v1/info?access_token=${t.token}`);
     await fetch(`${t.url}/v1/info`, { headers: { authorization: `Bearer ${t.token}x` } });
     await t.api("/v1/info");

@@ -15,8 +15,8 @@ let t: TestServer;
 let fixtures: ReturnType<typeof makeTempDir>;
 let repo: BareRepo;
 
-beforeAll(() => {
-  t = startTestServer();
+beforeAll(async () => {
+  t = await startTestServer();
   fixtures = makeTempDir("atrium-git-");
   repo = makeBareRepo(fixtures.path, "alpha");
 });

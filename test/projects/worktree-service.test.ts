@@ -149,7 +149,7 @@ describe("start-up", () => {
     const abandoned = join(db.dir, "projects", ".clone-tmp_crashed");
     mkdirSync(abandoned);
     db.store.close();
-    const server = startTestServer({ dataDir: db.dir });
+    const server = await startTestServer({ dataDir: db.dir });
     await server.server.backgroundStartup;
     expect(existsSync(worktree.path)).toBe(false);
     expect(existsSync(abandoned)).toBe(false);
@@ -188,7 +188,7 @@ describe("clone progress and disconnects", () => {
   test("a client that disconnects mid-clone leaves either a whole project or nothing", async () => {
     const big = makeBareRepo(fixtures.path, "slow", 3000);
     db.store.close();
-    const server = startTestServer({ dataDir: db.dir });
+    const server = await startTestServer({ dataDir: db.dir });
     const abort = new AbortController();
     const request = server
       .api("/v1/projects/from-git", {

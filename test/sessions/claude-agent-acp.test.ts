@@ -58,7 +58,7 @@ describe.if(ENABLED)("the real claude-agent-acp, offline and logged out", () => 
     // node for claude-agent-acp (#!/usr/bin/env node); IS_SANDBOX=1 lets Claude Code run as root
     // (CI containers), where it otherwise refuses the permission flags claude-agent-acp passes it.
     const harnessEnv = { PATH: [join(prefix, "bin"), dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: homeDir.path, IS_SANDBOX: "1" };
-    t = startTestServer({ harnessEnv, probeTimeoutMs: 60_000, agentInitializeTimeoutMs: 60_000 });
+    t = await startTestServer({ harnessEnv, probeTimeoutMs: 60_000, agentInitializeTimeoutMs: 60_000 });
     await t.ready();
   }, 300_000);
 

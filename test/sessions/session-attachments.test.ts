@@ -25,7 +25,7 @@ async function upload(name: string, mimeType: string, bytes: Buffer): Promise<Fi
 
 describe("files and attachments", () => {
   test("an image reaches an agent that takes images as an image; a text file as a link it can read", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ promptCapabilities: { image: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -50,7 +50,7 @@ describe("files and attachments", () => {
   });
 
   test("an agent without image support gets a link; embedded context gets small text inline", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ promptCapabilities: { embeddedContext: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -65,7 +65,7 @@ describe("files and attachments", () => {
   });
 
   test("bad uploads and unknown attachments are refused and change nothing", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession();
     const before = readdirSync(join(t.dataDir, "files"));
     for (const body of [

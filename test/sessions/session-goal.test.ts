@@ -10,7 +10,7 @@ afterEach(async () => {
 
 describe("goals and token budgets", () => {
   test("a spent budget cancels the turn, pauses the queue and says so; raising it lets the queue go on", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({
       prompts: {
         big: [{ usage: { used: 400, size: 10_000 } }, { chunk: "working" }, { usage: { used: 1_600, size: 10_000 } }, { waitForCancel: true }],
@@ -49,7 +49,7 @@ describe("goals and token budgets", () => {
   });
 
   test("removing the goal resumes a paused queue; a new objective counts from zero; bad input changes nothing", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { big: [{ usage: { used: 900, size: 10_000 } }, { chunk: "done" }], after: [{ chunk: "after done" }] } });
     const session = await t.newSession();
     await t.json("PUT", `/v1/sessions/${session.id}/goal`, { objective: "First", tokenBudget: 500 });

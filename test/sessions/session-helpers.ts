@@ -23,11 +23,11 @@ export interface SessionTestServer extends TestServer {
   cleanup(): Promise<void>;
 }
 
-export function startSessionServer(options: Partial<ServerOptions> = {}): SessionTestServer {
+export async function startSessionServer(options: Partial<ServerOptions> = {}): Promise<SessionTestServer> {
   const dir = makeTempDir("atrium-sessions-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify({ prompts: {} }));
-  const t = startTestServer({
+  const t = await startTestServer({
     customHarnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }],
     harnessEnv: { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: dir.path, SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_BUN: process.execPath },
     probeTimeoutMs: 5000,

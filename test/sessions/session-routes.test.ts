@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe("the echo agent, end to end", () => {
   test("create, prompt, stream over SSE, read back; every shape matches its schema and the session's event ids have no gaps", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession("echo");
     assertMatchesSchema(Session, session);
     expect(session).toMatchObject({ harnessId: "echo", harnessAccountId: "echo:default", sidebarState: "idle", title: "New session" });
@@ -55,7 +55,7 @@ describe("the echo agent, end to end", () => {
   });
 
   test("list filters and orders by updatedAt; bad input is 400 and unknown ids 404, changing nothing", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const first = await t.newSession("echo");
     const second = await t.newSession("scripted");
     await t.json("PATCH", `/v1/sessions/${first.id}`, { title: "Renamed", labels: { ticket: "A-1" } });
@@ -82,7 +82,7 @@ describe("the echo agent, end to end", () => {
 
 describe("turns with the scripted agent", () => {
   test("three rapid prompts run one at a time, in order; a queued prompt can be edited or dropped", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { "*": [{ sleep: 150 }, { chunk: "done" }] } });
     const session = await t.newSession();
     const sent = await Promise.all(["one", "two", "three"].map((text) => t.json<{ id: string }>("POST", `/v1/sessions/${session.id}/prompts`, { text })));
@@ -98,7 +98,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("cancel ends the turn as cancelled and keeps the partial reply; cancelling with no turn is 409", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { "*": [{ chunk: "partial" }, { waitForCancel: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "go" });
@@ -112,7 +112,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a permission request is the pending question; answered it goes to the agent, dismissed it is cancelled", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { "*": [{ permission: { title: "Run rm -rf build", options: [{ optionId: "yes", name: "Yes" }, { optionId: "no", name: "No" }] } }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "first" });
@@ -138,7 +138,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a form elicitation becomes questions; the answers come back to the agent as the form's content", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({
       prompts: {
         "*": [{ elicit: { message: "Deploy settings", properties: { target: { type: "string", enum: ["staging", "prod"] }, note: { type: "string" }, confirm: { type: "boolean" } } } }],
@@ -161,7 +161,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("plan, usage and leaving plan mode: the plan is recorded, approval is asked for and given", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({
       prompts: {
         "*": [
@@ -186,7 +186,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("config: set on the agent and returned; an unknown option or value is 400", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
     await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
@@ -201,7 +201,7 @@ describe("turns with the scripted agent", () => {
 
 describe("faults", () => {
   test("an agent that wants a sign-in: the turn fails and the status says how to sign in", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { "*": [{ authRequired: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
@@ -211,7 +211,7 @@ describe("faults", () => {
   });
 
   test("a crash mid-turn: error with the agent's last words, partial reply kept; the next prompt starts a new agent", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { boom: [{ chunk: "half a rep" }, { sleep: 100 }, { crash: "fatal: out of tokens" }], "*": [{ chunk: "back" }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "boom" });
@@ -226,7 +226,7 @@ describe("faults", () => {
   });
 
   test("an agent that never answers initialize is stopped at the time limit with a clear error", async () => {
-    t = startSessionServer({ agentInitializeTimeoutMs: 800 });
+    t = await startSessionServer({ agentInitializeTimeoutMs: 800 });
     t.script({ initialize: "hang", prompts: {} });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hello" });
@@ -236,7 +236,7 @@ describe("faults", () => {
   });
 
   test("file requests outside the session's folder are refused; inside it they are served", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession();
     writeFileSync(join(session.cwd, "inside.txt"), "in here");
     const outside = join(t.dataDir, "secret.txt");
@@ -252,13 +252,13 @@ describe("faults", () => {
   });
 
   test("a graceful stop mid-turn leaves the reply for the restart to mark interrupted, not failed", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession("echo");
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "/long 1000000" });
     await t.until(session.id, (d) => (lastReply(d)?.text.length ?? 0) > 1000);
     const dataDir = t.dataDir;
     await t.server.stop();
-    const again = startSessionServer({ dataDir });
+    const again = await startSessionServer({ dataDir });
     const cleanupFirst = t.cleanup;
     t = { ...again, cleanup: async () => (await again.cleanup(), await cleanupFirst()) };
     const after = await t.detail(session.id);
@@ -267,7 +267,7 @@ describe("faults", () => {
   });
 
   test("a long conversation reads back page by page to the first message", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     const session = await t.newSession("echo");
     for (let index = 0; index < 12; index++) await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: `message ${index}` });
     await t.until(session.id, (d) => d.conversation.length >= 5 && idle(d) && d.session.latestAttentionSequence === 12, 20_000);

@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe("transcript details (endpoint 12)", () => {
   test("thoughts and tool calls become entries in order; updates merge in place with a new revision", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({
       prompts: {
         work: [
@@ -89,7 +89,7 @@ describe("transcript details (endpoint 12)", () => {
   });
 
   test("while the reply streams, nextAfter stays a cursor to poll from", async () => {
-    t = startSessionServer();
+    t = await startSessionServer();
     t.script({ prompts: { slow: [{ thought: "thinking" }, { toolCall: { id: "t1", title: "sleep" } }, { waitForCancel: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "slow" });

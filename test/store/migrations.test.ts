@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
-import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration } from "../../src/store/migrations.ts";
+import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration, type MigrationStepProgress } from "../../src/store/migrations.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 let dir: ReturnType<typeof makeTempDir>;
@@ -49,15 +49,37 @@ describe("migrations", () => {
     store.close();
   });
 
-  test("a failing migration rolls back whole and leaves the earlier version", () => {
+  test("a failing migration rolls back every pending one, leaving the database as it was", () => {
     const broken: Migration[] = [
       ...migrations,
-      { version: latestSchemaVersion + 1, name: "half", sql: "CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);" },
+      { version: latestSchemaVersion + 1, name: "fine", sql: "CREATE TABLE fine (x INTEGER)" },
+      { version: latestSchemaVersion + 2, name: "half", sql: "CREATE TABLE half (x INTEGER); INSERT INTO nowhere VALUES (1);" },
     ];
     const store = Store.open(path);
-    expect(() => migrate(store, { list: broken })).toThrow();
+    migrate(store);
+    expect(() => migrate(store, { list: broken })).toThrow("no such table: nowhere");
     expect(currentSchemaVersion(store)).toBe(latestSchemaVersion);
+    expect(tableNames(store)).not.toContain("fine");
     expect(tableNames(store)).not.toContain("half");
+    store.close();
+  });
+
+  test("progress is told before the backup and each migration, and once at the end", () => {
+    const store = Store.open(path);
+    migrate(store);
+    const list: Migration[] = [
+      ...migrations,
+      { version: latestSchemaVersion + 1, name: "add a", sql: "CREATE TABLE a (x INTEGER)" },
+      { version: latestSchemaVersion + 2, name: "add b", sql: "CREATE TABLE b (y INTEGER)" },
+    ];
+    const steps: MigrationStepProgress[] = [];
+    migrate(store, { list, backupDir: join(dir.path, "backups"), onProgress: (step) => steps.push(step) });
+    expect(steps).toEqual([
+      { done: 0, total: 3, current: `backing up the database at schema ${latestSchemaVersion}` },
+      { done: 1, total: 3, current: `migration ${latestSchemaVersion + 1} (add a)` },
+      { done: 2, total: 3, current: `migration ${latestSchemaVersion + 2} (add b)` },
+      { done: 3, total: 3 },
+    ]);
     store.close();
   });
 

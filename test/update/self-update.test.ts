@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileBinary } from "../../release/compile.ts";
+import { ATRIUM_WORKERS, compileBinary } from "../../release/compile.ts";
 import { UpdateStatus, type LastApply } from "../../src/schemas/update.ts";
 import { Health } from "../../src/schemas/system.ts";
+import { latestSchemaVersion } from "../../src/store/migrations.ts";
 import { runAtrium } from "../helpers/cli-process.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -96,7 +97,15 @@ beforeAll(async () => {
   const started = performance.now();
   await Promise.all([
     compileBinary({ outfile: oldBinary, version: "1.0.0", buildNumber: 1, channel: "stable", updatePublicKey: signer.publicKeyPem }),
-    compileBinary({ outfile: newBinary, version: "1.1.0", buildNumber: 2, channel: "stable", updatePublicKey: signer.publicKeyPem }),
+    // The next release brings a schema change, as releases do: the update migrates the old build's data.
+    compileBinary({
+      outfile: newBinary,
+      version: "1.1.0",
+      buildNumber: 2,
+      channel: "stable",
+      updatePublicKey: signer.publicKeyPem,
+      entrypoints: [join(import.meta.dir, "fixtures", "next-release-atrium.ts"), ...ATRIUM_WORKERS],
+    }),
     compileBinary({
       outfile: unhealthyBinary,
       version: "1.1.0",
@@ -284,11 +293,19 @@ describe("self-update of a compiled server", () => {
     host.root = release("good");
     const accepted = await api<UpdateStatus>("POST", "/v1/update/apply", { channel: "stable" });
     expect(accepted.status).toBe(202);
+    // The new build answers health while it migrates the old build's database (the watchdog waits).
+    const migrating = (await until(health, (h) => h?.release.version === "1.1.0" && h.migration.state === "running", 30_000))!;
+    assertMatchesSchema(Health, migrating);
+    expect(migrating.status).toBe("degraded");
+    expect(migrating.migration).toMatchObject({ schemaVersion: latestSchemaVersion, targetVersion: latestSchemaVersion + 1 });
     const done = await finishedApply();
     expect(done).toMatchObject({ state: "done", progress: 1, targetVersion: "1.1.0", targetBuildNumber: 2 });
     expect(done.message).toBe("updated from 1.0.0 (build 1) to 1.1.0 (build 2)");
     const healthNow = await serving("1.1.0");
     expect(healthNow.release).toEqual({ version: "1.1.0", buildNumber: 2, channel: "stable" });
+    expect(healthNow.status).toBe("ok");
+    expect(healthNow.migration).toMatchObject({ state: "idle", schemaVersion: latestSchemaVersion + 1 });
+    expect(healthNow.migration.detail).toContain(join(home, "backups", `atrium-schema${latestSchemaVersion}-`));
     // install.sh finds (and stops) its background server by this file.
     expect(Number(readFileSync(join(home, "atrium.pid"), "utf8"))).toBe(healthNow.process.pid);
     const status = await updateStatus();
@@ -354,6 +371,13 @@ describe("self-update under a service manager", () => {
         return undefined;
       }
     };
+    const statusServed = async () => {
+      try {
+        return ((await (await fetch(`${url}/v1/health`)).json()) as Health).status;
+      } catch {
+        return undefined;
+      }
+    };
     const first = start();
     await until(versionServed, (version) => version === "1.0.0");
     const supervisedToken = readFileSync(join(supervisedHome, "token"), "utf8").trim();
@@ -365,7 +389,9 @@ describe("self-update under a service manager", () => {
 
     const second = start();
     try {
+      // The new build migrates first: until it is done, only health answers.
       await until(versionServed, (version) => version === "1.1.0");
+      await until(statusServed, (status) => status === "ok", 30_000);
       const status = (await (await fetch(`${url}/v1/update`, { headers: { authorization: `Bearer ${supervisedToken}` } })).json()) as UpdateStatus;
       expect(status.lastApply).toMatchObject({ state: "done", targetVersion: "1.1.0" });
       expect(existsSync(join(supervisedHome, "update-pending.json"))).toBe(false);

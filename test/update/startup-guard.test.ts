@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../src/logging/logger.ts";
-import { detectRestartMode } from "../../src/update/restart.ts";
+import { detectRestartMode, judgeHealth } from "../../src/update/restart.ts";
 import { MAX_SUPERVISED_STARTS, UpdateStartupGuard } from "../../src/update/startup-guard.ts";
 import { UpdateStateFiles, type PendingUpdate } from "../../src/update/update-state-files.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -82,5 +82,25 @@ describe("restart mode", () => {
     // Terminal.app sets XPC_SERVICE_NAME too; only install.sh's label means launchd runs the server.
     expect(detectRestartMode({ XPC_SERVICE_NAME: "application.com.apple.Terminal.1234" })).toBe("reexec");
     expect(detectRestartMode({})).toBe("reexec");
+  });
+});
+
+describe("what the re-exec watchdog reads from the new build's health", () => {
+  const target = { version: "1.1.0", buildNumber: 2, channel: "stable" };
+  const answer = (status: string, migration: { state: string; detail?: string }, release = target) => ({ status, release, migration });
+
+  test("healthy only when the target build answers ok with no migration left", () => {
+    expect(judgeHealth(answer("ok", { state: "idle" }), pending())).toEqual({ state: "healthy" });
+    expect(judgeHealth(answer("ok", { state: "idle" }, { version: "1.0.0", buildNumber: 1, channel: "stable" }), pending())).toEqual({ state: "waiting" });
+    expect(judgeHealth(answer("degraded", { state: "idle" }), pending())).toEqual({ state: "waiting" });
+    expect(judgeHealth(undefined, pending())).toEqual({ state: "waiting" });
+  });
+
+  test("a running migration keeps the wait going; a failed one ends it with the reason", () => {
+    expect(judgeHealth(answer("degraded", { state: "running" }), pending())).toEqual({ state: "migrating" });
+    expect(judgeHealth(answer("degraded", { state: "failed", detail: "disk full" }), pending())).toEqual({
+      state: "failed",
+      reason: "could not migrate the database: disk full",
+    });
   });
 });

@@ -42,7 +42,7 @@ beforeAll(async () => {
   Bun.spawnSync(["mkdir", "-p", join(dir.path, "install")]);
   writeFileSync(installedExecutable, script("1.0.0"), { mode: 0o755 });
   host.root = join(dir.path, "good");
-  fromSource = startTestServer({ update: { baseUrl: host.url, publicKey: signer.publicKeyPem } });
+  fromSource = await startTestServer({ update: { baseUrl: host.url, publicKey: signer.publicKeyPem } });
 });
 
 afterAll(async () => {
@@ -82,8 +82,8 @@ describe("GET /v1/update and POST /v1/update/check", () => {
 
 describe("POST /v1/update/apply on a release build", () => {
   let t: SessionTestServer;
-  beforeAll(() => {
-    t = startSessionServer({
+  beforeAll(async () => {
+    t = await startSessionServer({
       update: { baseUrl: host.url, publicKey: signer.publicKeyPem, build: oldRelease, executable: installedExecutable, drainTimeoutMs: 1_000 },
     });
   });
@@ -132,7 +132,7 @@ describe("POST /v1/update/apply on a release build", () => {
 
   test("an up-to-date server answers 409 saying so", async () => {
     host.root = join(dir.path, "good");
-    const upToDate = startTestServer({
+    const upToDate = await startTestServer({
       update: { baseUrl: host.url, publicKey: signer.publicKeyPem, build: { ...oldRelease, version: "1.1.0", buildNumber: 11 }, executable: installedExecutable },
     });
     try {
