@@ -160,15 +160,25 @@ describe("atrium CLI", () => {
       env: { ...process.env, ATRIUM_HOME: home.path },
       stdout: "pipe",
     });
-    await Bun.sleep(500);
-    await fetch(`${serve.url}/v1/info`); // refused: logged as such
     const reader = follower.stdout.getReader();
     let seen = "";
-    const deadline = Date.now() + 5000;
-    while (!seen.includes("refused a request") && Date.now() < deadline) {
-      const next = await Promise.race([reader.read(), Bun.sleep(500).then(() => undefined)]);
-      if (next?.value) seen += new TextDecoder().decode(next.value);
-    }
+    // One read outstanding at a time: a read abandoned to a timeout would swallow the next chunk.
+    let pending: ReturnType<typeof reader.read> | undefined;
+    const readUntil = async (wanted: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!seen.includes(wanted) && Date.now() < deadline) {
+        pending ??= reader.read();
+        const next = await Promise.race([pending, Bun.sleep(500).then(() => undefined)]);
+        if (next === undefined) continue;
+        pending = undefined;
+        if (next.value) seen += new TextDecoder().decode(next.value);
+      }
+    };
+    // The last line first: the follower is reading before the new line is written (a loaded machine starts it slowly).
+    await readUntil("\n");
+    expect(seen).not.toContain("refused a request");
+    await fetch(`${serve.url}/v1/info`); // refused: logged as such
+    await readUntil("refused a request");
     follower.kill();
     expect(seen).toContain("refused a request");
   });

@@ -350,55 +350,100 @@ describe("self-update of a compiled server", () => {
   });
 });
 
+/**
+ * The old build installed in a folder of its own under a service manager: the test plays systemd,
+ * starting the executable again when it exits (with install.sh's ATRIUM_SUPERVISOR).
+ */
+function supervisedInstall(name: string) {
+  const dir = join(work.path, name);
+  const supervisedHome = join(dir, "home");
+  const supervisedExecutable = join(dir, "atrium");
+  mkdirSync(supervisedHome, { recursive: true });
+  copyFileSync(oldBinary, supervisedExecutable);
+  const supervisedPort = freePort();
+  writeFileSync(join(supervisedHome, "config.json"), JSON.stringify({ updateBaseUrl: host.url, updateCheckIntervalHours: 0, harnessUpdateCheck: false }));
+  const env = { ...inheritedEnv, ATRIUM_HOME: supervisedHome, ATRIUM_SUPERVISOR: "systemd" };
+  const url = `http://127.0.0.1:${supervisedPort}`;
+  const token = () => readFileSync(join(supervisedHome, "token"), "utf8").trim();
+  const healthServed = async () => {
+    try {
+      return (await (await fetch(`${url}/v1/health`)).json()) as Health;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    home: supervisedHome,
+    executable: supervisedExecutable,
+    start: () => Bun.spawn([supervisedExecutable, "serve", "--port", String(supervisedPort)], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" }),
+    /** Waits until the given version answers health with everything served (any migration done). */
+    serving: (version: string) => until(healthServed, (health) => health?.release.version === version && health.status === "ok", 30_000),
+    api: async <T>(method: string, path: string, body?: unknown) => {
+      const response = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    },
+    /** Applies the update from the release host; the old server exits with 75 for the manager to restart it. */
+    async applyAndExit(running: Bun.Subprocess) {
+      expect((await this.api("POST", "/v1/update/apply")).status).toBe(202);
+      expect(await running.exited).toBe(75);
+      const pending = JSON.parse(readFileSync(join(supervisedHome, "update-pending.json"), "utf8")) as { restartMode: string };
+      expect(pending.restartMode).toBe("systemd");
+    },
+  };
+}
+
 describe("self-update under a service manager", () => {
   test("the server exits with 75, and the executable the manager starts again is the new build", async () => {
-    const dir = join(work.path, "supervised");
-    const supervisedHome = join(dir, "home");
-    const supervisedExecutable = join(dir, "atrium");
-    mkdirSync(supervisedHome, { recursive: true });
-    copyFileSync(oldBinary, supervisedExecutable);
     host.root = release("good");
-    const supervisedPort = freePort();
-    writeFileSync(join(supervisedHome, "config.json"), JSON.stringify({ updateBaseUrl: host.url, updateCheckIntervalHours: 0, harnessUpdateCheck: false }));
-    // What install.sh's unit sets; the test plays systemd and starts the executable again on exit 75.
-    const env = { ...inheritedEnv, ATRIUM_HOME: supervisedHome, ATRIUM_SUPERVISOR: "systemd" };
-    const start = () => Bun.spawn([supervisedExecutable, "serve", "--port", String(supervisedPort)], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-    const url = `http://127.0.0.1:${supervisedPort}`;
-    const versionServed = async () => {
-      try {
-        return ((await (await fetch(`${url}/v1/health`)).json()) as Health).release.version;
-      } catch {
-        return undefined;
-      }
-    };
-    const statusServed = async () => {
-      try {
-        return ((await (await fetch(`${url}/v1/health`)).json()) as Health).status;
-      } catch {
-        return undefined;
-      }
-    };
-    const first = start();
-    await until(versionServed, (version) => version === "1.0.0");
-    const supervisedToken = readFileSync(join(supervisedHome, "token"), "utf8").trim();
-    const applied = await fetch(`${url}/v1/update/apply`, { method: "POST", headers: { authorization: `Bearer ${supervisedToken}` } });
-    expect(applied.status).toBe(202);
-    expect(await first.exited).toBe(75);
-    const pending = JSON.parse(readFileSync(join(supervisedHome, "update-pending.json"), "utf8")) as { restartMode: string };
-    expect(pending.restartMode).toBe("systemd");
+    const install = supervisedInstall("supervised");
+    const first = install.start();
+    await install.serving("1.0.0");
+    await install.applyAndExit(first);
 
-    const second = start();
+    const second = install.start();
     try {
-      // The new build migrates first: until it is done, only health answers.
-      await until(versionServed, (version) => version === "1.1.0");
-      await until(statusServed, (status) => status === "ok", 30_000);
-      const status = (await (await fetch(`${url}/v1/update`, { headers: { authorization: `Bearer ${supervisedToken}` } })).json()) as UpdateStatus;
-      expect(status.lastApply).toMatchObject({ state: "done", targetVersion: "1.1.0" });
-      expect(existsSync(join(supervisedHome, "update-pending.json"))).toBe(false);
-      expect(sha256Of(`${supervisedExecutable}.previous`)).toBe(oldSha);
+      // The new build migrates first; until it is done, only health answers.
+      await install.serving("1.1.0");
+      const status = await install.api<UpdateStatus>("GET", "/v1/update");
+      expect(status.body.lastApply).toMatchObject({ state: "done", targetVersion: "1.1.0" });
+      expect(existsSync(join(install.home, "update-pending.json"))).toBe(false);
+      expect(sha256Of(`${install.executable}.previous`)).toBe(oldSha);
     } finally {
       second.kill("SIGTERM");
       await second.exited;
+    }
+  }, 60_000);
+
+  test("a new build whose migration fails puts the previous one back and fails its start; the previous build serves the unchanged data", async () => {
+    host.root = release("good");
+    const install = supervisedInstall("supervised-broken-migration");
+    writeFileSync(join(install.home, "next-release-breaks"), "");
+    const first = install.start();
+    await install.serving("1.0.0");
+    const note = { entries: [{ key: "k", value: "before the update", timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }] };
+    expect((await install.api("PUT", "/v1/sync/notes", note)).status).toBe(200);
+    await install.applyAndExit(first);
+
+    const second = install.start();
+    expect(await second.exited).toBe(1);
+    expect(sha256Of(install.executable)).toBe(oldSha);
+    expect(existsSync(join(install.home, "update-pending.json"))).toBe(false);
+
+    const third = install.start();
+    try {
+      const health = (await install.serving("1.0.0"))!;
+      expect(health.migration).toMatchObject({ state: "idle", schemaVersion: latestSchemaVersion });
+      const status = await install.api<UpdateStatus>("GET", "/v1/update");
+      expect(status.body.lastApply).toMatchObject({ state: "failed", targetVersion: "1.1.0" });
+      expect(status.body.lastApply!.message).toContain("the new server failed to start: no such table: nowhere; restored 1.0.0 (build 1)");
+      expect(JSON.stringify((await install.api("GET", "/v1/sync/notes")).body)).toContain("before the update");
+    } finally {
+      third.kill("SIGTERM");
+      await third.exited;
     }
   }, 60_000);
 });
