@@ -58,9 +58,10 @@ export async function readStatus(): Promise<StatusReport> {
     const [health, info, harnesses] = await Promise.all([
       getJson<Health>(`${url}/v1/health`, token),
       getJson<ServerInfo>(`${url}/v1/info`, token),
-      getJson<Harness[]>(`${url}/v1/harnesses`, token),
+      // Not served while the database migrates; the server still runs and says so in health.
+      getJson<Harness[]>(`${url}/v1/harnesses`, token).catch(() => undefined),
     ]);
-    return { running: true, url, service, health, info, harnesses: harnesses.map(summarize) };
+    return { running: true, url, service, health, info, harnesses: harnesses?.map(summarize) };
   } catch (error) {
     const cause = (error as Error).name === "TimeoutError" ? "it did not answer in time" : (error as Error).message;
     return { running: false, url, service, error: `atrium is not running at ${url} (${cause})` };
@@ -78,6 +79,7 @@ function printHuman(report: StatusReport): void {
     `  url        ${report.url}`,
     `  pid        ${health.process.pid}, up ${Math.round(health.process.uptimeSeconds)} s`,
     `  database   ${health.database.state}, schema ${health.database.schemaVersion}, ${health.database.journalMode}`,
+    ...(health.migration.state === "idle" ? [] : [`  migration  ${describeMigration(health.migration)}`]),
     `  server     ${info.serverId} on ${info.hostname} (${info.platform}-${info.architecture})`,
     `  service    ${describeServiceMode(report.service)}`,
     "  harnesses",
@@ -88,6 +90,11 @@ function printHuman(report: StatusReport): void {
     ),
   ];
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+function describeMigration(migration: Health["migration"]): string {
+  const percent = migration.progress === undefined ? "" : ` ${Math.round(migration.progress * 100)}%`;
+  return `${migration.state}${percent}: ${migration.detail ?? `to schema ${migration.targetVersion}`}`;
 }
 
 function startCommand(service: ServiceMode): string {
