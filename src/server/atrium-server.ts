@@ -53,7 +53,7 @@ import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { harnessRoutes } from "../http/routes/harness-routes.ts";
 import { updateRoutes } from "../http/routes/update-routes.ts";
-import { beginUpdateStartupGuard, createServerUpdates, type ServerUpdateOptions } from "../update/server-updates.ts";
+import { beginUpdateStartupGuard, createServerUpdates, recordUpdateMigration, type ServerUpdateOptions } from "../update/server-updates.ts";
 import type { UpdateStartupGuard } from "../update/startup-guard.ts";
 
 export interface ServerOptions {
@@ -180,6 +180,7 @@ export class AtriumServer {
       const finishMigration = (report: MigrationReport) => {
         migration.finished(report);
         if (report.applied.length > 0) logger.info("database migrated", { ...report });
+        if (report.backupPath) recordUpdateMigration(paths.root, { path: paths.database, backup: report.backupPath });
       };
       // A new database has nothing to serve while its tables are created, and no identity before.
       if (migration.status().schemaVersion === 0) finishMigration(migrate(store, { list: migrationList }));
@@ -367,11 +368,11 @@ export class AtriumServer {
       );
       return started;
     } catch (error) {
-      // A supervised update whose new build cannot start puts the previous one back first.
-      updateGuard?.startFailed(error);
       // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
       void migrationListener?.stop(true);
       store?.close();
+      // A supervised update whose new build cannot start puts the previous one back (and its database, if migrated).
+      updateGuard?.startFailed(error);
       releaseLock();
       throw error;
     }

@@ -72,7 +72,8 @@ export async function restartIntoNewBuild(request: RestartRequest): Promise<neve
     return request.exit(0);
   }
   await stopProcessGroup(child);
-  rollBackUpdate(pending, request.state, logger, failure);
+  // Read again: the new build records there whether it migrated the database.
+  rollBackUpdate(request.state.readPending() ?? pending, request.state, logger, failure);
   const again = startServer(pending.executable, request.serveArgs, request.dataDir);
   const listening = await waitForRuntimeFile(request.dataDir, again, RESTORED_START_WAIT_MS);
   logger.info(listening ? "the previous build is running again" : "the previous build was started but has not said it is listening", { pid: again.pid });

@@ -39,6 +39,18 @@ export interface ServerUpdateDeps {
   stopServer: () => Promise<void>;
 }
 
+/**
+ * Tells the pending update that started this build that its start migrated the database, so that a
+ * rollback puts the copy from before back (see roll-back.ts).
+ */
+export function recordUpdateMigration(dataDir: string, migrated: { path: string; backup: string }, build: BuildInfo = buildInfo): void {
+  const state = new UpdateStateFiles(dataDir);
+  const pending = state.readPending();
+  if (pending && pending.targetVersion === build.version && pending.targetBuildNumber === build.buildNumber) {
+    state.writePending({ ...pending, migratedDatabase: migrated });
+  }
+}
+
 /** Guards a start-up that a service manager makes after a supervised update (see startup-guard.ts). */
 export function beginUpdateStartupGuard(dataDir: string, logger: Logger, build: BuildInfo = buildInfo): UpdateStartupGuard | undefined {
   return build.compiled ? UpdateStartupGuard.begin(new UpdateStateFiles(dataDir), build, logger) : undefined;

@@ -41,6 +41,7 @@ export class UpdateStartupGuard {
   }
 
   private rollBack(reason: string): string {
-    return rollBackUpdate(this.pending, this.state, this.logger, reason, ", which starts next");
+    // Read again: this start may have recorded a migration since.
+    return rollBackUpdate(this.state.readPending() ?? this.pending, this.state, this.logger, reason, ", which starts next");
   }
 }

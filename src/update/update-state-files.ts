@@ -25,6 +25,11 @@ export const PendingUpdate = Type.Object({
   /** Start-ups of the new build so far (service-manager restarts): too many without success roll back. */
   attempts: Type.Integer({ minimum: 0 }),
   startedAt: Type.String(),
+  /**
+   * Set by the new build when it migrated the database before serving: the copy taken before, which a
+   * rollback puts back so the previous build can open its data (the new build wrote nothing else yet).
+   */
+  migratedDatabase: Type.Optional(Type.Object({ path: Type.String(), backup: Type.String() })),
 });
 export type PendingUpdate = Static<typeof PendingUpdate>;
 

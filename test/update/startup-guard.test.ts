@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../src/logging/logger.ts";
 import { detectRestartMode, judgeHealth } from "../../src/update/restart.ts";
 import { MAX_SUPERVISED_STARTS, UpdateStartupGuard } from "../../src/update/startup-guard.ts";
 import { UpdateStateFiles, type PendingUpdate } from "../../src/update/update-state-files.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { Store } from "../../src/store/database.ts";
+import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration } from "../../src/store/migrations.ts";
+import { recordUpdateMigration } from "../../src/update/server-updates.ts";
 
 const quiet: Logger = { enabled: () => false, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const newBuild = { version: "1.1.0", buildNumber: 2, channel: "stable" };
@@ -60,6 +63,34 @@ describe("the start-up guard of a supervised update", () => {
     expect(() => UpdateStartupGuard.begin(state, newBuild, quiet)).toThrow(`stopped before becoming healthy ${MAX_SUPERVISED_STARTS} times`);
     expect(readFileSync(executable, "utf8")).toBe("old build");
     expect(state.readLastApply()?.state).toBe("failed");
+  });
+
+  test("a new build that migrated the database and then failed to start puts the database from before back too", () => {
+    const database = join(dir.path, "atrium.db");
+    const store = Store.open(database);
+    migrate(store);
+    store.db.run("INSERT INTO meta (key, value) VALUES ('kept', 'yes')");
+    const next: Migration = { version: latestSchemaVersion + 1, name: "next", sql: "CREATE TABLE next_release (x INTEGER)" };
+    state.writePending(pending());
+    const guard = UpdateStartupGuard.begin(state, newBuild, quiet);
+    const report = migrate(store, { list: [...migrations, next], backupDir: join(dir.path, "backups") });
+    recordUpdateMigration(dir.path, { path: database, backup: report.backupPath! }, { ...newBuild, commit: "", compiled: true });
+    store.close();
+
+    guard!.startFailed(new Error("a route could not be built"));
+    expect(readFileSync(executable, "utf8")).toBe("old build");
+    const restored = Store.open(database);
+    expect(currentSchemaVersion(restored)).toBe(latestSchemaVersion);
+    expect(restored.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'kept'").get()?.value).toBe("yes");
+    restored.close();
+    const aside = readdirSync(join(dir.path, "backups")).filter((name) => name.startsWith("atrium-rolled-back-"));
+    expect(aside).toHaveLength(1);
+    const migrated = Store.open(join(dir.path, "backups", aside[0]!));
+    expect(currentSchemaVersion(migrated)).toBe(latestSchemaVersion + 1);
+    migrated.close();
+    expect(state.readLastApply()?.message).toContain(
+      `restored 1.0.0 (build 1) and its database from before the migration (the migrated one is kept as ${join(dir.path, "backups", aside[0]!)}), which starts next`,
+    );
   });
 
   test("stays out of a re-executed update (its old process watches) and of another build's start", () => {
