@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import { dataPaths, ensureDataDir, type DataPaths } from "../config/paths.ts";
 import { Store } from "../store/database.ts";
-import { currentSchemaVersion, migrate, migrationPending, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
+import { currentSchemaVersion, migrate, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
 import { migrateInBackground } from "../store/background-migration.ts";
 import { MigrationProgress } from "../system/migration-progress.ts";
 import { serveDuringMigration } from "../http/migration-phase-server.ts";
@@ -206,7 +206,7 @@ export class AtriumServer {
         return url;
       };
 
-      if (migrationPending(store, migrationList)) {
+      if (migration.pending) {
         migration.started();
         migrationListener = serveDuringMigration({
           host: options.host,

@@ -96,11 +96,6 @@ export function migrate(store: Store, options: MigrateOptions = {}): MigrationRe
   return { fromVersion, toVersion: currentSchemaVersion(store), applied, backupPath };
 }
 
-/** Whether `migrate` has anything to do (or a refusal to give) for this database. */
-export function migrationPending(store: Store, list: Migration[] = migrations): boolean {
-  return currentSchemaVersion(store) !== (list[list.length - 1]?.version ?? 0);
-}
-
 /**
  * A consistent copy of the database (`VACUUM INTO`, a single file without its WAL), named by the
  * schema version it holds, so an older Atrium can be put back with its data.

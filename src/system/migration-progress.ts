@@ -16,6 +16,11 @@ export class MigrationProgress {
     return this.current;
   }
 
+  /** Whether the database is not at the version this release needs (newer counts: it is refused). */
+  get pending(): boolean {
+    return this.current.schemaVersion !== this.current.targetVersion;
+  }
+
   /** Running from the moment the server decides to migrate, before the worker reports its first step. */
   started(): void {
     const { schemaVersion, targetVersion } = this.current;
