@@ -60,9 +60,10 @@ function startServer(): void {
   writeFileSync(join(home, "atrium.pid"), `${child.pid}\n`);
 }
 
-async function health(): Promise<Health | undefined> {
+/** Health of the server at `url` (the re-exec install's by default), or undefined while it does not answer. */
+async function health(url = base): Promise<Health | undefined> {
   try {
-    const response = await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
     return response.ok ? ((await response.json()) as Health) : undefined;
   } catch {
     return undefined;
@@ -71,14 +72,18 @@ async function health(): Promise<Health | undefined> {
 
 const serving = async (version: string, timeoutMs = 30_000) => (await until(health, (h) => h?.release.version === version, timeoutMs))!;
 
-async function api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(base + path, {
+/** A JSON request with a bearer token to the server at `url`. */
+async function requestJson<T>(url: string, bearer: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(url + path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as T };
 }
+
+/** A request to the re-exec install's server. */
+const api = <T>(method: string, path: string, body?: unknown) => requestJson<T>(base, token, method, path, body);
 
 const updateStatus = async () => (await api<UpdateStatus>("GET", "/v1/update")).body;
 
@@ -365,27 +370,13 @@ function supervisedInstall(name: string) {
   const env = { ...inheritedEnv, ATRIUM_HOME: supervisedHome, ATRIUM_SUPERVISOR: "systemd" };
   const url = `http://127.0.0.1:${supervisedPort}`;
   const token = () => readFileSync(join(supervisedHome, "token"), "utf8").trim();
-  const healthServed = async () => {
-    try {
-      return (await (await fetch(`${url}/v1/health`)).json()) as Health;
-    } catch {
-      return undefined;
-    }
-  };
   return {
     home: supervisedHome,
     executable: supervisedExecutable,
     start: () => Bun.spawn([supervisedExecutable, "serve", "--port", String(supervisedPort)], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" }),
     /** Waits until the given version answers health with everything served (any migration done). */
-    serving: (version: string) => until(healthServed, (health) => health?.release.version === version && health.status === "ok", 30_000),
-    api: async <T>(method: string, path: string, body?: unknown) => {
-      const response = await fetch(url + path, {
-        method,
-        headers: { authorization: `Bearer ${token()}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    },
+    serving: (version: string) => until(() => health(url), (answer) => answer?.release.version === version && answer.status === "ok", 30_000),
+    api: <T>(method: string, path: string, body?: unknown) => requestJson<T>(url, token(), method, path, body),
     /** Applies the update from the release host; the old server exits with 75 for the manager to restart it. */
     async applyAndExit(running: Bun.Subprocess) {
       expect((await this.api("POST", "/v1/update/apply")).status).toBe(202);
