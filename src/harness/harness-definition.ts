@@ -32,11 +32,23 @@ export interface HarnessDefinition {
   launchKind: "executable" | "builtin";
   /** The command looked up on the service's PATH. */
   executable: string;
+  /** Asks the executable for its version; empty: the version is read from its npm package instead. */
   versionArgs: string[];
+  /**
+   * The ACP adapter a session runs when the CLI does not speak ACP itself (claude-agent-acp,
+   * codex-acp): a harness is ready only when both are there, and both are installed together.
+   */
+  adapter?: { executable: string; npmPackage: string };
   /** How a session starts it as an ACP agent over stdio (used by sessions). */
   acpCommand: string[];
   npmPackage?: string;
+  /** Homebrew has the CLI only; a harness with an npm-only adapter offers no brew install. */
   brewFormula?: string;
+  /**
+   * Which of the ACP `authenticate` methods the agent offers fits the account's credentials, for methods
+   * that do not say so themselves (env_var methods name their variables and are matched generically).
+   */
+  acpAuthMethod?(offered: string[], context: Pick<ProbeContext, "env" | "home" | "readJson">): string | undefined;
   installHint: string;
   loginMethods: Static<typeof LoginMethod>[];
   /**

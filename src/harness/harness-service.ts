@@ -10,7 +10,7 @@ import type { TerminalLogs } from "./terminal-logs.ts";
 import { readUsageLimits, type AccountSpec } from "./usage-limits.ts";
 import type { UsageLimits } from "../schemas/sessions.ts";
 import type { HarnessDefinition } from "./harness-definition.ts";
-import { detectReadiness, findOnPath, probeAuth, type DetectionEnvironment } from "./detection.ts";
+import { detectReadiness, findOnPath, initialReadiness, probeAuth, type DetectionEnvironment } from "./detection.ts";
 import type { AccountProfile, HarnessAccounts } from "./harness-accounts.ts";
 import type { LatestVersions } from "./latest-versions.ts";
 import { harnessView, loginInstruction, type AuthView, type HarnessState } from "./harness-view.ts";
@@ -19,16 +19,19 @@ type Lifecycle = Harness["lifecycle"];
 
 type ToolKind = "npm" | "brew";
 
-/** The install methods Atrium knows: which tool, what it installs for a harness, and how. */
-const INSTALL_TOOLS: Array<{ kind: ToolKind; label: string; target: (definition: HarnessDefinition) => string | undefined }> = [
-  { kind: "npm", label: "npm (global)", target: (definition) => definition.npmPackage },
-  { kind: "brew", label: "Homebrew", target: (definition) => definition.brewFormula },
+/**
+ * The install methods Atrium knows: which tool, what it installs for a harness (the CLI and its ACP
+ * adapter together, so a session can start afterwards), and how.
+ */
+const INSTALL_TOOLS: Array<{ kind: ToolKind; label: string; targets: (definition: HarnessDefinition) => string[] }> = [
+  { kind: "npm", label: "npm (global)", targets: (definition) => [definition.npmPackage, definition.adapter?.npmPackage].filter((name) => name !== undefined) },
+  { kind: "brew", label: "Homebrew", targets: (definition) => (definition.brewFormula && !definition.adapter ? [definition.brewFormula] : []) },
 ];
 
 /** The command line of an install or update, after the tool itself. */
-function operationArgs(kind: ToolKind, target: string, phase: "installing" | "updating"): string[] {
-  if (kind === "npm") return ["install", "-g", phase === "updating" ? `${target}@latest` : target];
-  return [phase === "updating" ? "upgrade" : "install", target];
+function operationArgs(kind: ToolKind, targets: string[], phase: "installing" | "updating"): string[] {
+  if (kind === "npm") return ["install", "-g", ...(phase === "updating" ? targets.map((target) => `${target}@latest`) : targets)];
+  return [phase === "updating" ? "upgrade" : "install", ...targets];
 }
 
 const IDLE: Lifecycle = { phase: "idle", targetVersion: null, methodId: null, terminalId: null, error: null, startedAt: null };
@@ -70,12 +73,8 @@ export class HarnessService {
     this.now = deps.now ?? (() => new Date());
     this.tools = this.findTools();
     for (const definition of deps.definitions) {
-      // Before the first scan: where the executable is, not yet what it says.
-      const path = definition.launchKind === "builtin" ? definition.executable : findOnPath(definition.executable, deps.environment.env);
       this.states.set(definition.id, {
-        readiness: path
-          ? { state: "ready", detail: "not checked yet", path, version: null }
-          : { state: "missing", detail: `${definition.executable} is not on the service's PATH`, path: null, version: null },
+        readiness: initialReadiness(definition, deps.environment.env),
         auth: new Map(),
         checkedAt: null,
         lifecycle: IDLE,
@@ -226,7 +225,7 @@ export class HarnessService {
     // Looked up afresh: the tool may have been installed since the last scan.
     const tool = findOnPath(method.kind, this.deps.environment.env);
     if (!tool) throw new ConflictError(`${method.kind} is not on the service's PATH, so ${definition.name} cannot be installed with it`);
-    const args = operationArgs(method.kind, INSTALL_TOOLS.find((entry) => entry.kind === method.kind)!.target(definition)!, phase);
+    const args = operationArgs(method.kind, INSTALL_TOOLS.find((entry) => entry.kind === method.kind)!.targets(definition), phase);
     const terminal = this.deps.terminals.open(id, [method.kind, ...args].join(" "));
     const command = [tool, ...args];
     state.lifecycle = {
@@ -273,7 +272,7 @@ export class HarnessService {
     const state = this.states.get(definition.id)!;
     const profiles = this.deps.accounts.profiles(definition);
     for (const profile of profiles) state.auth.set(profile.id, { state: "checking" });
-    if (detect) state.readiness = await detectReadiness(definition, this.deps.environment);
+    if (detect) state.readiness = await detectReadiness(definition, this.deps.environment, state.readiness);
     await this.probeAccounts(definition, profiles);
   }
 
@@ -344,9 +343,9 @@ export class HarnessService {
   }
 
   private installMethods(definition: HarnessDefinition): Static<typeof InstallMethod>[] {
-    const methods = INSTALL_TOOLS.flatMap(({ kind, label, target }) => {
-      const what = target(definition);
-      if (!what) return [];
+    const methods = INSTALL_TOOLS.flatMap(({ kind, label, targets }) => {
+      const what = targets(definition);
+      if (what.length === 0) return [];
       const command = [kind, ...operationArgs(kind, what, "installing")].join(" ");
       return [{ id: kind, kind, label, command, available: this.tools[kind] !== undefined, recommended: false }];
     });

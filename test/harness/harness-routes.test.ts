@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -59,8 +59,15 @@ describe("harness detection", () => {
 
   test("ready harnesses report path and the version their --version prints", async () => {
     const harnesses = byId((await t.json<HarnessBody[]>("POST", "/v1/harnesses/rescan")).body);
-    expect(harnesses.claude!.readiness).toEqual({ state: "ready", detail: null, path: join(fixtures, "fake-clis", "claude"), version: "2.1.104" });
-    expect(harnesses.codex!.readiness.version).toBe("0.45.0");
+    // Ready means a session can start: the CLI and its ACP adapter (versioned by its npm package, as the
+    // real adapters print no version) are both there.
+    expect(harnesses.claude!.readiness).toEqual({
+      state: "ready",
+      detail: "ACP adapter claude-agent-acp 0.49.0",
+      path: join(fixtures, "fake-clis", "claude"),
+      version: "2.1.104",
+    });
+    expect(harnesses.codex!.readiness).toMatchObject({ state: "ready", version: "0.45.0", detail: "ACP adapter codex-acp 0.16.0" });
     expect(harnesses.gemini!.readiness.version).toBe("0.9.0");
     expect(harnesses.opencode!.readiness.version).toBe("0.15.2");
     expect(harnesses.goose!.readiness.version).toBe("1.9.3");
@@ -68,14 +75,15 @@ describe("harness detection", () => {
     expect(harnesses.claude!.enabled).toBe(true);
   });
 
-  test("a CLI that hangs is cut off by the time limit and reported; one that fails is an error with its reason", async () => {
+  test("a CLI that hangs is cut off by the time limit and reported but stays ready; one that fails is an error with its reason", async () => {
     const started = performance.now();
     const harnesses = byId((await t.json<HarnessBody[]>("POST", "/v1/harnesses/rescan")).body);
     // Every probe runs in parallel, so the whole scan takes about one time limit, not 30 s of sleep.
     expect(performance.now() - started).toBeLessThan(PROBE_TIMEOUT_MS * 4);
-    expect(harnesses.qwen!.readiness).toMatchObject({ state: "error", version: null });
+    // Slow is not broken (gemini --version takes 4 s on a busy 2-core machine): sessions can still start.
+    expect(harnesses.qwen!.readiness).toMatchObject({ state: "ready", version: null });
     expect(harnesses.qwen!.readiness.detail).toContain(`did not answer within ${PROBE_TIMEOUT_MS} ms`);
-    expect(harnesses.qwen!.enabled).toBe(false);
+    expect(harnesses.qwen!.enabled).toBe(true);
     expect(harnesses.copilot!.readiness.state).toBe("error");
     expect(harnesses.copilot!.readiness.detail).toContain("exited with 1: copilot: cannot find module");
   });
@@ -84,15 +92,55 @@ describe("harness detection", () => {
     const t2 = await startTestServer({ harnessEnv: { PATH: "/nonexistent", HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
     await t2.ready();
     const claude = (await t2.json<HarnessBody>("GET", "/v1/harnesses/claude")).body;
-    expect(claude.readiness).toEqual({ state: "missing", detail: "claude is not on the service's PATH", path: null, version: null });
+    expect(claude.readiness).toEqual({
+      state: "missing",
+      detail: "claude is not on the service's PATH; its ACP adapter claude-agent-acp (npm @agentclientprotocol/claude-agent-acp) is not on the service's PATH",
+      path: null,
+      version: null,
+    });
     expect(claude.enabled).toBe(false);
     expect(claude.installHint).toContain("@anthropic-ai/claude-code");
-    expect(claude.installMethods.map((method) => [method.id, method.available])).toEqual([
-      ["npm", false],
-      ["brew", false],
+    // One install brings the CLI and its adapter; Homebrew has no adapter, so it is not offered.
+    expect(claude.installMethods.map((method) => [method.id, method.available, method.command])).toEqual([
+      ["npm", false, "npm install -g @anthropic-ai/claude-code @agentclientprotocol/claude-agent-acp"],
     ]);
     expect(claude.installMethods.filter((method) => method.recommended)).toHaveLength(1);
+    const gemini = (await t2.json<HarnessBody>("GET", "/v1/harnesses/gemini")).body;
+    expect(gemini.installMethods.map((method) => method.id)).toEqual(["npm", "brew"]);
     await t2.stop();
+  });
+
+  test("a CLI without its ACP adapter, or an adapter without its CLI, is missing and says which part", async () => {
+    const only = (names: string[]) => {
+      const dir = makeTempDir("atrium-partial-path-");
+      for (const name of names) symlinkSync(join(fixtures, "fake-clis", name), join(dir.path, name));
+      return dir;
+    };
+    for (const [names, missingPart, present] of [
+      [["claude", "codex"], "claude-agent-acp", "claude"],
+      [["claude-agent-acp", "codex-acp"], "claude is not on", "claude-agent-acp"],
+    ] as const) {
+      const bin = only([...names]);
+      const t2 = await startTestServer({ harnessEnv: { PATH: bin.path, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+      await t2.ready();
+      const harnesses = byId((await t2.json<HarnessBody[]>("GET", "/v1/harnesses")).body);
+      for (const id of ["claude", "codex"]) {
+        assertMatchesSchema(Harness, harnesses[id]);
+        expect(harnesses[id]!.readiness.state).toBe("missing");
+        expect(harnesses[id]!.enabled).toBe(false);
+      }
+      expect(harnesses.claude!.readiness.detail).toContain(missingPart);
+      expect(harnesses.claude!.readiness.detail).not.toContain(`${present} is not on`);
+      // A session is refused with the reason, not only the state.
+      const project = await t2.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
+      const refused = await t2.json<{ error: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "claude" });
+      expect(refused.status).toBe(409);
+      assertMatchesSchema(ErrorBody, refused.body);
+      expect(refused.body.error).toContain(`Claude Code is missing (`);
+      expect(refused.body.error).toContain(missingPart);
+      await t2.stop();
+      bin.remove();
+    }
   });
 });
 

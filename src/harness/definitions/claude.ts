@@ -17,10 +17,11 @@ export const claude: HarnessDefinition = {
   launchKind: "executable",
   executable: "claude",
   versionArgs: ["--version"],
+  adapter: { executable: "claude-agent-acp", npmPackage: "@agentclientprotocol/claude-agent-acp" },
   acpCommand: ["claude-agent-acp"],
   npmPackage: "@anthropic-ai/claude-code",
   brewFormula: "claude-code",
-  installHint: "npm install -g @anthropic-ai/claude-code (and @agentclientprotocol/claude-agent-acp for sessions)",
+  installHint: "npm install -g @anthropic-ai/claude-code @agentclientprotocol/claude-agent-acp (the CLI and its ACP adapter)",
   loginMethods: [
     { id: "claude-ai", name: "Claude account", description: "Sign in with a Claude Pro or Max subscription", kind: "browser" },
     { id: "api-key", name: "Anthropic API key", description: "Use ANTHROPIC_API_KEY", kind: "api_key" },

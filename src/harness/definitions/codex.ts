@@ -9,10 +9,11 @@ export const codex: HarnessDefinition = {
   launchKind: "executable",
   executable: "codex",
   versionArgs: ["--version"],
+  adapter: { executable: "codex-acp", npmPackage: "@zed-industries/codex-acp" },
   acpCommand: ["codex-acp"],
   npmPackage: "@openai/codex",
   brewFormula: "codex",
-  installHint: "npm install -g @openai/codex (and @agentclientprotocol/codex-acp for sessions)",
+  installHint: "npm install -g @openai/codex @zed-industries/codex-acp (the CLI and its ACP adapter)",
   loginMethods: [
     { id: "chatgpt", name: "ChatGPT account", description: "Sign in with a ChatGPT plan", kind: "browser" },
     { id: "api-key", name: "OpenAI API key", description: "Use an OpenAI API key", kind: "api_key" },
@@ -22,11 +23,17 @@ export const codex: HarnessDefinition = {
   async probeAuth(context) {
     const result = await context.run(["login", "status"]);
     if (result.timedOut) return { state: "unknown", detail: "codex login status did not answer in time" };
-    const text = `${result.stderr}\n${result.stdout}`;
+    // Codex prefixes its answer with warnings (e.g. about PATH aliases); they say nothing of the login.
+    const lines = `${result.stderr}\n${result.stdout}`
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line.length > 0 && !/^warning\b/i.test(line));
+    const text = lines.join("\n");
     if (/not logged in/i.test(text)) return { state: "unauthenticated" };
+    if (/api key configured/i.test(text)) return { state: "authenticated", authMethod: "api_key" };
     if (/logged in/i.test(text)) {
       return { state: "authenticated", authMethod: /api key/i.test(text) ? "api_key" : /chatgpt/i.test(text) ? "chatgpt" : undefined };
     }
-    return { state: "unknown", detail: text.trim().split("\n")[0] || "codex login status said nothing" };
+    return { state: "unknown", detail: lines[0] ?? "codex login status said nothing" };
   },
 };

@@ -23,11 +23,18 @@ export const gemini: HarnessDefinition = {
     { id: "oauth-personal", name: "Google account", description: "Sign in with Google", kind: "browser" },
     { id: "gemini-api-key", name: "Gemini API key", description: "Use GEMINI_API_KEY", kind: "api_key" },
   ],
+  acpAuthMethod(offered, context) {
+    // Gemini refuses session/new and session/load until it is told how to sign in.
+    if (context.env.GEMINI_API_KEY && offered.includes("gemini-api-key")) return "gemini-api-key";
+    if (context.env.GOOGLE_API_KEY && context.env.GOOGLE_GENAI_USE_VERTEXAI && offered.includes("vertex-ai")) return "vertex-ai";
+    const selected = selectedAuthType(context.readJson(join(context.home, ".gemini", "settings.json")) as GeminiSettings | undefined);
+    return selected && offered.includes(selected) ? selected : undefined;
+  },
   async probeAuth(context) {
     if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
     const dir = join(context.home, ".gemini");
     const settings = context.readJson(join(dir, "settings.json")) as GeminiSettings | undefined;
-    const selected = settings?.security?.auth?.selectedType ?? settings?.selectedAuthType;
+    const selected = selectedAuthType(settings);
     const accounts = context.readJson(join(dir, "google_accounts.json")) as { active?: string } | undefined;
     const hasOauth = context.readJson(join(dir, "oauth_creds.json")) !== undefined;
     if (accounts?.active || hasOauth) return { state: "authenticated", email: accounts?.active, authMethod: selected ?? "oauth-personal" };
@@ -35,3 +42,8 @@ export const gemini: HarnessDefinition = {
     return { state: "unauthenticated" };
   },
 };
+
+/** The sign-in the user chose in Gemini CLI itself (the newer settings layout, then the older). */
+function selectedAuthType(settings: GeminiSettings | undefined): string | undefined {
+  return settings?.security?.auth?.selectedType ?? settings?.selectedAuthType;
+}

@@ -14,6 +14,12 @@ export const qwen: HarnessDefinition = {
   npmPackage: "@qwen-code/qwen-code",
   installHint: "npm install -g @qwen-code/qwen-code",
   loginMethods: [{ id: "qwen-oauth", name: "Qwen account", description: "Sign in with qwen.ai", kind: "browser" }],
+  acpAuthMethod(offered, context) {
+    // Qwen refuses session/new until it is told which of its sign-ins to use.
+    if (context.env.OPENAI_API_KEY && offered.includes("openai")) return "openai";
+    if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined && offered.includes("qwen-oauth")) return "qwen-oauth";
+    return undefined;
+  },
   async probeAuth(context) {
     if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined) {
       return { state: "authenticated", authMethod: "qwen-oauth" };
