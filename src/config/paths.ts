@@ -21,6 +21,8 @@ export interface DataPaths {
   files: string;
   /** Copies of the database taken before a migration changes it. */
   backups: string;
+  /** One record per running child process (agents), for the next start to stop what a crash left. */
+  children: string;
 }
 
 export function resolveDataDir(
@@ -50,6 +52,7 @@ export function dataPaths(root: string): DataPaths {
     accounts: join(root, "accounts"),
     files: join(root, "files"),
     backups: join(root, "backups"),
+    children: join(root, "children"),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ChildProcesses } from "./child-processes.ts";
+
 export interface CommandResult {
   code: number;
   stdout: string;
@@ -16,6 +18,8 @@ export interface CommandOptions {
   onStderrLine?: (line: string) => void;
   /** Called with each line written to stdout. */
   onStdoutLine?: (line: string) => void;
+  /** Records the child while it runs, so shutdown and the next start can stop it. */
+  children?: ChildProcesses;
 }
 
 async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: string) => void): Promise<string> {
@@ -58,6 +62,7 @@ export async function runCommand(command: string[], options: CommandOptions = {}
     // Its own process group, so a timeout can end the grandchildren too.
     detached: true,
   });
+  options.children?.track(child, command);
   const finished = Promise.all([readLines(child.stdout, options.onStdoutLine), readLines(child.stderr, options.onStderrLine), child.exited]);
   if (!options.timeoutMs) {
     const [stdout, stderr, code] = await finished;

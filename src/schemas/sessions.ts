@@ -211,6 +211,16 @@ export type SessionPlan = Static<typeof SessionPlan>;
 
 export const UpdateGate = Type.Object({ harnessId: Type.String(), harnessName: Type.String() }, { $id: "UpdateGate" });
 
+export const ConfigOption = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  category: Nullable(Type.String({ description: "e.g. `model`, `mode`." })),
+  currentValue: Type.String(),
+  options: Type.Array(Type.Object({ value: Type.String(), name: Type.String(), description: Nullable(Type.String()) })),
+});
+export type ConfigOption = Static<typeof ConfigOption>;
+
 export const SessionDetail = Type.Object(
   {
     hasMore: Type.Boolean({ description: "Older conversation items exist; ask again with before=nextBefore." }),
@@ -221,6 +231,9 @@ export const SessionDetail = Type.Object(
     eventCursor: EventCursor,
     pendingQuestion: Nullable(PendingQuestion),
     pendingPlanApproval: Type.Boolean(),
+    configOptions: Type.Array(ConfigOption, {
+      description: "The agent's config options (model, mode, …) as it last reported them, so a client can show the pickers at once.",
+    }),
     backgroundTasks: Type.Array(BackgroundTask),
     goal: Nullable(Goal),
     sessionPlan: Nullable(SessionPlan),
@@ -230,15 +243,6 @@ export const SessionDetail = Type.Object(
 );
 export type SessionDetail = Static<typeof SessionDetail>;
 
-export const ConfigOption = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  category: Nullable(Type.String({ description: "e.g. `model`, `mode`." })),
-  currentValue: Type.String(),
-  options: Type.Array(Type.Object({ value: Type.String(), name: Type.String(), description: Nullable(Type.String()) })),
-});
-export type ConfigOption = Static<typeof ConfigOption>;
 
 export const SessionConfig = Type.Object(
   {

@@ -48,6 +48,7 @@ import { SessionRepository } from "../store/session-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
 import { FileRepository } from "../store/file-repository.ts";
 import { UploadedFiles } from "../files/uploaded-files.ts";
+import { ChildProcesses } from "../process/child-processes.ts";
 import { fileRoutes } from "../http/routes/file-routes.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -81,6 +82,10 @@ export interface ServerOptions {
   agentInitializeTimeoutMs?: number;
   /** An agent with no turn for this long is stopped (config `agentIdleMinutes`); it starts again on the next prompt. */
   agentIdleMs?: number;
+  /** After a cancel, an agent that has not ended its turn within this long is stopped. */
+  agentCancelGraceMs?: number;
+  /** A turn with no word from its agent for this long says so in the session's status. */
+  agentSilenceNoticeMs?: number;
   /** Self-update settings (config `update*` keys); without them the server never checks on its own. */
   update?: ServerUpdateOptions;
   /** The schema changes this server applies; every released one by default. */
@@ -101,9 +106,12 @@ export function currentAtriumCommand(): string[] {
  */
 const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
-const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+/** `gemini --version` alone takes 3.5–4.3 s on a 2-core machine; a slow probe keeps a harness ready anyway. */
+const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
 const DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_IDLE_MS = 30 * 60_000;
+const DEFAULT_AGENT_CANCEL_GRACE_MS = 2_000;
+const DEFAULT_AGENT_SILENCE_NOTICE_MS = 15_000;
 /** Streamed text is written and published at least this often while a reply streams. */
 const DELTA_FLUSH_MS = 25;
 /** OpenCode's own GitHub OAuth app, so a sign-in made here is the one OpenCode would make. */
@@ -253,6 +261,9 @@ export class AtriumServer {
         removeWorktrees: (projectId) => worktrees.removeAllOf(projectId),
       });
       projects.removeAbandonedClones();
+      const children = new ChildProcesses(paths.children, logger);
+      // Agents and probes a killed server left running belong to nothing any more.
+      children.reapOrphans();
       const harnessEnv = options.harnessEnv ?? process.env;
       const terminals = new TerminalLogs(store, log);
       const harnesses = new HarnessService({
@@ -277,6 +288,7 @@ export class AtriumServer {
           home: harnessEnv.HOME ?? homedir(),
           timeoutMs: options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
           atriumVersion: buildInfo.version,
+          children,
         },
       });
       const providerLogins = new ProviderLogins({
@@ -303,6 +315,9 @@ export class AtriumServer {
         initializeTimeoutMs: options.agentInitializeTimeoutMs ?? DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS,
         idleStopMs: options.agentIdleMs ?? DEFAULT_AGENT_IDLE_MS,
         deltaFlushMs: DELTA_FLUSH_MS,
+        cancelGraceMs: options.agentCancelGraceMs ?? DEFAULT_AGENT_CANCEL_GRACE_MS,
+        silenceNoticeMs: options.agentSilenceNoticeMs ?? DEFAULT_AGENT_SILENCE_NOTICE_MS,
+        children,
       });
       const updates = createServerUpdates({
         options: options.update,
@@ -364,7 +379,7 @@ export class AtriumServer {
         Promise.all([pruning, firstScan]).then(() => undefined),
         options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
         releaseLock,
-        [() => updates.stop(), () => sessions.stopAll(), () => providerLogins.close(), () => harnesses.close()],
+        [() => updates.stop(), () => sessions.stopAll(), () => children.stopAll(), () => providerLogins.close(), () => harnesses.close()],
       );
       return started;
     } catch (error) {
@@ -385,6 +400,8 @@ export class AtriumServer {
       // Stop accepting first, so no stream opens after the open ones are closed.
       const graceful = this.server.stop(false);
       this.hub?.closeAll();
+      // Agents and probes first: start-up work and requests waiting on them then end at once.
+      for (const hook of this.stopHooks) await hook();
       await this.backgroundStartup;
       // In-flight requests get a grace period; a peer that never reads must not hold the exit forever.
       const timedOut = await Promise.race([graceful.then(() => false), Bun.sleep(this.shutdownGraceMs).then(() => true)]);
@@ -392,7 +409,6 @@ export class AtriumServer {
         this.logger.warn("requests still open after the grace period; closing their connections", { graceMs: this.shutdownGraceMs });
         await this.server.stop(true);
       }
-      for (const hook of this.stopHooks) await hook();
       await this.store.stopBackgroundCheckpoints();
       this.store.close();
       removeRuntimeFile(this.paths.runtime, process.pid);

@@ -37,15 +37,70 @@ export function toConfigOptions(options: acp.SessionConfigOption[] | null | unde
             { value: "false", name: "Off" },
           ];
     const current = option.type === "select" ? option.currentValue : String((option as { currentValue?: unknown }).currentValue ?? false);
-    return {
+    return withCurrentListed({
       id: option.id,
       name: option.name,
       description: option.description ?? null,
       category: option.category ?? null,
       currentValue: current,
       options: values.map((value) => ({ value: value.value, name: value.name, description: value.description ?? null })),
-    };
+    });
   });
+}
+
+/** The option ids under which the older `modes` and `models` are shown. */
+export const LEGACY_MODE_ID = "mode";
+export const LEGACY_MODEL_ID = "model";
+
+/** The older way agents (Gemini, Qwen) announce their modes and models, before config options. */
+interface LegacyModels {
+  currentModelId: string;
+  availableModels: Array<{ modelId: string; name: string; description?: string | null }>;
+}
+
+/**
+ * The options an agent's session/new or session/load answer carries: its `configOptions`, else its
+ * older `modes` and `models` shown as options `mode` and `model`; undefined when it carries neither.
+ */
+export function agentConfigOptions(answer: {
+  configOptions?: acp.SessionConfigOption[] | null;
+  modes?: acp.SessionModeState | null;
+}): { options: ConfigOption[]; legacy: boolean } | undefined {
+  if (answer.configOptions) return { options: toConfigOptions(answer.configOptions), legacy: false };
+  const models = (answer as { models?: LegacyModels | null }).models;
+  const options: ConfigOption[] = [];
+  if (answer.modes) {
+    options.push(
+      withCurrentListed({
+        id: LEGACY_MODE_ID,
+        name: "Mode",
+        description: null,
+        category: "mode",
+        currentValue: answer.modes.currentModeId,
+        options: answer.modes.availableModes.map((mode) => ({ value: mode.id, name: mode.name, description: mode.description ?? null })),
+      }),
+    );
+  }
+  if (models) {
+    options.push(
+      withCurrentListed({
+        id: LEGACY_MODEL_ID,
+        name: "Model",
+        description: null,
+        category: "model",
+        currentValue: models.currentModelId,
+        options: models.availableModels.map((model) => ({ value: model.modelId, name: model.name, description: model.description ?? null })),
+      }),
+    );
+  }
+  return options.length > 0 ? { options, legacy: true } : undefined;
+}
+
+/** An agent may run a value its own list leaves out (Qwen's configured model): it is listed too. */
+function withCurrentListed(option: ConfigOption): ConfigOption {
+  if (option.options.some((candidate) => candidate.value === option.currentValue)) return option;
+  const current = { value: option.currentValue, name: option.currentValue, description: "in use now; the agent does not list it" };
+  return { ...option, options: [current, ...option.options] };
 }
 
 export function configSelectionsOf(options: ConfigOption[]): Record<string, string> {

@@ -8,7 +8,9 @@ import type { Logger } from "../logging/logger.ts";
 import type { Attachment, BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion } from "../schemas/sessions.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { AgentProcess, type AgentLaunch } from "./acp/agent-process.ts";
+import type { AgentLaunch } from "./acp/agent-process.ts";
+import { AgentConnection } from "./agent-connection.ts";
+import { ACP_AUTH_REQUIRED, describeAgentError } from "./acp/agent-errors.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
 import { SessionRecords } from "./session-records.ts";
@@ -34,19 +36,45 @@ export interface SessionRuntimeDeps {
   files: UploadedFiles;
   logger: Logger;
   /** How to start the session's agent: its command and environment (the harness and account). */
-  launch: (session: StoredSession) => AgentLaunch & { harnessName: string; loginInstruction: string | null };
+  launch: (session: StoredSession) => SessionLaunch;
   /** What holds new turns (the harness being updated, Atrium swapping its binary), if anything. */
   heldBy: (session: StoredSession) => string | undefined;
   /** Streamed text waits at most this long before it is written and published as one delta. */
   deltaFlushMs: number;
   /** An agent with no turn for this long is stopped; the next prompt starts it again. */
   idleStopMs: number;
+  /** After a cancel, the agent has this long to end the turn itself; then it is stopped. */
+  cancelGraceMs: number;
+  /** A turn with no word from the agent for this long says so in the session's status. */
+  silenceNoticeMs: number;
+}
+
+/** How a session's agent is started, and how it signs in. */
+export interface SessionLaunch extends AgentLaunch {
+  harnessName: string;
+  loginInstruction: string | null;
+  /** Which of the agent's `authenticate` methods the account's credentials fit. */
+  chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
 }
 
 interface Turn {
   promptId: string;
   itemId: string;
   cancelled: boolean;
+  /**
+   * Set once the prompt is sent: only then is what the agent streams this turn's reply (before, a
+   * session/load replays history, which the stored conversation already holds).
+   */
+  live: boolean;
+  /** Ends the turn without the agent (a cancel it did not honour in time). */
+  abort: (reason: Error) => void;
+  aborted: Promise<never>;
+  escalation: ReturnType<typeof setTimeout> | undefined;
+  /** When the agent last sent anything this turn, and whether the status says it went quiet. */
+  lastHeardMs: number;
+  silent: boolean;
+  /** Said in the status when the turn ends well (e.g. the agent could not load its history). */
+  notice: string | null;
   /** Context tokens in use when the turn started: their growth estimates its tokens until it reports them. */
   contextAtStart: number;
   /** The turn's tokens so far (the estimate, then the count the agent reports at its end). */
@@ -65,9 +93,6 @@ interface OpenQuestion {
   withdraw: () => void;
 }
 
-/** ACP's error code for "authentication required". */
-const ACP_AUTH_REQUIRED = -32000;
-
 /** Past this much buffered text, a delta is written at once rather than on the timer. */
 const DELTA_FLUSH_BYTES = 64 * 1024;
 
@@ -76,11 +101,14 @@ const DELTA_FLUSH_BYTES = 64 * 1024;
  * the store, and the question the agent waits on. The queue drains one prompt at a time.
  */
 export class SessionRuntime {
-  private agent: AgentProcess | undefined;
+  private connection: AgentConnection | undefined;
+  /** Aborts the agent's start (initialize, sign-in, load) when the session stops meanwhile. */
+  private opening: AbortController | undefined;
+  /** A session/load runs: what the agent streams is replayed history. */
+  private loading = false;
   /** The commands the current agent started (`terminal/*`); they end with it. */
   private terminals: Terminals | undefined;
   private fileAccess: FileAccess | undefined;
-  private agentSessionId: string | undefined;
   private turn: Turn | undefined;
   private draining = false;
   private pendingText = "";
@@ -88,6 +116,7 @@ export class SessionRuntime {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  private silenceTimer: ReturnType<typeof setInterval> | undefined;
   private openQuestion: OpenQuestion | undefined;
   private closed = false;
 
@@ -122,13 +151,26 @@ export class SessionRuntime {
       .finally(() => (this.draining = false));
   }
 
-  /** Cancels the turn in flight; a question it waits on is withdrawn. */
+  /**
+   * Cancels the turn in flight; a question it waits on is withdrawn. An agent that has not ended the
+   * turn within the grace period is stopped and the turn ends without it (the next prompt starts it
+   * again and loads the session).
+   */
   async cancel(): Promise<void> {
     const turn = this.turn;
     if (!turn) throw new ConflictError("no turn is running");
+    if (turn.cancelled) return;
     turn.cancelled = true;
     this.openQuestion?.withdraw();
-    await this.agent?.cancel(this.agentSessionId ?? "").catch(() => undefined);
+    this.opening?.abort();
+    const connection = this.connection;
+    if (connection && turn.live) await connection.agent.cancel(connection.sessionId).catch(() => undefined);
+    turn.escalation = setTimeout(() => {
+      if (this.turn !== turn) return;
+      this.deps.logger.warn("the agent did not end a cancelled turn in time; stopping it", { sessionId: this.sessionId, graceMs: this.deps.cancelGraceMs });
+      this.stopAgent();
+      turn.abort(new Error("the agent did not end the cancelled turn in time and was stopped"));
+    }, this.deps.cancelGraceMs);
   }
 
   answer(questionId: string, answers: Record<string, QuestionAnswer>): void {
@@ -145,9 +187,8 @@ export class SessionRuntime {
   }
 
   async setConfig(configId: string, value: string): Promise<ConfigOption[]> {
-    const agent = await this.ensureAgent();
-    const answer = await agent.setConfigOption({ sessionId: this.agentSessionId!, configId, value });
-    const options = toConfigOptions(answer.configOptions);
+    const connection = await this.ensureAgent();
+    const options = await connection.set(configId, value);
     this.recordConfig(options);
     return options;
   }
@@ -157,6 +198,8 @@ export class SessionRuntime {
     this.closed = true;
     clearTimeout(this.idleTimer);
     clearTimeout(this.holdTimer);
+    clearInterval(this.silenceTimer);
+    this.opening?.abort();
     this.openQuestion?.withdraw();
     this.stopAgent();
   }
@@ -173,8 +216,8 @@ export class SessionRuntime {
   }
 
   private stopAgent(): void {
-    this.agent?.stop();
-    this.agent = undefined;
+    this.connection?.stop();
+    this.connection = undefined;
     this.terminals?.closeAll();
     this.terminals = undefined;
   }
@@ -191,12 +234,8 @@ export class SessionRuntime {
         this.holdTimer = setTimeout(() => this.kick(), 1000);
         return;
       }
-      try {
-        await this.runTurn(next.id);
-      } catch (error) {
-        if (error instanceof TurnFailed) return;
-        throw error;
-      }
+      // A failed turn is shown on its reply and the session; the queue still goes on.
+      await this.runTurn(next.id);
     }
   }
 
@@ -238,36 +277,63 @@ export class SessionRuntime {
       session.status = null;
       contextAtStart = session.usage.used;
     });
-    this.turn = { promptId, itemId: replyId, cancelled: false, contextAtStart, tokens: 0, goalTokens: 0, goalClockMs: Date.now(), thoughts: 0, openThought: undefined };
+    let abort: (reason: Error) => void = () => undefined;
+    const aborted = new Promise<never>((_, reject) => (abort = reject));
+    aborted.catch(() => undefined);
+    const startedMs = Date.now();
+    const turn: Turn = {
+      promptId,
+      itemId: replyId,
+      cancelled: false,
+      live: false,
+      abort,
+      aborted,
+      escalation: undefined,
+      lastHeardMs: startedMs,
+      silent: false,
+      notice: null,
+      contextAtStart,
+      tokens: 0,
+      goalTokens: 0,
+      goalClockMs: startedMs,
+      thoughts: 0,
+      openThought: undefined,
+    };
+    this.turn = turn;
     this.recordGoalActivity();
+    this.watchSilence(turn);
     let stopReason: string;
     let failure: string | undefined;
     try {
-      const agent = await this.ensureAgent();
-      const { blocks, files } = promptBlocks(promptText, attachments, agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
+      const connection = await Promise.race([this.ensureAgent(), aborted]);
+      if (turn.cancelled) throw new TurnCancelled();
+      const { blocks, files } = promptBlocks(promptText, attachments, connection.agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
       for (const path of files) this.fileAccess?.grantRead(path);
-      const response = await agent.prompt({ sessionId: this.agentSessionId!, prompt: blocks });
-      stopReason = this.turn.cancelled ? "cancelled" : response.stopReason;
+      turn.live = true;
+      const response = await Promise.race([connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), aborted]);
+      stopReason = turn.cancelled ? "cancelled" : response.stopReason;
       this.recordTurnUsage(response);
     } catch (error) {
-      const agent = this.agent;
-      // The connection closes a moment before the exit is seen; the exit tells a crash apart.
-      const crashed = agent !== undefined && (await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]));
-      stopReason = this.turn.cancelled ? "cancelled" : "error";
-      failure = this.turn.cancelled ? undefined : crashed ? this.crashReason(agent) : this.failureReason(error);
-      if (crashed) this.stopAgent();
-      this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure ?? (error as Error).message, prompt: promptText.length });
+      stopReason = turn.cancelled ? "cancelled" : "error";
+      if (!turn.cancelled) {
+        const crash = await this.crashOf(error);
+        failure = crash ?? this.failureReason(error);
+        if (crash) this.stopAgent();
+        this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure, prompt: promptText.length });
+      }
+    } finally {
+      clearTimeout(turn.escalation);
+      clearInterval(this.silenceTimer);
     }
     // Stopped (shutdown, deletion): the reply stays generating, and a restart marks it interrupted.
     if (this.closed) return;
     this.flush();
-    const turn = this.turn;
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
       this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
       session.pendingQuestion = null;
       session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
-      session.status = failure ?? null;
+      session.status = failure ?? turn.notice;
       if (session.goal) {
         session.goal.activity = "idle";
         this.chargeGoal(session);
@@ -278,20 +344,62 @@ export class SessionRuntime {
     });
     this.turn = undefined;
     this.scheduleIdleStop();
-    if (failure) throw new TurnFailed();
   }
 
-  /** What a failed prompt tells the user; an agent that wants a sign-in says how to do it. */
+  /**
+   * Why the agent crashed, when the error is its process ending (the connection closes a moment before
+   * the exit is seen); undefined for an error the agent answered with, which needs no waiting.
+   */
+  private async crashOf(error: unknown): Promise<string | undefined> {
+    const agent = this.connection?.agent;
+    if (!agent || typeof (error as { code?: unknown }).code === "number") return undefined;
+    const exited = await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]);
+    if (!exited) return undefined;
+    const said = agent.lastStderrLine();
+    return `the agent stopped unexpectedly${said ? `: ${said}` : ""}`;
+  }
+
+  /** What a failed turn tells the user: the agent's reason; an agent that wants a sign-in says how. */
   private failureReason(error: unknown): string {
-    const message = (error as Error).message;
+    const message = describeAgentError(error);
     if ((error as { code?: unknown }).code !== ACP_AUTH_REQUIRED) return message;
     const launch = this.deps.launch(this.deps.records.get(this.sessionId));
     return `${launch.harnessName} needs a sign-in (${message})${launch.loginInstruction ? `; to sign in, ${launch.loginInstruction}` : ""}`;
   }
 
-  private crashReason(agent: AgentProcess): string {
-    const said = agent.lastStderrLine();
-    return `the agent stopped unexpectedly${said ? `: ${said}` : ""}`;
+  /**
+   * While a turn runs with no word from the agent (an agent retrying an unreachable provider can be
+   * silent for minutes), the status says for how long and what the agent last wrote to stderr.
+   */
+  private watchSilence(turn: Turn): void {
+    clearInterval(this.silenceTimer);
+    const tick = Math.max(250, Math.floor(this.deps.silenceNoticeMs / 3));
+    this.silenceTimer = setInterval(() => {
+      const quietMs = Date.now() - turn.lastHeardMs;
+      if (this.turn !== turn || this.closed || quietMs < this.deps.silenceNoticeMs || this.openQuestion) return;
+      turn.silent = true;
+      const said = this.connection?.agent.lastStderrLine();
+      const status = `no word from the agent for ${Math.round(quietMs / 1000)} s${said ? `; it last logged: ${said.slice(0, 300)}` : ""}`;
+      this.safely("recording that the agent is quiet", () => this.deps.records.update(this.sessionId, (session) => void (session.status = status)));
+    }, tick);
+    this.silenceTimer.unref?.();
+  }
+
+  /** The agent spoke: a status that said it was quiet is cleared. */
+  private heardFrom(turn: Turn): void {
+    turn.lastHeardMs = Date.now();
+    if (!turn.silent) return;
+    turn.silent = false;
+    this.safely("clearing the quiet notice", () => this.deps.records.update(this.sessionId, (session) => void (session.status = turn.notice)));
+  }
+
+  /** Runs a write from a timer or callback, where nothing above would catch its failure. */
+  private safely(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.deps.logger.error(`${what} failed`, { sessionId: this.sessionId, error });
+    }
   }
 
   private scheduleIdleStop(): void {
@@ -305,9 +413,12 @@ export class SessionRuntime {
     this.idleTimer.unref?.();
   }
 
-  /** The running agent, started (and its session created or loaded) when there is none. */
-  private async ensureAgent(): Promise<AgentProcess> {
-    if (this.agent?.isRunning) return this.agent;
+  /**
+   * The running agent, started (signed in, its session loaded or created, the user's selections
+   * applied again) when there is none.
+   */
+  private async ensureAgent(): Promise<AgentConnection> {
+    if (this.connection?.agent.isRunning) return this.connection;
     const session = this.deps.records.get(this.sessionId);
     const launch = this.deps.launch(session);
     const files = new FileAccess([session.cwd]);
@@ -320,70 +431,58 @@ export class SessionRuntime {
       onChange: () => this.publishTasks(),
     });
     this.terminals = terminals;
-    const agent = await AgentProcess.start(launch, {
-      terminals,
-      onUpdate: (notification) => this.onUpdate(notification),
-      requestPermission: (request) => this.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), {
-        outcome: { outcome: "cancelled" },
-      }),
-      elicit: async (request) => {
-        const question = elicitationQuestion(newId("q"), request);
-        if (!question) return { action: "decline" };
-        return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
-      },
-      readTextFile: async (request) => this.guarded("read", request.path, () => files.read(request)),
-      writeTextFile: async (request) => this.guarded("write", request.path, () => files.write(request)),
-    });
-    let agentSessionId: string;
-    let configOptions: acp.SessionConfigOption[] | null | undefined;
+    const opening = new AbortController();
+    this.opening = opening;
+    let opened: Awaited<ReturnType<typeof AgentConnection.open>>;
     try {
-      if (session.agentSessionId && agent.capabilities.loadSession) {
-        await agent.loadSession({ sessionId: session.agentSessionId, cwd: session.cwd, mcpServers: [] });
-        agentSessionId = session.agentSessionId;
-      } else {
-        const created = await agent.newSession({ cwd: session.cwd, mcpServers: [] });
-        agentSessionId = created.sessionId;
-        configOptions = created.configOptions;
-      }
+      opened = await AgentConnection.open({
+        launch,
+        chooseAuthMethod: launch.chooseAuthMethod,
+        agentSessionId: session.agentSessionId,
+        cwd: session.cwd,
+        selections: { ...session.configSelections, ...session.unavailableConfigSelections },
+        onLoading: (loading) => (this.loading = loading),
+        signal: opening.signal,
+        logger: this.deps.logger,
+        handlers: {
+          terminals,
+          onUpdate: (notification) => this.onUpdate(notification),
+          requestPermission: (request) =>
+            this.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), { outcome: { outcome: "cancelled" } }),
+          elicit: async (request) => {
+            const question = elicitationQuestion(newId("q"), request);
+            if (!question) return { action: "decline" };
+            return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
+          },
+          readTextFile: async (request) => this.logRefusal("read", request.path, () => files.read(request)),
+          writeTextFile: async (request) => this.logRefusal("write", request.path, () => files.write(request)),
+        },
+      });
     } catch (error) {
-      agent.stop();
-      throw new Error(`the agent could not open the session: ${(error as Error).message}`);
+      throw new AgentOpenError(error);
+    } finally {
+      if (this.opening === opening) this.opening = undefined;
+      this.loading = false;
     }
-    this.agent = agent;
-    this.agentSessionId = agentSessionId;
-    void agent.exited.then(() => {
-      if (this.agent !== agent || this.turn) return;
+    const { connection, refused, notice } = opened;
+    this.connection = connection;
+    void connection.agent.exited.then(() => {
+      if (this.connection !== connection || this.turn) return;
       this.stopAgent();
       this.publishTasks();
     });
+    if (this.turn) this.turn.notice = notice;
     this.deps.records.update(this.sessionId, (stored) => {
-      stored.agentSessionId = agentSessionId;
-      if (configOptions) this.applyConfig(stored, toConfigOptions(configOptions));
+      stored.agentSessionId = connection.sessionId;
+      if (connection.configOptions) this.applyConfig(stored, connection.configOptions);
+      Object.assign(stored.unavailableConfigSelections, refused);
+      if (notice) stored.status = notice;
     });
-    await this.reapplySelections(agent, agentSessionId);
-    return agent;
+    return connection;
   }
 
-  /** Choices made before the agent ran (or on an earlier process) are set on the new one. */
-  private async reapplySelections(agent: AgentProcess, agentSessionId: string): Promise<void> {
-    const session = this.deps.records.get(this.sessionId);
-    const wanted = { ...session.configSelections, ...session.unavailableConfigSelections };
-    const current = Object.fromEntries(session.configOptions.map((option) => [option.id, option.currentValue]));
-    for (const [configId, value] of Object.entries(wanted)) {
-      if (current[configId] === value || !(configId in current)) continue;
-      try {
-        const answer = await agent.setConfigOption({ sessionId: agentSessionId, configId, value });
-        this.recordConfig(toConfigOptions(answer.configOptions));
-      } catch (error) {
-        this.deps.logger.info("the agent did not accept a config selection", { sessionId: this.sessionId, configId, error });
-        this.deps.records.update(this.sessionId, (stored) => {
-          stored.unavailableConfigSelections[configId] = value;
-        });
-      }
-    }
-  }
-
-  private guarded<T>(operation: string, path: string, serve: () => T): T {
+  /** Serves an agent's file request; a refusal is logged before the agent is told. */
+  private logRefusal<T>(operation: string, path: string, serve: () => T): T {
     try {
       return serve();
     } catch (error) {
@@ -426,18 +525,22 @@ export class SessionRuntime {
   private onUpdate(notification: acp.SessionNotification): void {
     if (this.closed) return;
     const update = notification.update;
+    // What the agent streams outside a live turn (the history a session/load replays) is already stored.
+    const turn = this.turn?.live && !this.loading ? this.turn : undefined;
+    if (turn) this.heardFrom(turn);
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (update.content.type === "text") this.appendText(update.content.text);
+        if (turn && update.content.type === "text") this.appendText(update.content.text);
         return;
       case "agent_thought_chunk":
-        if (update.content.type === "text") this.appendThought(update.content.text);
+        if (turn && update.content.type === "text") this.appendThought(update.content.text);
         return;
       case "tool_call":
       case "tool_call_update":
-        this.recordToolCall(update);
+        if (turn) this.recordToolCall(update);
         return;
       case "plan":
+        if (!turn) return;
         this.flush();
         this.deps.records.update(this.sessionId, (session) => {
           session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
@@ -450,7 +553,7 @@ export class SessionRuntime {
         this.deps.records.update(this.sessionId, (session) => {
           session.usage = applyUsage(session.usage, update);
           this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
-          if (this.turn) this.turn.tokens = Math.max(this.turn.tokens, update.used - this.turn.contextAtStart);
+          if (turn) turn.tokens = Math.max(turn.tokens, update.used - turn.contextAtStart);
           if (session.goal?.status !== "active") return;
           spent = this.chargeGoal(session);
           this.deps.records.emit(this.sessionId, "session.goal", { goal: session.goal });
@@ -468,13 +571,16 @@ export class SessionRuntime {
           session.titleSource = "agent";
         });
         return;
-      case "config_option_update":
+      case "config_option_update": {
         this.flush();
-        this.recordConfig(toConfigOptions(update.configOptions));
+        const options = toConfigOptions(update.configOptions);
+        this.connection?.noteOptions(options);
+        this.recordConfig(options);
         return;
+      }
       case "current_mode_update":
         this.flush();
-        this.recordModeChange(update.currentModeId);
+        this.recordConfig(this.connection?.noteModeChange(update.currentModeId) ?? this.deps.records.get(this.sessionId).configOptions);
         return;
       default:
         // The user's own message echoed back, available commands: nothing the interface shows.
@@ -500,12 +606,6 @@ export class SessionRuntime {
       SessionRecords.attention(session);
     }
     this.deps.records.emit(this.sessionId, "session.config", { configOptions: options, configSelections: session.configSelections });
-  }
-
-  private recordModeChange(modeId: string): void {
-    const session = this.deps.records.get(this.sessionId);
-    const options = session.configOptions.map((option) => (option.category === "mode" ? { ...option, currentValue: modeId } : option));
-    this.recordConfig(options);
   }
 
   private recordTurnUsage(response: acp.PromptResponse): void {
@@ -629,8 +729,18 @@ export class SessionRuntime {
   }
 }
 
-/** A turn ended in an error; the queue stops until the user sends another prompt. */
-export class TurnFailed extends Error {}
+/** The turn was cancelled before its prompt reached the agent. */
+class TurnCancelled extends Error {}
+
+/** The agent could not be started or its session opened; keeps the agent's code (a sign-in it needs). */
+class AgentOpenError extends Error {
+  readonly code: unknown;
+
+  constructor(cause: unknown) {
+    super(`the agent could not open the session: ${describeAgentError(cause)}`);
+    this.code = (cause as { code?: unknown } | undefined)?.code;
+  }
+}
 
 function isPlanMode(options: ConfigOption[]): boolean {
   return options.some((option) => option.category === "mode" && /plan/i.test(option.currentValue));

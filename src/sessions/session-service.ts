@@ -33,6 +33,10 @@ import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
+import { chooseAuthMethod } from "./acp/auth-methods.ts";
+import type { ChildProcesses } from "../process/child-processes.ts";
+import { readJson } from "../harness/detection.ts";
+import { homedir } from "node:os";
 
 export interface SessionServiceDeps {
   store: Store;
@@ -50,6 +54,10 @@ export interface SessionServiceDeps {
   initializeTimeoutMs: number;
   idleStopMs: number;
   deltaFlushMs: number;
+  cancelGraceMs: number;
+  silenceNoticeMs: number;
+  /** Every agent process is recorded here, so shutdown and the next start can stop it. */
+  children: ChildProcesses;
   now?: () => Date;
 }
 
@@ -117,7 +125,8 @@ export class SessionService {
     const project = this.deps.projects.get(body.projectId);
     const harness = this.deps.harnesses.get(body.harnessId);
     if (!harness.enabled) {
-      throw new ConflictError(`${harness.name} is ${harness.readiness.state === "ready" ? "disabled" : harness.readiness.state}; it cannot run sessions`);
+      const why = harness.readiness.state === "ready" ? "disabled" : `${harness.readiness.state}${harness.readiness.detail ? ` (${harness.readiness.detail})` : ""}`;
+      throw new ConflictError(`${harness.name} is ${why}; it cannot run sessions`);
     }
     const account = this.deps.harnesses.launchSpec(body.harnessId, body.harnessAccountId).accountId;
     if (body.parentSessionId && !this.exists(body.parentSessionId)) throw new InvalidInputError(`parentSessionId: no session has id ${body.parentSessionId}`);
@@ -191,6 +200,7 @@ export class SessionService {
         eventCursor: this.deps.events.cursor(),
         pendingQuestion: session.pendingQuestion,
         pendingPlanApproval: session.pendingPlanApproval,
+        configOptions: session.configOptions,
         backgroundTasks: this.runtimes.get(id)?.backgroundTasks() ?? [],
         goal: session.goal,
         sessionPlan: session.plan,
@@ -425,15 +435,21 @@ export class SessionService {
         logger: this.deps.logger,
         deltaFlushMs: this.deps.deltaFlushMs,
         idleStopMs: this.deps.idleStopMs,
+        cancelGraceMs: this.deps.cancelGraceMs,
+        silenceNoticeMs: this.deps.silenceNoticeMs,
         launch: (session) => {
           const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
+          const { definition, env } = spec;
+          const context = { env, home: env.HOME ?? homedir(), readJson };
           return {
-            command: spec.definition.acpCommand,
+            command: definition.acpCommand,
             cwd: session.cwd,
-            env: spec.env,
+            env,
             initializeTimeoutMs: this.deps.initializeTimeoutMs,
-            harnessName: spec.definition.name,
+            children: this.deps.children,
+            harnessName: definition.name,
             loginInstruction: spec.loginInstruction,
+            chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),
           };
         },
         heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,

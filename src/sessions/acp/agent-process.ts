@@ -1,6 +1,7 @@
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
 import { killGroup } from "../../process/run-command.ts";
+import type { ChildProcesses } from "../../process/child-processes.ts";
 import type { Terminals } from "./terminals.ts";
 
 /** What the agent asks of the client; a session's runtime answers. */
@@ -20,6 +21,8 @@ export interface AgentLaunch {
   env: Record<string, string | undefined>;
   /** `initialize` must be answered within this long, or the agent is stopped and the start fails. */
   initializeTimeoutMs: number;
+  /** Where the child is recorded while it runs, so shutdown and the next start can stop it. */
+  children: ChildProcesses;
 }
 
 /** Keeps the end of what the agent wrote to stderr: the reason given when it crashes. */
@@ -37,18 +40,23 @@ export class AgentProcess {
     private readonly child: Bun.Subprocess<"pipe", "pipe", "pipe">,
     private readonly connection: ClientConnection,
     readonly capabilities: acp.AgentCapabilities,
+    /** The sign-ins the agent offers for `authenticate`. */
+    readonly authMethods: acp.AuthMethod[],
     private readonly stderr: { tail: string },
   ) {
     this.exited = child.exited;
   }
 
-  static async start(launch: AgentLaunch, handlers: AgentClientHandlers): Promise<AgentProcess> {
+  /** Starts the agent and waits for its `initialize` answer; an abort ends the start and the process at once. */
+  static async start(launch: AgentLaunch, handlers: AgentClientHandlers, signal?: AbortSignal): Promise<AgentProcess> {
+    if (signal?.aborted) throw new AgentStartError(`${launch.command[0]} was not started: the session was stopped`);
     let child: Bun.Subprocess<"pipe", "pipe", "pipe">;
     try {
       child = Bun.spawn(launch.command, { cwd: launch.cwd, env: launch.env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
     } catch (error) {
       throw new AgentStartError(`could not start ${launch.command[0]}: ${(error as Error).message}`);
     }
+    launch.children.track(child, launch.command);
     const stdin = child.stdin;
     const output = new WritableStream<Uint8Array>({
       async write(chunk) {
@@ -92,6 +100,7 @@ export class AgentProcess {
         const exitedEarly = (code: number) =>
           new AgentStartError(`${launch.command[0]} exited with ${code} before answering initialize${stderr.tail ? `: ${lastLine(stderr.tail)}` : ""}`);
         void child.exited.then((code) => reject(exitedEarly(code)));
+        signal?.addEventListener("abort", () => reject(new AgentStartError(`${launch.command[0]} was stopped while it started`)), { once: true });
         initialize
           .then(resolve, async (error: unknown) => {
             // The connection closes before the exit is seen; the exit (and its stderr) says more.
@@ -100,7 +109,7 @@ export class AgentProcess {
           })
           .finally(() => clearTimeout(timer));
       });
-      return new AgentProcess(child, connection, answer.agentCapabilities ?? {}, stderr);
+      return new AgentProcess(child, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? [], stderr);
     } catch (error) {
       connection.close();
       killGroup(child);
@@ -121,12 +130,16 @@ export class AgentProcess {
     return lastLine(this.stderr.tail);
   }
 
+  async authenticate(methodId: string): Promise<void> {
+    await this.connection.agent.request("authenticate", { methodId });
+  }
+
   newSession(request: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     return this.connection.agent.request("session/new", request);
   }
 
-  async loadSession(request: acp.LoadSessionRequest): Promise<void> {
-    await this.connection.agent.request("session/load", request);
+  loadSession(request: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
+    return this.connection.agent.request("session/load", request);
   }
 
   prompt(request: acp.PromptRequest): Promise<acp.PromptResponse> {
@@ -143,6 +156,11 @@ export class AgentProcess {
 
   async setMode(request: acp.SetSessionModeRequest): Promise<void> {
     await this.connection.agent.request("session/set_mode", request);
+  }
+
+  /** The older model choice (Gemini, Qwen): `session/set_model`, from before config options. */
+  async setModel(sessionId: string, modelId: string): Promise<void> {
+    await this.connection.agent.request("session/set_model", { sessionId, modelId });
   }
 
   get isRunning(): boolean {
