@@ -185,6 +185,14 @@ describe("login state", () => {
     await t.json("POST", "/v1/harnesses/auth/refresh");
     expect((await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor).toBe(cursor);
   });
+
+  test("Codex signed in with an API key is authenticated; its warning lines are not the detail", async () => {
+    writeFileSync(join(home.path, ".codex", "auth.json"), JSON.stringify({ OPENAI_API_KEY: "sk-test" }));
+    const harnesses = byId((await t.json<HarnessBody[]>("POST", "/v1/harnesses/auth/refresh")).body);
+    expect(harnesses.codex!.auth).toMatchObject({ state: "authenticated", detail: null });
+    expect(harnesses.codex!.auth.accounts[0]).toMatchObject({ authState: "authenticated", authMethod: "api_key", detail: null });
+    writeFileSync(join(home.path, ".codex", "auth.json"), "{}");
+  });
 });
 
 describe("enable and disable", () => {
