@@ -35,9 +35,14 @@ export interface ServeProcess {
 }
 
 /** Starts `atrium serve` (on a free port unless told otherwise) and waits for its "listening on" line. */
-export async function startServe(command: AtriumCommand, home: string, serveArgs: string[] = ["--port", "0"]): Promise<ServeProcess> {
+export async function startServe(
+  command: AtriumCommand,
+  home: string,
+  serveArgs: string[] = ["--port", "0"],
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
   const child = Bun.spawn([...command, "serve", ...serveArgs], {
-    env: { ...process.env, ATRIUM_HOME: home },
+    env: { ...process.env, ...env, ATRIUM_HOME: home },
     stdout: "pipe",
     stderr: "pipe",
     stdin: "ignore",

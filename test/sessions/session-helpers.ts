@@ -23,13 +23,27 @@ export interface SessionTestServer extends TestServer {
   cleanup(): Promise<void>;
 }
 
+/** The environment the scripted agent runs in: its script, where it keeps sessions, and Bun. */
+export function scriptedAgentEnv(dir: string, scriptFile: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
+    HOME: dir,
+    SCRIPTED_AGENT_SCRIPT: scriptFile,
+    SCRIPTED_AGENT_STATE: join(dir, "agent-state"),
+    SCRIPTED_AGENT_BUN: process.execPath,
+    ...extra,
+  };
+}
+
+export const SCRIPTED_AGENT = AGENT;
+
 export async function startSessionServer(options: Partial<ServerOptions> = {}): Promise<SessionTestServer> {
   const dir = makeTempDir("atrium-sessions-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify({ prompts: {} }));
   const t = await startTestServer({
     customHarnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }],
-    harnessEnv: { PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"), HOME: dir.path, SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_BUN: process.execPath },
+    harnessEnv: scriptedAgentEnv(dir.path, scriptFile),
     probeTimeoutMs: 5000,
     agentInitializeTimeoutMs: 5000,
     ...options,
