@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { AgentLaunch } from "./acp/agent-process.ts";
 import { AgentConnection } from "./agent-connection.ts";
-import { ACP_AUTH_REQUIRED, describeAgentError } from "./acp/agent-errors.ts";
+import { AgentOpenError, crashOf, failureReason, TurnCancelled } from "./turn-failure.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
 import { SessionRecords } from "./session-records.ts";
@@ -25,7 +25,9 @@ import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.t
 import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
 import { promptBlocks } from "./prompt-blocks.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
-import { mergeToolCall, terminalIdsOf, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
+import { terminalIdsOf } from "./transcript-mapping.ts";
+import { ReplyStream } from "./reply-stream.ts";
+import { SilenceWatch } from "./silence-watch.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
@@ -70,9 +72,9 @@ interface Turn {
   abort: (reason: Error) => void;
   aborted: Promise<never>;
   escalation: ReturnType<typeof setTimeout> | undefined;
-  /** When the agent last sent anything this turn, and whether the status says it went quiet. */
-  lastHeardMs: number;
-  silent: boolean;
+  /** Where what the agent streams this turn goes. */
+  reply: ReplyStream;
+  silence: SilenceWatch;
   /** Said in the status when the turn ends well (e.g. the agent could not load its history). */
   notice: string | null;
   /** Context tokens in use when the turn started: their growth estimates its tokens until it reports them. */
@@ -82,9 +84,6 @@ interface Turn {
   /** What of `tokens`, and the time up to when, has been counted against the goal. */
   goalTokens: number;
   goalClockMs: number;
-  /** How many thoughts the reply has had, and the key of the one streaming now. */
-  thoughts: number;
-  openThought: string | undefined;
 }
 
 interface OpenQuestion {
@@ -92,9 +91,6 @@ interface OpenQuestion {
   answer: (answers: Record<string, QuestionAnswer>) => void;
   withdraw: () => void;
 }
-
-/** Past this much buffered text, a delta is written at once rather than on the timer. */
-const DELTA_FLUSH_BYTES = 64 * 1024;
 
 /**
  * The live side of one session: its agent process, the turn in flight, streamed text on its way to
@@ -111,12 +107,8 @@ export class SessionRuntime {
   private fileAccess: FileAccess | undefined;
   private turn: Turn | undefined;
   private draining = false;
-  private pendingText = "";
-  private pendingThought = "";
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
-  private silenceTimer: ReturnType<typeof setInterval> | undefined;
   private openQuestion: OpenQuestion | undefined;
   private closed = false;
 
@@ -198,7 +190,8 @@ export class SessionRuntime {
     this.closed = true;
     clearTimeout(this.idleTimer);
     clearTimeout(this.holdTimer);
-    clearInterval(this.silenceTimer);
+    this.turn?.silence.stop();
+    this.turn?.reply.close();
     this.opening?.abort();
     this.openQuestion?.withdraw();
     this.stopAgent();
@@ -289,45 +282,46 @@ export class SessionRuntime {
       abort,
       aborted,
       escalation: undefined,
-      lastHeardMs: startedMs,
-      silent: false,
+      reply: new ReplyStream(this.sessionId, replyId, this.deps),
+      silence: new SilenceWatch(this.deps.silenceNoticeMs, {
+        paused: () => this.openQuestion !== undefined,
+        onQuiet: (quietMs) => this.recordStatus(quietStatus(quietMs, this.connection?.agent.lastStderrLine())),
+        onHeard: () => this.recordStatus(turn.notice),
+      }),
       notice: null,
       contextAtStart,
       tokens: 0,
       goalTokens: 0,
       goalClockMs: startedMs,
-      thoughts: 0,
-      openThought: undefined,
     };
     this.turn = turn;
     this.recordGoalActivity();
-    this.watchSilence(turn);
     let stopReason: string;
     let failure: string | undefined;
     try {
-      const connection = await Promise.race([this.ensureAgent(), aborted]);
+      const connection = await outlasting(this.ensureAgent(), aborted);
       if (turn.cancelled) throw new TurnCancelled();
       const { blocks, files } = promptBlocks(promptText, attachments, connection.agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
       for (const path of files) this.fileAccess?.grantRead(path);
       turn.live = true;
-      const response = await Promise.race([connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), aborted]);
+      const response = await outlasting(connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), aborted);
       stopReason = turn.cancelled ? "cancelled" : response.stopReason;
       this.recordTurnUsage(response);
     } catch (error) {
       stopReason = turn.cancelled ? "cancelled" : "error";
       if (!turn.cancelled) {
-        const crash = await this.crashOf(error);
-        failure = crash ?? this.failureReason(error);
+        const crash = await crashOf(error, this.connection?.agent);
+        failure = crash ?? failureReason(error, this.deps.launch(this.deps.records.get(this.sessionId)));
         if (crash) this.stopAgent();
         this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure, prompt: promptText.length });
       }
     } finally {
       clearTimeout(turn.escalation);
-      clearInterval(this.silenceTimer);
+      turn.silence.stop();
     }
     // Stopped (shutdown, deletion): the reply stays generating, and a restart marks it interrupted.
     if (this.closed) return;
-    this.flush();
+    turn.reply.flush();
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
       this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
@@ -346,59 +340,16 @@ export class SessionRuntime {
     this.scheduleIdleStop();
   }
 
-  /**
-   * Why the agent crashed, when the error is its process ending (the connection closes a moment before
-   * the exit is seen); undefined for an error the agent answered with, which needs no waiting.
-   */
-  private async crashOf(error: unknown): Promise<string | undefined> {
-    const agent = this.connection?.agent;
-    if (!agent || typeof (error as { code?: unknown }).code === "number") return undefined;
-    const exited = await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]);
-    if (!exited) return undefined;
-    const said = agent.lastStderrLine();
-    return `the agent stopped unexpectedly${said ? `: ${said}` : ""}`;
-  }
 
-  /** What a failed turn tells the user: the agent's reason; an agent that wants a sign-in says how. */
-  private failureReason(error: unknown): string {
-    const message = describeAgentError(error);
-    if ((error as { code?: unknown }).code !== ACP_AUTH_REQUIRED) return message;
-    const launch = this.deps.launch(this.deps.records.get(this.sessionId));
-    return `${launch.harnessName} needs a sign-in (${message})${launch.loginInstruction ? `; to sign in, ${launch.loginInstruction}` : ""}`;
-  }
 
-  /**
-   * While a turn runs with no word from the agent (an agent retrying an unreachable provider can be
-   * silent for minutes), the status says for how long and what the agent last wrote to stderr.
-   */
-  private watchSilence(turn: Turn): void {
-    clearInterval(this.silenceTimer);
-    const tick = Math.max(250, Math.floor(this.deps.silenceNoticeMs / 3));
-    this.silenceTimer = setInterval(() => {
-      const quietMs = Date.now() - turn.lastHeardMs;
-      if (this.turn !== turn || this.closed || quietMs < this.deps.silenceNoticeMs || this.openQuestion) return;
-      turn.silent = true;
-      const said = this.connection?.agent.lastStderrLine();
-      const status = `no word from the agent for ${Math.round(quietMs / 1000)} s${said ? `; it last logged: ${said.slice(0, 300)}` : ""}`;
-      this.safely("recording that the agent is quiet", () => this.deps.records.update(this.sessionId, (session) => void (session.status = status)));
-    }, tick);
-    this.silenceTimer.unref?.();
-  }
 
-  /** The agent spoke: a status that said it was quiet is cleared. */
-  private heardFrom(turn: Turn): void {
-    turn.lastHeardMs = Date.now();
-    if (!turn.silent) return;
-    turn.silent = false;
-    this.safely("clearing the quiet notice", () => this.deps.records.update(this.sessionId, (session) => void (session.status = turn.notice)));
-  }
 
-  /** Runs a write from a timer or callback, where nothing above would catch its failure. */
-  private safely(what: string, write: () => void): void {
+  /** Sets the session's status from a timer, where nothing above would catch a failed write. */
+  private recordStatus(status: string | null): void {
     try {
-      write();
+      this.deps.records.update(this.sessionId, (session) => void (session.status = status));
     } catch (error) {
-      this.deps.logger.error(`${what} failed`, { sessionId: this.sessionId, error });
+      this.deps.logger.error("recording the session's status failed", { sessionId: this.sessionId, error });
     }
   }
 
@@ -494,7 +445,7 @@ export class SessionRuntime {
   /** Shows the question, waits for the answer (or its withdrawal), and clears it again. */
   private ask<T>(question: PendingQuestion, toResponse: (question: PendingQuestion, answers: Record<string, QuestionAnswer>) => T, withdrawn: T): Promise<T> {
     if (this.openQuestion) this.openQuestion.withdraw();
-    this.flush();
+    this.turn?.reply.flush();
     this.deps.records.update(this.sessionId, (session) => {
       session.pendingQuestion = question;
       session.sidebarState = "waiting";
@@ -527,28 +478,30 @@ export class SessionRuntime {
     const update = notification.update;
     // What the agent streams outside a live turn (the history a session/load replays) is already stored.
     const turn = this.turn?.live && !this.loading ? this.turn : undefined;
-    if (turn) this.heardFrom(turn);
+    turn?.silence.heard();
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (turn && update.content.type === "text") this.appendText(update.content.text);
+        if (turn && update.content.type === "text") turn.reply.appendText(update.content.text);
         return;
       case "agent_thought_chunk":
-        if (turn && update.content.type === "text") this.appendThought(update.content.text);
+        if (turn && update.content.type === "text") turn.reply.appendThought(update.content.text);
         return;
       case "tool_call":
       case "tool_call_update":
-        if (turn) this.recordToolCall(update);
+        if (!turn) return;
+        for (const terminalId of terminalIdsOf(update)) this.terminals?.linkToolCall(terminalId, update.toolCallId);
+        turn.reply.recordToolCall(update);
         return;
       case "plan":
         if (!turn) return;
-        this.flush();
+        this.turn?.reply.flush();
         this.deps.records.update(this.sessionId, (session) => {
           session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
           this.deps.records.emit(this.sessionId, "session.plan", { plan: session.plan });
         });
         return;
       case "usage_update": {
-        this.flush();
+        this.turn?.reply.flush();
         let spent = false;
         this.deps.records.update(this.sessionId, (session) => {
           session.usage = applyUsage(session.usage, update);
@@ -565,21 +518,21 @@ export class SessionRuntime {
       case "session_info_update":
         // A title the user gave stays; only then is there nothing to record.
         if (!update.title || this.deps.records.get(this.sessionId).titleSource === "given") return;
-        this.flush();
+        this.turn?.reply.flush();
         this.deps.records.update(this.sessionId, (session) => {
           session.title = update.title!;
           session.titleSource = "agent";
         });
         return;
       case "config_option_update": {
-        this.flush();
+        this.turn?.reply.flush();
         const options = toConfigOptions(update.configOptions);
         this.connection?.noteOptions(options);
         this.recordConfig(options);
         return;
       }
       case "current_mode_update":
-        this.flush();
+        this.turn?.reply.flush();
         this.recordConfig(this.connection?.noteModeChange(update.currentModeId) ?? this.deps.records.get(this.sessionId).configOptions);
         return;
       default:
@@ -612,7 +565,7 @@ export class SessionRuntime {
     const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
     if (!usage) return;
     if (this.turn) this.turn.tokens = Math.max(this.turn.tokens, usage.totalTokens ?? 0);
-    this.flush();
+    this.turn?.reply.flush();
     this.deps.records.update(this.sessionId, (session) => {
       session.usage = {
         ...session.usage,
@@ -660,86 +613,20 @@ export class SessionRuntime {
     this.deps.store.transaction(() => this.deps.records.emit(this.sessionId, "session.tasks", { backgroundTasks }));
   }
 
-  private appendText(text: string): void {
-    const turn = this.turn;
-    if (!turn || text.length === 0) return;
-    // The reply goes on after a thought: that thought is complete, and a later one is a new entry.
-    if (turn.openThought) {
-      this.flush();
-      turn.openThought = undefined;
-    }
-    this.pendingText += text;
-    this.scheduleFlush();
-  }
-
-  private appendThought(text: string): void {
-    const turn = this.turn;
-    if (!turn || text.length === 0) return;
-    turn.openThought ??= thoughtKey(++turn.thoughts);
-    this.pendingThought += text;
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.pendingText.length + this.pendingThought.length >= DELTA_FLUSH_BYTES) return this.flush();
-    this.flushTimer ??= setTimeout(() => this.flush(), this.deps.deltaFlushMs);
-  }
-
-  /** A tool call or its update, merged into the reply's details (it also ends a streaming thought). */
-  private recordToolCall(update: acp.ToolCall | acp.ToolCallUpdate): void {
-    const turn = this.turn;
-    if (!turn) return;
-    this.flush();
-    turn.openThought = undefined;
-    const key = toolCallKey(update.toolCallId);
-    for (const terminalId of terminalIdsOf(update)) this.terminals?.linkToolCall(terminalId, update.toolCallId);
-    this.deps.store.transaction(() => {
-      const known = this.deps.transcript.get(turn.itemId, key)?.payload as ToolCallDetails | undefined;
-      const at = this.deps.transcript.put(this.sessionId, turn.itemId, key, mergeToolCall(known, update));
-      this.deps.records.emit(this.sessionId, "session.transcript", { itemId: turn.itemId, key, ...at });
-    });
-  }
-
-  /**
-   * Writes buffered reply text (published as one delta) and thought text (one transcript change);
-   * runs before any other event of the session, so events keep the agent's order.
-   */
-  private flush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    const text = this.pendingText;
-    const thought = this.pendingThought;
-    const turn = this.turn;
-    if ((text.length === 0 && thought.length === 0) || !turn || this.closed) return;
-    this.pendingText = "";
-    this.pendingThought = "";
-    this.deps.store.transaction(() => {
-      if (text.length > 0) {
-        this.deps.conversation.appendText(turn.itemId, text);
-        this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: turn.itemId, text });
-      }
-      if (thought.length > 0 && turn.openThought) {
-        const key = turn.openThought;
-        const at =
-          this.deps.transcript.appendText(turn.itemId, key, "text", thought) ??
-          this.deps.transcript.put(this.sessionId, turn.itemId, key, { type: "thought", text: thought });
-        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: turn.itemId, key, ...at });
-      }
-    });
-  }
 }
 
-/** The turn was cancelled before its prompt reached the agent. */
-class TurnCancelled extends Error {}
+/**
+ * The work's outcome, unless the turn is aborted first; the work may then still fail later (the agent
+ * was stopped under it), which is expected and not an unhandled rejection.
+ */
+function outlasting<T>(work: Promise<T>, aborted: Promise<never>): Promise<T> {
+  work.catch(() => undefined);
+  return Promise.race([work, aborted]);
+}
 
-/** The agent could not be started or its session opened; keeps the agent's code (a sign-in it needs). */
-class AgentOpenError extends Error {
-  readonly code: unknown;
-
-  constructor(cause: unknown) {
-    super(`the agent could not open the session: ${describeAgentError(cause)}`);
-    this.code = (cause as { code?: unknown } | undefined)?.code;
-  }
+/** What the status says while the agent is quiet: for how long, and what it last logged. */
+function quietStatus(quietMs: number, lastLogged: string | undefined): string {
+  return `no word from the agent for ${Math.round(quietMs / 1000)} s${lastLogged ? `; it last logged: ${lastLogged.slice(0, 300)}` : ""}`;
 }
 
 function isPlanMode(options: ConfigOption[]): boolean {
