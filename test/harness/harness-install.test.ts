@@ -55,6 +55,25 @@ describe("install and update", () => {
     expect(terminal.body.output).toContain("added 1 package");
   });
 
+  test("a harness with an ACP adapter installs both in one npm run, and is ready for sessions only then", async () => {
+    await t.ready();
+    const before = (await t.json<HarnessBody>("GET", "/v1/harnesses/claude")).body;
+    expect(before.readiness.state).toBe("missing");
+    expect(before.installMethods.map((method) => method.command)).toEqual(["npm install -g @anthropic-ai/claude-code @agentclientprotocol/claude-agent-acp"]);
+    expect((await t.json<HarnessBody>("POST", "/v1/harnesses/claude/install", {})).status).toBe(202);
+    const done = await settled("claude");
+    assertMatchesSchema(Harness, done);
+    expect(done.readiness).toMatchObject({ state: "ready", version: "2.1.197", detail: "ACP adapter claude-agent-acp 0.49.0" });
+    expect(done.enabled).toBe(true);
+    const terminal = await t.json<Static<typeof Terminal>>("GET", `/v1/terminals/${done.lifecycle.terminalId}`);
+    expect(terminal.body.command).toBe("npm install -g @anthropic-ai/claude-code @agentclientprotocol/claude-agent-acp");
+    // An update brings both to their latest versions.
+    expect((await t.json<HarnessBody>("POST", "/v1/harnesses/claude/update", {})).status).toBe(202);
+    const updated = await settled("claude");
+    const updateTerminal = await t.json<Static<typeof Terminal>>("GET", `/v1/terminals/${updated.lifecycle.terminalId}`);
+    expect(updateTerminal.body.command).toBe("npm install -g @anthropic-ai/claude-code@latest @agentclientprotocol/claude-agent-acp@latest");
+  });
+
   test("update installs the latest version; no body at all is accepted", async () => {
     await t.ready();
     await t.json("POST", "/v1/harnesses/gemini/install");
