@@ -44,6 +44,10 @@ export const serveCommand = defineCommand({
       if (!isLoopbackAddress(host) && host !== "localhost") {
         server.logger.warn("listening beyond this machine; every request needs a bearer token", { host });
       }
+      // The last line of defence for a long-running server: an error no caller caught is logged, and
+      // the server goes on serving (each write path handles its own failures; this catches a miss).
+      process.on("unhandledRejection", (reason) => server.logger.error("an unexpected error escaped; the server goes on", { error: reason }));
+      process.on("uncaughtException", (error) => server.logger.error("an unexpected error escaped; the server goes on", { error }));
       // Handlers first: whoever reads the line may signal at once.
       const shutdown = () => void server.stop().then(() => process.exit(0));
       process.once("SIGTERM", shutdown);

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FileRepository, StoredFile } from "../store/file-repository.ts";
 import type { Attachment, UploadedFile } from "../schemas/sessions.ts";
@@ -33,10 +33,17 @@ export class UploadedFiles {
     const id = newId("file");
     mkdirSync(this.deps.dir, { recursive: true, mode: 0o700 });
     const path = join(this.deps.dir, id);
-    writeFileSync(`${path}.partial`, bytes, { mode: 0o600 });
-    renameSync(`${path}.partial`, path);
     const stored: StoredFile = { id, name, mimeType: mimeType.toLowerCase(), sizeBytes: bytes.length, path, createdAt: (this.deps.now?.() ?? new Date()).toISOString() };
-    this.deps.repository.add(stored);
+    try {
+      writeFileSync(`${path}.partial`, bytes, { mode: 0o600 });
+      renameSync(`${path}.partial`, path);
+      this.deps.repository.add(stored);
+    } catch (error) {
+      // A full disk, a locked database: nothing of the upload is left behind.
+      rmSync(`${path}.partial`, { force: true });
+      rmSync(path, { force: true });
+      throw error;
+    }
     return { ...attachmentOf(stored), createdAt: stored.createdAt };
   }
 

@@ -1,5 +1,6 @@
 import type { Store } from "../store/database.ts";
 import type { EventLog } from "../events/event-log.ts";
+import type { Logger } from "../logging/logger.ts";
 import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 
@@ -33,6 +34,7 @@ export class TerminalLogs {
   constructor(
     private readonly store: Store,
     private readonly events: EventLog,
+    private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -57,11 +59,20 @@ export class TerminalLogs {
     this.logs.set(log.id, log);
     this.forgetOldest();
     let pending = "";
+    let failing = false;
     const flush = () => {
       if (pending.length === 0) return;
       const text = pending;
       pending = "";
-      this.store.transaction(() => this.events.append("terminal.output", log.id, { terminalId: log.id, subjectId, text }));
+      try {
+        this.store.transaction(() => this.events.append("terminal.output", log.id, { terminalId: log.id, subjectId, text }));
+        failing = false;
+      } catch (error) {
+        // Kept for the next flush (the output stays readable from memory meanwhile); logged once a streak.
+        pending = text + pending;
+        if (!failing) this.logger.warn("a terminal's output could not be written; retrying", { terminalId: log.id, error });
+        failing = true;
+      }
     };
     const timer = setInterval(flush, FLUSH_INTERVAL_MS);
     return {

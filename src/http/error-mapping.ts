@@ -1,6 +1,7 @@
 import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
+import { storageProblem } from "../store/storage-errors.ts";
 
 export interface MappedError {
   status: number;
@@ -30,6 +31,11 @@ export function mapError(code: string | number, error: unknown, request: Request
     return { status: 404, message: `no route ${request.method} ${new URL(request.url).pathname}` };
   }
   if (code === "PARSE") return { status: 400, message: "the request body could not be parsed as JSON" };
+  const storage = storageProblem(error);
+  if (storage) {
+    logger.warn("a request could not be written", { method: request.method, path: new URL(request.url).pathname, problem: storage.kind, error });
+    return { status: storage.kind === "full" ? 507 : 503, message: storage.message, headers: { "retry-after": "5" } };
+  }
   logger.error("unexpected error while serving a request", {
     method: request.method,
     path: new URL(request.url).pathname,

@@ -21,7 +21,9 @@ export const Health = Type.Object(
       channel: Type.String({ description: "`stable`, `alpha`, or `dev` when running from source." }),
     }),
     database: Type.Object({
-      state: Type.Union([Type.Literal("ok"), Type.Literal("error")]),
+      state: Type.Union([Type.Literal("ok"), Type.Literal("error"), Type.Literal("write_failing")], {
+        description: "`error`: the database does not answer; `write_failing`: it answers reads, but writes fail (locked, disk full), as `detail` says.",
+      }),
       schemaVersion: Type.Integer(),
       journalMode: Type.String(),
       detail: Type.Optional(Type.String()),

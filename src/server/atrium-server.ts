@@ -86,6 +86,8 @@ export interface ServerOptions {
   agentCancelGraceMs?: number;
   /** A turn with no word from its agent for this long says so in the session's status. */
   agentSilenceNoticeMs?: number;
+  /** A reply whose writes keep failing (locked database, full disk) this long ends its turn in error. */
+  replyWriteFailureLimitMs?: number;
   /** Self-update settings (config `update*` keys); without them the server never checks on its own. */
   update?: ServerUpdateOptions;
   /** The schema changes this server applies; every released one by default. */
@@ -106,12 +108,19 @@ export function currentAtriumCommand(): string[] {
  */
 const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long one write waits for another process's lock on the database (a CLI command, a backup tool):
+ * SQLite waits synchronously, so every request stalls meanwhile. Past it, a request is answered 503
+ * and background writes (streamed replies) retry with backoff.
+ */
+const SERVER_BUSY_TIMEOUT_MS = 500;
 /** `gemini --version` alone takes 3.5–4.3 s on a 2-core machine; a slow probe keeps a harness ready anyway. */
 const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
 const DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_IDLE_MS = 30 * 60_000;
 const DEFAULT_AGENT_CANCEL_GRACE_MS = 2_000;
 const DEFAULT_AGENT_SILENCE_NOTICE_MS = 15_000;
+const DEFAULT_REPLY_WRITE_FAILURE_LIMIT_MS = 30_000;
 /** Streamed text is written and published at least this often while a reply streams. */
 const DELTA_FLUSH_MS = 25;
 /** OpenCode's own GitHub OAuth app, so a sign-in made here is the one OpenCode would make. */
@@ -182,7 +191,7 @@ export class AtriumServer {
     let started: AtriumServer | undefined;
     try {
       updateGuard = beginUpdateStartupGuard(paths.root, logger);
-      store = Store.open(paths.database);
+      store = Store.open(paths.database, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
       const migrationList = options.migrations ?? migrations;
       const migration = new MigrationProgress(currentSchemaVersion(store), migrationList[migrationList.length - 1]?.version ?? 0);
       const finishMigration = (report: MigrationReport) => {
@@ -209,7 +218,12 @@ export class AtriumServer {
         bindAddress.port = port;
         const host = options.host.includes(":") ? `[${options.host}]` : options.host;
         const url = `http://${host}:${port}`;
-        writeRuntimeFile(paths.runtime, { pid: process.pid, url, host: options.host, port, startedAt: startedAt.toISOString(), version: buildInfo.version });
+        try {
+          writeRuntimeFile(paths.runtime, { pid: process.pid, url, host: options.host, port, startedAt: startedAt.toISOString(), version: buildInfo.version });
+        } catch (error) {
+          // A full disk must not keep the server from serving reads; only `atrium status` loses its pointer.
+          logger.error("server.json could not be written; atrium status will not find this server", { error });
+        }
         logger.info(message, { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
         return url;
       };
@@ -265,7 +279,7 @@ export class AtriumServer {
       // Agents and probes a killed server left running belong to nothing any more.
       children.reapOrphans();
       const harnessEnv = options.harnessEnv ?? process.env;
-      const terminals = new TerminalLogs(store, log);
+      const terminals = new TerminalLogs(store, log, logger);
       const harnesses = new HarnessService({
         terminals,
         logger,
@@ -317,6 +331,7 @@ export class AtriumServer {
         deltaFlushMs: DELTA_FLUSH_MS,
         cancelGraceMs: options.agentCancelGraceMs ?? DEFAULT_AGENT_CANCEL_GRACE_MS,
         silenceNoticeMs: options.agentSilenceNoticeMs ?? DEFAULT_AGENT_SILENCE_NOTICE_MS,
+        writeFailureLimitMs: options.replyWriteFailureLimitMs ?? DEFAULT_REPLY_WRITE_FAILURE_LIMIT_MS,
         children,
       });
       const updates = createServerUpdates({

@@ -3,6 +3,8 @@ import type { Store } from "../store/database.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { SessionRecords } from "./session-records.ts";
+import type { Logger } from "../logging/logger.ts";
+import { backoffMs, storageProblem } from "../store/storage-errors.ts";
 import { mergeToolCall, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface ReplyStreamDeps {
@@ -12,6 +14,9 @@ export interface ReplyStreamDeps {
   transcript: TranscriptRepository;
   /** Streamed text waits at most this long before it is written and published as one delta. */
   deltaFlushMs: number;
+  logger: Logger;
+  /** Writes that keep failing this long give up the turn (its text stays here until written). */
+  writeFailureLimitMs: number;
 }
 
 /** Past this much buffered text, a delta is written at once rather than on the timer. */
@@ -20,20 +25,29 @@ const DELTA_FLUSH_BYTES = 64 * 1024;
 /**
  * What the agent streams into one reply: text (written and published as deltas, batched on a short
  * timer), thoughts and tool calls (the reply's transcript details), in the agent's order.
+ *
+ * A write that fails (the database locked by another process, a full disk) loses nothing: the text
+ * stays buffered and is written again with backoff; nothing was published, so no client saw it. When
+ * writes keep failing past `writeFailureLimitMs`, `onWritesFailing` is told once, so the turn can end.
  */
 export class ReplyStream {
   private pendingText = "";
-  private pendingThought = "";
+  /** Thought text not yet written, per thought (a thought may end while its text waits). */
+  private readonly pendingThoughts = new Map<string, string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** How many thoughts the reply has had, and the key of the one streaming now. */
   private thoughts = 0;
   private openThought: string | undefined;
   private closed = false;
+  private failures = 0;
+  private failingSinceMs: number | undefined;
+  private gaveUp = false;
 
   constructor(
     private readonly sessionId: string,
     readonly itemId: string,
     private readonly deps: ReplyStreamDeps,
+    private readonly onWritesFailing: (reason: string) => void,
   ) {}
 
   appendText(text: string): void {
@@ -49,8 +63,8 @@ export class ReplyStream {
 
   appendThought(text: string): void {
     if (text.length === 0) return;
-    this.openThought ??= thoughtKey(++this.thoughts);
-    this.pendingThought += text;
+    const key = (this.openThought ??= thoughtKey(++this.thoughts));
+    this.pendingThoughts.set(key, (this.pendingThoughts.get(key) ?? "") + text);
     this.scheduleFlush();
   }
 
@@ -59,38 +73,65 @@ export class ReplyStream {
     this.flush();
     this.openThought = undefined;
     const key = toolCallKey(update.toolCallId);
-    this.deps.store.transaction(() => {
-      const known = this.deps.transcript.get(this.itemId, key)?.payload as ToolCallDetails | undefined;
-      const at = this.deps.transcript.put(this.sessionId, this.itemId, key, mergeToolCall(known, update));
-      this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
-    });
+    try {
+      this.deps.store.transaction(() => {
+        const known = this.deps.transcript.get(this.itemId, key)?.payload as ToolCallDetails | undefined;
+        const at = this.deps.transcript.put(this.sessionId, this.itemId, key, mergeToolCall(known, update));
+        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
+      });
+    } catch (error) {
+      // The call's next update is merged over what is stored, so it carries the state again.
+      this.deps.logger.warn("a tool call could not be recorded", { sessionId: this.sessionId, toolCallId: update.toolCallId, error });
+    }
   }
 
   /**
-   * Writes buffered reply text (published as one delta) and thought text (one transcript change);
-   * runs before any other event of the session, so events keep the agent's order.
+   * Writes buffered reply text (published as one delta) and thought text (one transcript change each);
+   * runs before any other event of the session, so events keep the agent's order. False when the
+   * write failed: everything stays buffered, and a retry is scheduled.
    */
-  flush(): void {
+  flush(): boolean {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if ((this.pendingText.length === 0 && this.pendingThoughts.size === 0) || this.closed) return true;
     const text = this.pendingText;
-    const thought = this.pendingThought;
-    if ((text.length === 0 && thought.length === 0) || this.closed) return;
-    this.pendingText = "";
-    this.pendingThought = "";
-    this.deps.store.transaction(() => {
-      if (text.length > 0) {
-        this.deps.conversation.appendText(this.itemId, text);
-        this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text });
-      }
-      if (thought.length > 0 && this.openThought) {
-        const key = this.openThought;
-        const at =
-          this.deps.transcript.appendText(this.itemId, key, "text", thought) ??
-          this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought });
-        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
-      }
-    });
+    const thoughts = [...this.pendingThoughts];
+    try {
+      this.deps.store.transaction(() => {
+        if (text.length > 0) {
+          this.deps.conversation.appendText(this.itemId, text);
+          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text });
+        }
+        for (const [key, thought] of thoughts) {
+          const at =
+            this.deps.transcript.appendText(this.itemId, key, "text", thought) ??
+            this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought });
+          this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
+        }
+      });
+    } catch (error) {
+      this.writeFailed(error);
+      return false;
+    }
+    this.pendingText = this.pendingText.slice(text.length);
+    this.pendingThoughts.clear();
+    this.failures = 0;
+    this.failingSinceMs = undefined;
+    return true;
+  }
+
+  private writeFailed(error: unknown): void {
+    const nowMs = Date.now();
+    this.failingSinceMs ??= nowMs;
+    if (this.failures === 0) this.deps.logger.warn("a reply could not be written; it is kept and written again", { sessionId: this.sessionId, error });
+    this.failures++;
+    if (!this.gaveUp && nowMs - this.failingSinceMs >= this.deps.writeFailureLimitMs) {
+      this.gaveUp = true;
+      const problem = storageProblem(error)?.message ?? (error instanceof Error ? error.message : String(error));
+      this.onWritesFailing(`the reply could not be written for ${Math.round((nowMs - this.failingSinceMs) / 1000)} s (${problem}); what the agent sent is kept and written once that works again`);
+    }
+    this.flushTimer = setTimeout(() => this.flush(), backoffMs(this.failures));
+    this.flushTimer.unref?.();
   }
 
   /** Drops what is still buffered (the session stopped: a restart marks the reply interrupted). */
@@ -100,7 +141,12 @@ export class ReplyStream {
   }
 
   private scheduleFlush(): void {
-    if (this.pendingText.length + this.pendingThought.length >= DELTA_FLUSH_BYTES) return this.flush();
+    // While writes fail, the retry already scheduled writes everything; appends only buffer.
+    if (this.failures > 0) return;
+    if (this.pendingText.length >= DELTA_FLUSH_BYTES) {
+      this.flush();
+      return;
+    }
     this.flushTimer ??= setTimeout(() => this.flush(), this.deps.deltaFlushMs);
   }
 }

@@ -28,6 +28,7 @@ import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 import { ReplyStream } from "./reply-stream.ts";
 import { SilenceWatch } from "./silence-watch.ts";
+import { backoffMs } from "../store/storage-errors.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
@@ -49,6 +50,8 @@ export interface SessionRuntimeDeps {
   cancelGraceMs: number;
   /** A turn with no word from the agent for this long says so in the session's status. */
   silenceNoticeMs: number;
+  /** A reply whose writes keep failing this long ends its turn in error (its text kept). */
+  writeFailureLimitMs: number;
 }
 
 /** How a session's agent is started, and how it signs in. */
@@ -77,6 +80,8 @@ interface Turn {
   silence: SilenceWatch;
   /** Said in the status when the turn ends well (e.g. the agent could not load its history). */
   notice: string | null;
+  /** Set when the turn must end in error whatever the agent does (its reply cannot be written). */
+  failure: string | undefined;
   /** Context tokens in use when the turn started: their growth estimates its tokens until it reports them. */
   contextAtStart: number;
   /** The turn's tokens so far (the estimate, then the count the agent reports at its end). */
@@ -107,6 +112,8 @@ export class SessionRuntime {
   private fileAccess: FileAccess | undefined;
   private turn: Turn | undefined;
   private draining = false;
+  /** Turns in a row that could not start, for the backoff before the next try. */
+  private startFailures = 0;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
   private openQuestion: OpenQuestion | undefined;
@@ -139,7 +146,14 @@ export class SessionRuntime {
     if (this.draining || this.closed) return;
     this.draining = true;
     void this.drain()
-      .catch((error: unknown) => this.deps.logger.error("a session's queue stopped on an unexpected error", { sessionId: this.sessionId, error }))
+      .then(() => (this.startFailures = 0))
+      .catch((error: unknown) => {
+        // The turn could not start (its first write failed: a locked database, a full disk); the
+        // prompt is still queued, and the queue tries again with backoff.
+        this.deps.logger.error("a session's next turn could not start; trying again", { sessionId: this.sessionId, error });
+        clearTimeout(this.holdTimer);
+        this.holdTimer = setTimeout(() => this.kick(), backoffMs(++this.startFailures, 10_000));
+      })
       .finally(() => (this.draining = false));
   }
 
@@ -151,6 +165,11 @@ export class SessionRuntime {
   async cancel(): Promise<void> {
     const turn = this.turn;
     if (!turn) throw new ConflictError("no turn is running");
+    await this.stopTurn(turn);
+  }
+
+  /** Asks the agent to end the turn; one that does not within the grace period is stopped. */
+  private async stopTurn(turn: Turn): Promise<void> {
     if (turn.cancelled) return;
     turn.cancelled = true;
     this.openQuestion?.withdraw();
@@ -282,20 +301,29 @@ export class SessionRuntime {
       abort,
       aborted,
       escalation: undefined,
-      reply: new ReplyStream(this.sessionId, replyId, this.deps),
+      reply: new ReplyStream(this.sessionId, replyId, this.deps, (reason) => {
+        turn.failure = reason;
+        this.deps.logger.error("a turn ends: its reply cannot be written", { sessionId: this.sessionId, reason });
+        void this.stopTurn(turn);
+      }),
       silence: new SilenceWatch(this.deps.silenceNoticeMs, {
         paused: () => this.openQuestion !== undefined,
         onQuiet: (quietMs) => this.recordStatus(quietStatus(quietMs, this.connection?.agent.lastStderrLine())),
         onHeard: () => this.recordStatus(turn.notice),
       }),
       notice: null,
+      failure: undefined,
       contextAtStart,
       tokens: 0,
       goalTokens: 0,
       goalClockMs: startedMs,
     };
     this.turn = turn;
-    this.recordGoalActivity();
+    try {
+      this.recordGoalActivity();
+    } catch (error) {
+      this.deps.logger.warn("the goal's activity could not be recorded", { sessionId: this.sessionId, error });
+    }
     let stopReason: string;
     let failure: string | undefined;
     try {
@@ -319,9 +347,37 @@ export class SessionRuntime {
       clearTimeout(turn.escalation);
       turn.silence.stop();
     }
-    // Stopped (shutdown, deletion): the reply stays generating, and a restart marks it interrupted.
+    if (turn.failure) {
+      stopReason = "error";
+      failure = turn.failure;
+    }
+    await this.finishTurn(turn, stopReason, failure);
+  }
+
+  /**
+   * Writes the end of the turn: the rest of the reply, its stop reason, the session's state. A write
+   * that fails (locked database, full disk) is tried again with backoff until it works: the turn is
+   * over only once that is stored. A stopped runtime (shutdown, deletion) leaves the reply generating,
+   * and a restart marks it interrupted.
+   */
+  private async finishTurn(turn: Turn, stopReason: string, failure: string | undefined): Promise<void> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        if (turn.reply.flush()) {
+          this.recordTurnEnd(turn, stopReason, failure);
+          break;
+        }
+      } catch (error) {
+        if (attempt === 0) this.deps.logger.warn("the end of a turn could not be written; trying again", { sessionId: this.sessionId, error });
+      }
+      await Bun.sleep(backoffMs(attempt));
+    }
     if (this.closed) return;
-    turn.reply.flush();
+    this.turn = undefined;
+    this.scheduleIdleStop();
+  }
+
+  private recordTurnEnd(turn: Turn, stopReason: string, failure: string | undefined): void {
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
       this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
@@ -336,8 +392,6 @@ export class SessionRuntime {
       }
       SessionRecords.attention(session, failure !== undefined);
     });
-    this.turn = undefined;
-    this.scheduleIdleStop();
   }
 
 
@@ -397,7 +451,14 @@ export class SessionRuntime {
         logger: this.deps.logger,
         handlers: {
           terminals,
-          onUpdate: (notification) => this.onUpdate(notification),
+          onUpdate: (notification) => {
+            try {
+              this.onUpdate(notification);
+            } catch (error) {
+              // A plan, usage or config change that could not be written; the next one carries the state.
+              this.deps.logger.warn("an update from the agent could not be recorded", { sessionId: this.sessionId, kind: notification.update.sessionUpdate, error });
+            }
+          },
           requestPermission: (request) =>
             this.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), { outcome: { outcome: "cancelled" } }),
           elicit: async (request) => {
@@ -607,12 +668,16 @@ export class SessionRuntime {
     });
   }
 
+  /** Called from timers and process exits, where nothing above would catch a failed write. */
   private publishTasks(): void {
     if (this.closed) return;
     const backgroundTasks = this.backgroundTasks();
-    this.deps.store.transaction(() => this.deps.records.emit(this.sessionId, "session.tasks", { backgroundTasks }));
+    try {
+      this.deps.store.transaction(() => this.deps.records.emit(this.sessionId, "session.tasks", { backgroundTasks }));
+    } catch (error) {
+      this.deps.logger.warn("the session's background tasks could not be published", { sessionId: this.sessionId, error });
+    }
   }
-
 }
 
 /**

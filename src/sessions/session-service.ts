@@ -56,6 +56,7 @@ export interface SessionServiceDeps {
   deltaFlushMs: number;
   cancelGraceMs: number;
   silenceNoticeMs: number;
+  writeFailureLimitMs: number;
   /** Every agent process is recorded here, so shutdown and the next start can stop it. */
   children: ChildProcesses;
   now?: () => Date;
@@ -188,7 +189,7 @@ export class SessionService {
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */
   detail(id: string, before: string | undefined, limit = DEFAULT_PAGE): SessionDetail {
-    return this.deps.store.transaction(() => {
+    return this.deps.store.read(() => {
       const session = this.records.get(id);
       const page = this.deps.conversation.page(id, before === undefined ? null : Number(before), limit);
       return {
@@ -225,7 +226,7 @@ export class SessionService {
 
   /** A page of a conversation item's details (thoughts, tool calls), read in one transaction with the cursor. */
   transcriptDetails(id: string, itemId: string, after: string | undefined, limit = DEFAULT_PAGE): TranscriptDetailsPage {
-    return this.deps.store.transaction(() => {
+    return this.deps.store.read(() => {
       this.records.get(id);
       const item = this.deps.conversation.find(id, itemId);
       if (!item) throw new NotFoundError(`session ${id} has no conversation item ${itemId}`);
@@ -437,6 +438,7 @@ export class SessionService {
         idleStopMs: this.deps.idleStopMs,
         cancelGraceMs: this.deps.cancelGraceMs,
         silenceNoticeMs: this.deps.silenceNoticeMs,
+        writeFailureLimitMs: this.deps.writeFailureLimitMs,
         launch: (session) => {
           const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
           const { definition, env } = spec;

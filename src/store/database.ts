@@ -1,5 +1,30 @@
 import { Database } from "bun:sqlite";
+import { chmodSync, closeSync, openSync } from "node:fs";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
+import { storageProblem, type StorageProblem } from "./storage-errors.ts";
+
+/** A write failure that has not been followed by a successful write yet. */
+export interface WriteFailure extends StorageProblem {
+  since: string;
+  /** This connection's change count when the failure began: a commit that changes rows ends it. */
+  changesAt: number;
+}
+
+/**
+ * The database holds transcripts and token hashes, so it is 0600. SQLite gives the `-wal` and `-shm`
+ * files it creates the database file's mode, so the file is made private before SQLite opens it;
+ * files an older build or a crash left with wider modes are narrowed too.
+ */
+function keepPrivate(path: string): void {
+  closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ENOENT") throw error;
+    }
+  }
+}
 
 /**
  * The one owner of the SQLite database. Domain code reaches the tables through the repository
@@ -11,6 +36,7 @@ export class Store {
   private depth = 0;
   private afterCommit: Array<() => void> = [];
   private checkpointer: WalCheckpointer | undefined;
+  private failing: WriteFailure | undefined;
 
   private constructor(
     db: Database,
@@ -19,13 +45,19 @@ export class Store {
     this.db = db;
   }
 
-  static open(path: string): Store {
+  /**
+   * `busyTimeoutMs`: how long a write waits for another connection's lock. SQLite waits synchronously,
+   * so the server keeps it short (its event loop stalls meanwhile) and retries background writes
+   * itself; short-lived CLI commands can wait longer.
+   */
+  static open(path: string, options: { busyTimeoutMs?: number } = {}): Store {
+    keepPrivate(path);
     const db = new Database(path, { create: true, strict: true });
     // WAL keeps readers off the writer's back; NORMAL is durable across a process crash (kill -9),
     // which is what we promise: a committed write is in the WAL file before the response is sent.
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.exec("PRAGMA foreign_keys = ON");
     return new Store(db, path);
   }
@@ -56,11 +88,14 @@ export class Store {
       result = this.depth === 1 ? run.immediate() : run();
     } catch (error) {
       this.afterCommit.length = pendingBefore;
+      const problem = storageProblem(error);
+      if (problem) this.failing ??= { ...problem, since: new Date().toISOString(), changesAt: this.totalChanges() };
       throw error;
     } finally {
       this.depth--;
     }
     if (this.depth === 0) {
+      if (this.failing && this.totalChanges() > this.failing.changesAt) this.failing = undefined;
       const callbacks = this.afterCommit;
       this.afterCommit = [];
       for (const callback of callbacks) callback();
@@ -68,10 +103,28 @@ export class Store {
     return result;
   }
 
+  /**
+   * Runs reads in one deferred transaction: a consistent snapshot that takes no write lock, so reads
+   * go on while another process holds it (or the disk is full).
+   */
+  read<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    return this.db.transaction(fn).deferred();
+  }
+
+  private totalChanges(): number {
+    return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+  }
+
   /** Registers work (live event delivery) to run once the enclosing transaction has committed. */
   onCommit(callback: () => void): void {
     if (this.depth === 0) throw new Error("onCommit called outside a transaction");
     this.afterCommit.push(callback);
+  }
+
+  /** Set while writes fail for storage reasons (locked, full, I/O), until one succeeds again. */
+  get writeFailure(): WriteFailure | undefined {
+    return this.failing;
   }
 
   get inTransaction(): boolean {

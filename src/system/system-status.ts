@@ -69,6 +69,11 @@ export class SystemStatus {
       }
       this.lastProbe = { atMs: nowMs, answer };
     }
+    const failure = this.deps.store.writeFailure;
+    if (this.lastProbe.answer.state === "ok" && failure) {
+      // Reads still work; writes do not. Said until a write succeeds again.
+      return { state: "write_failing", detail: `writes have failed since ${failure.since}: ${failure.message}`, schemaVersion, journalMode: this.journalMode };
+    }
     return { ...this.lastProbe.answer, schemaVersion, journalMode: this.journalMode };
   }
 
