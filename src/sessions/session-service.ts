@@ -34,6 +34,7 @@ import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
 import { chooseAuthMethod } from "./acp/auth-methods.ts";
+import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import { readJson } from "../harness/detection.ts";
 import { homedir } from "node:os";
@@ -373,7 +374,7 @@ export class SessionService {
       return { configId, configOptions };
     } catch (error) {
       if (error instanceof InvalidInputError) throw error;
-      throw new ConflictError(`the agent did not accept ${configId}=${value}: ${(error as Error).message}`);
+      throw new ConflictError(`the agent did not accept ${configId}=${value}: ${describeAgentError(error)}`);
     }
   }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Store } from "./database.ts";
 import { foundationMigration } from "./migrations/0001-foundation.ts";
@@ -6,6 +6,7 @@ import { projectsMigration } from "./migrations/0002-projects.ts";
 import { harnessesMigration } from "./migrations/0003-harnesses.ts";
 import { harnessAccountsMigration } from "./migrations/0004-harness-accounts.ts";
 import { sessionsMigration } from "./migrations/0005-sessions.ts";
+import { promptReceiptsMigration } from "./migrations/0006-prompt-receipts.ts";
 
 export interface Migration {
   version: number;
@@ -14,7 +15,14 @@ export interface Migration {
 }
 
 /** Every schema change, in order. Append only: a released migration is never edited. */
-export const migrations: Migration[] = [foundationMigration, projectsMigration, harnessesMigration, harnessAccountsMigration, sessionsMigration];
+export const migrations: Migration[] = [
+  foundationMigration,
+  projectsMigration,
+  harnessesMigration,
+  harnessAccountsMigration,
+  sessionsMigration,
+  promptReceiptsMigration,
+];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;
 
@@ -103,6 +111,8 @@ export function migrate(store: Store, options: MigrateOptions = {}): MigrationRe
 function backUp(store: Store, dir: string, version: number, at: Date): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `atrium-schema${version}-${at.toISOString().replace(/[:.]/g, "-")}.db`);
+  // VACUUM INTO fills an empty file it is given, which keeps the copy 0600 like the database.
+  closeSync(openSync(path, "wx", 0o600));
   store.db.query("VACUUM INTO ?").run(path);
   const backups = readdirSync(dir).filter((name) => /^atrium-schema\d+-.*\.db$/.test(name));
   const byAge = backups.map((name) => ({ name, mtime: statSync(join(dir, name)).mtimeMs })).sort((a, b) => b.mtime - a.mtime || b.name.localeCompare(a.name));

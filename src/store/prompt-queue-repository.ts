@@ -56,6 +56,11 @@ export class PromptQueueRepository {
         prompt.createdAt,
         prompt.updatedAt,
       );
+    if (prompt.clientId) {
+      this.store.db
+        .query("INSERT INTO prompt_receipts (session_id, client_id, prompt) VALUES (?, ?, ?)")
+        .run(prompt.sessionId, prompt.clientId, JSON.stringify(prompt));
+    }
   }
 
   update(prompt: QueuedPrompt): void {
@@ -68,8 +73,16 @@ export class PromptQueueRepository {
     this.store.db.query("DELETE FROM prompt_queue WHERE id = ?").run(id);
   }
 
+  /**
+   * The prompt a client id was accepted with in this session, as it is now if it is still queued (it
+   * may have been edited), else as it was accepted (it started, or was dropped).
+   */
   findByClientId(sessionId: string, clientId: string): QueuedPrompt | undefined {
-    const row = this.store.db.query<Row, [string, string]>("SELECT * FROM prompt_queue WHERE session_id = ? AND client_id = ?").get(sessionId, clientId);
-    return row ? toPrompt(row) : undefined;
+    const receipt = this.store.db
+      .query<{ prompt: string }, [string, string]>("SELECT prompt FROM prompt_receipts WHERE session_id = ? AND client_id = ?")
+      .get(sessionId, clientId);
+    if (!receipt) return undefined;
+    const accepted = JSON.parse(receipt.prompt) as QueuedPrompt;
+    return this.get(accepted.id) ?? accepted;
   }
 }

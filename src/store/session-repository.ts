@@ -84,7 +84,7 @@ export class SessionRepository {
 
   /** Removes the session and everything recorded under it. */
   remove(id: string): void {
-    for (const table of ["sessions", "conversation_items", "prompt_queue", "transcript_entries"]) {
+    for (const table of ["sessions", "conversation_items", "prompt_queue", "prompt_receipts", "transcript_entries"]) {
       this.store.db.query(`DELETE FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = ?`).run(id);
     }
   }

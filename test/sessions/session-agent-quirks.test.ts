@@ -10,7 +10,7 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import type { ServerOptions } from "../../src/server/atrium-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
-import { SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
+import { QueuedPrompt, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { lastReply, SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody, type SessionBody } from "./session-helpers.ts";
 
@@ -349,4 +349,33 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     const refused = await call<unknown>("POST", "/v1/sessions/ses_nope/cancel");
     assertMatchesSchema(ErrorBody, refused.body);
   }, 40_000);
+});
+
+describe("retries", () => {
+  test("a prompt retried with the same clientId is one prompt for the session's life: queued, running, done, dropped, or after a restart", async () => {
+    const s = await quirkServer({ loadSession: true, prompts: { slow: [{ sleep: 300 }, { chunk: "done" }] } });
+    const session = await s.newSession();
+    const send = async (text: string, clientId: string) => {
+      const sent = await s.t.json<Static<typeof QueuedPrompt>>("POST", `/v1/sessions/${session.id}/prompts`, { text, clientId });
+      expect(sent.status).toBe(201);
+      assertMatchesSchema(QueuedPrompt, sent.body);
+      return sent.body;
+    };
+    const first = await send("slow", "phone-1");
+    // Retried while it runs (it left the queue), then after it ended: the same prompt, no new turn.
+    await s.until(session.id, (d) => d.session.sidebarState === "working");
+    expect(await send("slow", "phone-1")).toEqual(first);
+    const done = await s.until(session.id, (d) => lastReply(d)?.isGenerating === false);
+    expect(await send("slow", "phone-1")).toEqual(first);
+    await s.restart();
+    expect(await send("slow", "phone-1")).toEqual(first);
+    // A queued prompt that was dropped stays dropped for that clientId.
+    await send("slow", "phone-2");
+    const queued = await send("later", "phone-3");
+    expect((await s.t.json("DELETE", `/v1/sessions/${session.id}/prompts/${queued.id}`)).status).toBe(200);
+    expect(await send("later", "phone-3")).toEqual(queued);
+    const after = await s.until(session.id, (d) => d.conversation.length === done.conversation.length + 2 && !lastReply(d)!.isGenerating);
+    expect(after.conversation.map((item) => item.text)).toEqual(["slow", "done", "slow", "done"]);
+    expect(after.promptQueue).toEqual([]);
+  });
 });
