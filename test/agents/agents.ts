@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { npmInstallGlobal, registryUnreachable } from "../helpers/npm-install.ts";
+
+/** One config option choice: `POST /v1/sessions/{id}/config {configId, value}`. */
+export interface Choice {
+  configId: string;
+  value: string;
+}
+
+/** What the conformance suite needs to know of one real agent; the checks are the same for all. */
+export interface AgentFacts {
+  /** The harness id in Atrium's registry. */
+  id: string;
+  /** Pinned npm packages, installed together into one prefix. */
+  packages: string[];
+  /** When the ACP adapter is a package of its own, readiness needs both binaries. */
+  split?: { cli: string; adapter: string };
+  /** The environment that points the agent at the fake provider (`url` has no path). */
+  env(url: string): Record<string, string>;
+  /** Files to write under the agent's HOME (path relative to HOME → content). */
+  homeFiles?(url: string): Record<string, string>;
+  /** Set when the session starts; must still be in force after a restart. */
+  first: Choice;
+  /** Set after the restart; the agent's answer must still show `first`. */
+  second: Choice;
+  /**
+   * The agent reports a failed model call as reply text and ends the turn with `end_turn` instead of
+   * failing the prompt (Copilot CLI does), so the session cannot be in `error`; the reply must then
+   * carry the provider's message.
+   */
+  failsInReply?: boolean;
+}
+
+export const AGENTS: AgentFacts[] = [
+  {
+    id: "claude",
+    packages: ["@anthropic-ai/claude-code@2.1.197", "@agentclientprotocol/claude-agent-acp@0.49.0"],
+    split: { cli: "claude", adapter: "claude-agent-acp" },
+    // IS_SANDBOX=1 lets Claude Code run as root (CI containers) with the flags claude-agent-acp passes.
+    env: (url) => ({ ANTHROPIC_API_KEY: "fake", ANTHROPIC_BASE_URL: url, IS_SANDBOX: "1" }),
+    first: { configId: "model", value: "haiku" },
+    second: { configId: "mode", value: "acceptEdits" },
+  },
+  {
+    id: "codex",
+    packages: ["@openai/codex@0.169.0", "@zed-industries/codex-acp@0.16.0"],
+    split: { cli: "codex", adapter: "codex-acp" },
+    // Codex ignores OPENAI_BASE_URL; its config file names the provider's address.
+    env: () => ({ CODEX_API_KEY: "fake" }),
+    homeFiles: (url) => ({ ".codex/config.toml": `openai_base_url = "${url}/v1"\n` }),
+    first: { configId: "reasoning_effort", value: "high" },
+    second: { configId: "mode", value: "read-only" },
+  },
+  {
+    id: "gemini",
+    packages: ["@google/gemini-cli@0.61.0"],
+    env: (url) => ({ GEMINI_API_KEY: "fake", GOOGLE_GEMINI_BASE_URL: url }),
+    first: { configId: "model", value: "gemini-3-flash-preview" },
+    // autoEdit and yolo are refused in a folder the user has not trusted (a scratch project).
+    second: { configId: "mode", value: "plan" },
+  },
+  {
+    id: "opencode",
+    packages: ["opencode-ai@1.18.33"],
+    env: (url) => ({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ provider: { opencode: { options: { baseURL: `${url}/v1` } } } }) }),
+    first: { configId: "model", value: "opencode/nemotron-3-ultra-free" },
+    second: { configId: "mode", value: "plan" },
+  },
+  {
+    id: "qwen",
+    packages: ["@qwen-code/qwen-code@0.15.10"],
+    env: (url) => ({ OPENAI_API_KEY: "fake", OPENAI_MODEL: "gpt-4o", OPENAI_BASE_URL: `${url}/v1` }),
+    first: { configId: "mode", value: "auto-edit" },
+    // Its only other option; the other model it offers (coder-model) would switch to Qwen OAuth.
+    second: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" },
+  },
+  {
+    id: "copilot",
+    packages: ["@github/copilot@1.0.102"],
+    // Bring-your-own-key mode: without it session/new is "Authentication required" (it checks a
+    // GitHub token against api.github.com); with it Copilot needs no GitHub at all.
+    env: (url) => ({ COPILOT_PROVIDER_BASE_URL: `${url}/v1`, COPILOT_PROVIDER_API_KEY: "fake", COPILOT_MODEL: "gpt-4o" }),
+    first: { configId: "allow_all", value: "on" },
+    second: { configId: "mode", value: "https://agentclientprotocol.com/protocol/session-modes#plan" },
+    failsInReply: true,
+  },
+];
+
+/** `$ATRIUM_AGENTS_CACHE`, else `$XDG_CACHE_HOME/atrium-agents`, else `~/.cache/atrium-agents`. */
+export function cacheRoot(): string {
+  return process.env.ATRIUM_AGENTS_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "atrium-agents");
+}
+
+const MARKER_FILE = ".atrium-installed";
+
+/** The agent's own prefix in the cache, named by its pinned versions (scopes left out). */
+export function prefixOf(agent: AgentFacts): string {
+  return join(cacheRoot(), `${agent.id}_${agent.packages.map((pkg) => pkg.replace(/^@[^/]+\//, "")).join("+")}`);
+}
+
+function installed(prefix: string, agent: AgentFacts): boolean {
+  const marker = join(prefix, MARKER_FILE);
+  return existsSync(marker) && readFileSync(marker, "utf8") === agent.packages.join("\n");
+}
+
+/** Why the agent cannot be installed (only: the registry cannot be reached), or undefined. */
+export async function skipReason(agent: AgentFacts): Promise<string | undefined> {
+  if (installed(prefixOf(agent), agent)) return undefined;
+  return registryUnreachable(agent.packages[0]!);
+}
+
+/**
+ * Installs the agent's packages into its prefix with the real npm, unless a finished install is
+ * there (the marker is written last, so a broken half-install is removed and redone). Returns the
+ * real path of the prefix and how long the install took (0 when it was cached).
+ */
+export async function installAgent(agent: AgentFacts): Promise<{ prefix: string; ms: number }> {
+  const prefix = prefixOf(agent);
+  let ms = 0;
+  if (!installed(prefix, agent)) {
+    rmSync(prefix, { recursive: true, force: true });
+    mkdirSync(prefix, { recursive: true });
+    ms = await npmInstallGlobal(prefix, agent.packages, { cwd: cacheRoot(), timeoutMs: 900_000 });
+    writeFileSync(join(prefix, MARKER_FILE), agent.packages.join("\n"));
+  }
+  // The real path: processes are found by it, and the cache may sit behind a symlink (/tmp on macOS).
+  return { prefix: realpathSync(prefix), ms };
+}

@@ -1,0 +1,336 @@
+/**
+ * Real-agent conformance: `npm run test:agents`
+ * (= bun test --timeout 600000 ./test/agents/real-agents.conformance.ts).
+ *
+ * Each real agent CLI, at a pinned version (agents.ts), is installed once with the real npm into
+ * its own prefix in a cache folder, then run by a real Atrium server against a fake model provider
+ * (fake-provider.ts) on loopback: every model call fails with HTTP 400 (or hangs, for the cancel
+ * check), so no provider account or network beyond the npm registry is needed. An agent is skipped
+ * only when it is not installed yet and the registry cannot be reached. The same checks run for
+ * every agent, one agent after another: detection, a session with a config option, a failed prompt,
+ * a server restart, cancel, and that no agent process outlives delete, stop, or a kill -9.
+ *
+ * Copilot CLI (@github/copilot 1.0.102, `copilot --acp`): answers initialize offline, but session/new
+ * is "Authentication required" (-32000) with no login, and with a fake COPILOT_GITHUB_TOKEN too (it
+ * checks the token against api.github.com). With its bring-your-own-key variables
+ * (COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_API_KEY, COPILOT_MODEL) it needs no GitHub at all:
+ * session/new answers with config options (mode, allow_all) and a prompt reaches the provider. It then
+ * streams "Error: 400 <message>" as reply text and ends the turn with end_turn (it does not fail the
+ * prompt), which is why its facts say `failsInReply`.
+ * Goose: not on npm (release binaries and Homebrew's block-goose-cli only), so it is not in the suite.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { node } from "../helpers/npm-install.ts";
+import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { Harness } from "../../src/schemas/harnesses.ts";
+import { Project } from "../../src/schemas/projects.ts";
+import { ConfigOption, QueuedPrompt, Session, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
+import { idle, lastReply, type DetailBody } from "../sessions/session-helpers.ts";
+import { AGENTS, installAgent, skipReason, type AgentFacts, type Choice } from "./agents.ts";
+import { PROVIDER_MARKER, startFakeProvider } from "./fake-provider.ts";
+
+type TempDir = ReturnType<typeof makeTempDir>;
+
+interface Api {
+  json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+}
+
+const provider = startFakeProvider();
+afterAll(() => provider.stop());
+
+/** A request whose answer must have `status` and match `schema`. */
+async function call<S extends TSchema>(api: Api, method: string, path: string, schema: S, body?: unknown, status = 200): Promise<Static<S>> {
+  const response = await api.json<Static<S>>(method, path, body);
+  expect(response.status, `${method} ${path} → ${response.status} ${JSON.stringify(response.body)}`).toBe(status);
+  assertMatchesSchema(schema, response.body);
+  return response.body;
+}
+
+/** The API of a server started as a child process (`atrium serve`). */
+function childApi(url: string, token: string): Api {
+  return {
+    async json<T>(method: string, path: string, body?: unknown) {
+      const response = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as T };
+    },
+  };
+}
+
+/** The executable of a process (Linux); "" where /proc is not there. */
+function executableOf(pid: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Running processes of the agent installed in `prefix`, as "pid args": those whose command line names
+ * the prefix (node scripts, absolute paths), or whose executable is inside it (a native binary run
+ * by its bare name, as `opencode acp` is).
+ */
+function processesOf(prefix: string): string[] {
+  const listed = spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
+  if (listed.status !== 0) throw new Error(`ps failed: ${listed.stderr}`);
+  return listed.stdout
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.includes(prefix) || executableOf(line.split(" ")[0]!).startsWith(prefix));
+}
+/** Signals the process of a processesOf() line; one that has exited meanwhile is no error. */
+function signal(line: string, name: NodeJS.Signals): void {
+  try {
+    process.kill(Number(line.split(" ")[0]), name);
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/** The version of a pinned package spec, e.g. `@openai/codex@0.169.0` → `0.169.0`. */
+const pinnedVersion = (spec: string) => spec.slice(spec.lastIndexOf("@") + 1);
+const optionOf = (options: Array<Static<typeof ConfigOption>> | undefined, id: string) => options?.find((option) => option.id === id);
+const ms = (since: number) => Math.round(performance.now() - since);
+
+function agentSuite(agent: AgentFacts): void {
+  const log = (line: string) => console.info(`[${agent.id}] ${line}`);
+  const dirs: TempDir[] = [];
+  const tempDir = (name: string) => {
+    const dir = makeTempDir(`atrium-conformance-${agent.id}-${name}-`);
+    dirs.push(dir);
+    return dir.path;
+  };
+  let prefix = "";
+  let harnessEnv: Record<string, string> = {};
+  let dataDir = "";
+  let t: TestServer | undefined;
+  let serve: ServeProcess | undefined;
+  let sessionId = "";
+  const replies: string[] = [];
+
+  const startServer = async (env = harnessEnv, dir = dataDir) => {
+    const server = await startTestServer({ dataDir: dir, harnessEnv: env, probeTimeoutMs: 60_000, agentInitializeTimeoutMs: 60_000 });
+    await server.ready();
+    return server;
+  };
+  const harness = (api: Api) => call(api, "GET", `/v1/harnesses/${agent.id}`, Harness);
+  const waitReady = (api: Api) => until(() => harness(api), (h) => h.readiness.state === "ready" && h.readiness.version !== null, 90_000);
+  const detail = async (api: Api = t!) => call(api, "GET", `/v1/sessions/${sessionId}`, SessionDetail);
+  const setConfig = (choice: Choice, api: Api = t!) => call(api, "POST", `/v1/sessions/${sessionId}/config`, SessionConfig, choice);
+  const agentProcesses = () => processesOf(prefix);
+
+  async function newSession(api: Api): Promise<string> {
+    const project = await call(api, "POST", "/v1/projects", Project, { isScratch: true }, 201);
+    const session = await call(api, "POST", "/v1/sessions", Session, { projectId: project.id, harnessId: agent.id }, 201);
+    return session.id;
+  }
+
+  /** Sends a prompt and waits until its turn has ended (the conversation has `items` items, all settled). */
+  async function turn(text: string, items: number): Promise<DetailBody> {
+    const requestsBefore = provider.requests();
+    provider.takePaths();
+    await call(t!, "POST", `/v1/sessions/${sessionId}/prompts`, QueuedPrompt, { text }, 201);
+    const started = performance.now();
+    const ended = await until(() => detail(), (d) => d.conversation.length >= items && idle(d), 180_000);
+    const requests = `${provider.requests() - requestsBefore} provider requests: ${provider.takePaths().join(", ")}`;
+    log(`prompt "${text}" ended after ${ms(started)} ms (${requests}); status ${JSON.stringify(ended.session.status)}; reply ${JSON.stringify(lastReply(ended)?.text.slice(0, 200))}`);
+    return ended;
+  }
+
+  /** The turn failed because the agent's call to the provider failed (not for want of a login or a session). */
+  function expectProviderFailure(d: DetailBody): void {
+    const reply = lastReply(d)!;
+    if (agent.failsInReply) {
+      expect(reply).toMatchObject({ isGenerating: false, stopReason: "end_turn" });
+      expect(reply.text).toContain(PROVIDER_MARKER);
+      return;
+    }
+    expect(d.session.sidebarState).toBe("error");
+    expect(d.session.status ?? "").toContain(PROVIDER_MARKER);
+    expect(d.session.status ?? "").not.toMatch(/auth|not found/i);
+    expect(reply).toMatchObject({ isGenerating: false, stopReason: "error" });
+  }
+
+  beforeAll(async () => {
+    expect(node, "node is not on the PATH").toBeTruthy();
+    const install = await installAgent(agent);
+    prefix = install.prefix;
+    log(install.ms > 0 ? `npm install of ${agent.packages.join(" ")} took ${install.ms} ms` : `installed already in ${prefix}`);
+    const home = tempDir("home");
+    for (const [file, content] of Object.entries(agent.homeFiles?.(provider.url) ?? {})) {
+      mkdirSync(dirname(join(home, file)), { recursive: true });
+      writeFileSync(join(home, file), content);
+    }
+    harnessEnv = { PATH: [join(prefix, "bin"), dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: home, ...agent.env(provider.url) };
+    dataDir = tempDir("data");
+    t = await startServer();
+  }, 900_000);
+
+  afterAll(async () => {
+    await t?.stop();
+    serve?.child.kill("SIGKILL");
+    await serve?.child.exited;
+    // Whatever agent process a failed check left behind (all started by this suite's servers).
+    for (const line of prefix ? agentProcesses() : []) signal(line, "SIGKILL");
+    for (const dir of dirs) dir.remove();
+  });
+
+  test("detect: the harness is ready with the versions npm installed (and needs both the CLI and its ACP adapter)", async () => {
+    const found = await waitReady(t!);
+    expect(found.readiness.path).toBe(join(prefix, "bin", agent.split?.cli ?? agent.id));
+    log(`detected ${found.readiness.version}; ${found.readiness.detail ?? "no detail"}`);
+    const [cliPackage, adapterPackage] = agent.packages.map(pinnedVersion);
+    expect(found.readiness.version).toBe(cliPackage!);
+    expect(found.enabled).toBe(true);
+    if (!agent.split) return;
+    const { cli, adapter } = agent.split;
+    expect(found.readiness.detail).toBe(`ACP adapter ${adapter} ${adapterPackage}`);
+    for (const [present, missing] of [[adapter, cli], [cli, adapter]] as const) {
+      const bin = tempDir(`only-${present}`);
+      symlinkSync(join(prefix, "bin", present), join(bin, present));
+      const PATH = [bin, dirname(node!), "/usr/bin", "/bin"].join(":");
+      expect(Bun.which(missing, { PATH }), `${missing} must not be on the reduced PATH`).toBeNull();
+      const partial = await startServer({ ...harnessEnv, PATH }, tempDir(`only-${present}-data`));
+      try {
+        const seen = await harness(partial);
+        expect(seen.readiness.state, `with only ${present}: ${JSON.stringify(seen.readiness)}`).not.toBe("ready");
+        // The missing part by its own name (`claude` is not `claude-agent-acp`).
+        expect(seen.readiness.detail ?? "").toMatch(new RegExp(`(^|[^\\w-])${missing}($|[^\\w-])`));
+      } finally {
+        await partial.stop();
+      }
+    }
+  });
+
+  test("start: a session gets a config option, and its detail carries the agent's options", async () => {
+    sessionId = await newSession(t!);
+    const started = performance.now();
+    const set = await setConfig(agent.first);
+    log(`first agent start (session/new and ${agent.first.configId}=${agent.first.value}) took ${ms(started)} ms`);
+    log(`options: ${set.configOptions.map((o) => `${o.id}=${o.currentValue} [${o.options.map((v) => v.value).join(", ")}]`).join("; ")}`);
+    expect(optionOf(set.configOptions, agent.first.configId)?.currentValue).toBe(agent.first.value);
+    const d = await detail();
+    expect(d.session.configSelections[agent.first.configId]).toBe(agent.first.value);
+    expect(d.configOptions, "SessionDetail.configOptions").toBeArray();
+    assertMatchesSchema(Type.Array(ConfigOption), d.configOptions);
+    expect(optionOf(d.configOptions, agent.first.configId)?.currentValue).toBe(agent.first.value);
+  });
+
+  test('prompt "one" fails with the provider\'s error', async () => {
+    const d = await turn("one", 2);
+    expect(d.conversation.map((item) => item.role)).toEqual(["user", "assistant"]);
+    expect(d.conversation[0]!.text).toBe("one");
+    expectProviderFailure(d);
+    replies.push(lastReply(d)!.text);
+  });
+
+  test('after a restart, prompt "two" fails with the provider\'s error again, with nothing of the earlier reply', async () => {
+    await t!.stop();
+    t = undefined;
+    t = await startServer();
+    await waitReady(t);
+    const d = await turn("two", 4);
+    expect(d.conversation.map((item) => item.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(d.conversation.filter((item) => item.role === "user").map((item) => item.text)).toEqual(["one", "two"]);
+    expectProviderFailure(d);
+    const reply = lastReply(d)!.text;
+    for (const earlier of replies.filter((text) => text.length > 0)) expect(reply).not.toContain(earlier);
+    replies.push(reply);
+  });
+
+  test("after the restart, the first selection is still in force in the agent's own answer", async () => {
+    const set = await setConfig(agent.second);
+    log(`after the restart: ${set.configOptions.map((o) => `${o.id}=${o.currentValue}`).join("; ")}`);
+    expect(optionOf(set.configOptions, agent.second.configId)?.currentValue).toBe(agent.second.value);
+    expect(optionOf(set.configOptions, agent.first.configId)?.currentValue).toBe(agent.first.value);
+  });
+
+  test("cancel settles within 5 s while the provider hangs", async () => {
+    provider.setMode("hang");
+    try {
+      const requestsBefore = provider.requests();
+      await call(t!, "POST", `/v1/sessions/${sessionId}/prompts`, QueuedPrompt, { text: "three" }, 201);
+      // Until the agent's call is held by the provider (or the turn ended without one, a failure).
+      const reached = (d: DetailBody) => d.session.sidebarState === "working" && provider.requests() > requestsBefore;
+      const waiting = await until(() => detail(), (d) => reached(d) || idle(d), 120_000);
+      expect(reached(waiting), `the turn ended before reaching the provider: ${JSON.stringify(waiting.session.status)}`).toBe(true);
+      const started = performance.now();
+      await call(t!, "POST", `/v1/sessions/${sessionId}/cancel`, Session);
+      const settled = await until(() => detail(), (d) => !lastReply(d)!.isGenerating && d.session.sidebarState !== "working", 60_000);
+      const took = ms(started);
+      log(`cancel settled after ${took} ms: stopReason ${lastReply(settled)!.stopReason}, sidebar ${settled.session.sidebarState}`);
+      expect(took).toBeLessThan(5_000);
+      expect(lastReply(settled)!.stopReason).toBe("cancelled");
+    } finally {
+      provider.setMode("fail");
+    }
+  });
+
+  test("delete leaves no agent process", async () => {
+    expect(agentProcesses().length, "the agent runs before the delete").toBeGreaterThan(0);
+    expect(await call(t!, "DELETE", `/v1/sessions/${sessionId}`, Type.Object({ id: Type.String() }))).toEqual({ id: sessionId });
+    expect(await until(async () => agentProcesses(), (left) => left.length === 0, 5_000)).toEqual([]);
+  });
+
+  test("a graceful stop leaves no agent process", async () => {
+    sessionId = await newSession(t!);
+    await setConfig(agent.first);
+    expect(agentProcesses().length, "the agent runs before the stop").toBeGreaterThan(0);
+    await t!.stop();
+    t = undefined;
+    expect(await until(async () => agentProcesses(), (left) => left.length === 0, 2_000)).toEqual([]);
+  });
+
+  test("kill -9 of the server leaves an orphan that the next start stops", async () => {
+    // `atrium serve` as a child process, with exactly the harness environment (env -i) and a data dir of its own.
+    const home = tempDir("serve");
+    writeFileSync(join(home, "config.json"), JSON.stringify({ harnessUpdateCheck: false }));
+    const command = ["/usr/bin/env", "-i", `ATRIUM_HOME=${home}`, ...Object.entries(harnessEnv).map(([key, value]) => `${key}=${value}`), ...sourceCommand];
+    serve = await startServe(command, home);
+    const api = childApi(serve.url, readFileSync(join(home, "token"), "utf8").trim());
+    await waitReady(api);
+    sessionId = await newSession(api);
+    await setConfig(agent.first, api);
+    const running = agentProcesses();
+    expect(running.length, "the agent runs").toBeGreaterThan(0);
+    // Most agents exit by themselves when their stdin closes with the server. Stopped (SIGSTOP), they
+    // stand for an agent that hangs and does not notice: an orphan only the next start can end.
+    for (const line of running) signal(line, "SIGSTOP");
+
+    serve.child.kill("SIGKILL");
+    await serve.child.exited;
+    serve = undefined;
+    await Bun.sleep(500);
+    const orphans = agentProcesses();
+    log(`after kill -9, ${orphans.length} of ${running.length} agent processes live on (stopped)`);
+    expect(orphans.length, "the agent outlives a kill -9 of its server").toBeGreaterThan(0);
+
+    serve = await startServe(command, home);
+    const started = performance.now();
+    // The orphans themselves (the new server's own probes may be running meanwhile).
+    const orphaned = (line: string) => orphans.includes(line);
+    expect(await until(async () => agentProcesses().filter(orphaned), (left) => left.length === 0, 5_000)).toEqual([]);
+    log(`the orphans were gone ${ms(started)} ms after the new server listened`);
+    serve.child.kill("SIGTERM");
+    await serve.child.exited;
+    serve = undefined;
+  });
+}
+
+for (const agent of AGENTS) {
+  const skip = await skipReason(agent);
+  if (skip) console.info(`[${agent.id}] SKIPPED: the npm registry cannot be reached to install ${agent.packages.join(" ")} (${skip})`);
+  describe.if(!skip)(`real agent: ${agent.id}`, () => agentSuite(agent));
+}
