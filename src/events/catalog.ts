@@ -33,9 +33,16 @@ export const eventPayloads = {
   "session.deleted": Type.Object({ sessionId: Type.String() }),
   /** A conversation item began: the user's prompt, or the agent's reply (isGenerating). */
   "session.message.created": Type.Object({ item: ConversationItem }),
-  /** Streamed text to append to an item; chunks that arrive close together are sent as one delta. */
+  /**
+   * Subject: the item id. Streamed text to append to an item; chunks that arrive close together are
+   * sent as one delta (at most 128 Ki characters). The item's stored text is these deltas joined.
+   */
   "session.message.delta": Type.Object({ itemId: Type.String(), text: Type.String() }),
-  "session.message.completed": Type.Object({ item: ConversationItem }),
+  /** The item ended. Its text is left out (`textOmitted`) past 64 KiB: the deltas carry it, and so does the session detail. */
+  "session.message.completed": Type.Object({
+    item: ConversationItem,
+    textOmitted: Type.Boolean({ description: "`item.text` is empty because the text is longer than 64 KiB." }),
+  }),
   "session.prompt.queued": Type.Object({ prompt: QueuedPrompt }),
   "session.prompt.updated": Type.Object({ prompt: QueuedPrompt }),
   "session.prompt.removed": Type.Object({ promptId: Type.String() }),

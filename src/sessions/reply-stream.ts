@@ -1,6 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Store } from "../store/database.ts";
-import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { SessionRecords } from "./session-records.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -10,7 +9,6 @@ import { mergeToolCall, thoughtKey, toolCallKey, type ToolCallDetails } from "./
 export interface ReplyStreamDeps {
   store: Store;
   records: SessionRecords;
-  conversation: ConversationRepository;
   transcript: TranscriptRepository;
   /** Streamed text waits at most this long before it is written and published as one delta. */
   deltaFlushMs: number;
@@ -21,6 +19,11 @@ export interface ReplyStreamDeps {
 
 /** Past this much buffered text, a delta is written at once rather than on the timer. */
 const DELTA_FLUSH_BYTES = 64 * 1024;
+/**
+ * One delta carries at most this many characters (text buffered while writes failed is split), so an
+ * event stays under 1 MiB even if every character needs a six-byte JSON escape.
+ */
+const MAX_DELTA_CHARS = 128 * 1024;
 
 /**
  * What the agent streams into one reply: text (written and published as deltas, batched on a short
@@ -98,9 +101,9 @@ export class ReplyStream {
     const thoughts = [...this.pendingThoughts];
     try {
       this.deps.store.transaction(() => {
-        if (text.length > 0) {
-          this.deps.conversation.appendText(this.itemId, text);
-          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text });
+        // The deltas are the reply's stored text (joined on read): each byte is written once.
+        for (let start = 0; start < text.length; start += MAX_DELTA_CHARS) {
+          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text: text.slice(start, start + MAX_DELTA_CHARS) }, this.itemId);
         }
         for (const [key, thought] of thoughts) {
           const at =

@@ -2,7 +2,10 @@ import type { Store } from "../store/database.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { EventKind, EventPayload } from "../events/catalog.ts";
-import type { Session } from "../schemas/sessions.ts";
+import type { ConversationItem, Session } from "../schemas/sessions.ts";
+
+/** Past this many characters, `session.message.completed` leaves the text out (events stay small). */
+const COMPLETED_TEXT_LIMIT = 64 * 1024;
 import { NotFoundError } from "../errors.ts";
 
 /** The Session a client sees: the stored record plus what follows from it. */
@@ -69,9 +72,15 @@ export class SessionRecords {
     return this.now().toISOString();
   }
 
-  /** Appends a session event; must run inside the change's transaction. */
-  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>): void {
-    this.events.append(kind, sessionId, payload, { sessionId });
+  /** Appends a session event (about the session, or `subjectId`); must run inside the change's transaction. */
+  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>, subjectId = sessionId): void {
+    this.events.append(kind, subjectId, payload, { sessionId });
+  }
+
+  /** Tells that a conversation item ended: the item, its text left out when it is long. */
+  emitCompleted(sessionId: string, item: ConversationItem): void {
+    const textOmitted = item.text.length > COMPLETED_TEXT_LIMIT;
+    this.emit(sessionId, "session.message.completed", { item: textOmitted ? { ...item, text: "" } : item, textOmitted });
   }
 
   /**

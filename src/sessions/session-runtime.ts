@@ -380,7 +380,7 @@ export class SessionRuntime {
   private recordTurnEnd(turn: Turn, stopReason: string, failure: string | undefined): void {
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
-      this.deps.records.emit(this.sessionId, "session.message.completed", { item: this.deps.conversation.get(turn.itemId)! });
+      this.deps.records.emitCompleted(this.sessionId, this.deps.conversation.get(turn.itemId)!);
       session.pendingQuestion = null;
       session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
       session.status = failure ?? turn.notice;

@@ -110,7 +110,7 @@ export class SessionService {
     for (const { sessionId, itemId } of interrupted) {
       this.records.update(sessionId, (session) => {
         this.deps.conversation.finish(itemId, "interrupted");
-        this.records.emit(sessionId, "session.message.completed", { item: this.deps.conversation.get(itemId)! });
+        this.records.emitCompleted(sessionId, this.deps.conversation.get(itemId)!);
         session.sidebarState = "idle";
         session.pendingQuestion = null;
         session.status = "the turn was interrupted by a server restart";

@@ -31,6 +31,15 @@ export interface ConversationPage {
   olderThan: number | null;
 }
 
+/**
+ * An item's columns, its text being what was stored with it (a prompt) followed by its streamed deltas
+ * joined: a reply's text is written once, as the `session.message.delta` events whose subject it is,
+ * and never rewritten (rewriting the row on every delta made a reply's writes grow with its square).
+ */
+const ITEM_COLUMNS = `seq, id, role, message_id, created_at, is_generating, attachments, stop_reason,
+  text || COALESCE((SELECT group_concat(json_extract(payload, '$.text'), '' ORDER BY subject_revision)
+    FROM events WHERE subject_id = conversation_items.id AND kind = 'session.message.delta'), '') AS text`;
+
 /** A session's conversation, in order (`seq`), paged from the newest backwards. */
 export class ConversationRepository {
   constructor(private readonly store: Store) {}
@@ -58,22 +67,17 @@ export class ConversationRepository {
       );
   }
 
-  /** Adds streamed text to the end of an item, without reading it back. */
-  appendText(itemId: string, text: string): void {
-    this.store.db.query("UPDATE conversation_items SET text = text || ? WHERE id = ?").run(text, itemId);
-  }
-
   finish(itemId: string, stopReason: string): void {
     this.store.db.query("UPDATE conversation_items SET is_generating = 0, stop_reason = ? WHERE id = ?").run(stopReason, itemId);
   }
 
   get(itemId: string): ConversationItem | undefined {
-    return this.itemOf(this.store.db.query<Row, [string]>("SELECT * FROM conversation_items WHERE id = ?").get(itemId));
+    return this.itemOf(this.store.db.query<Row, [string]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE id = ?`).get(itemId));
   }
 
   /** The item when it belongs to the session. */
   find(sessionId: string, itemId: string): ConversationItem | undefined {
-    return this.itemOf(this.store.db.query<Row, [string, string]>("SELECT * FROM conversation_items WHERE id = ? AND session_id = ?").get(itemId, sessionId));
+    return this.itemOf(this.store.db.query<Row, [string, string]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE id = ? AND session_id = ?`).get(itemId, sessionId));
   }
 
   private itemOf(row: Row | null): ConversationItem | undefined {
@@ -85,7 +89,7 @@ export class ConversationRepository {
   page(sessionId: string, before: number | null, limit: number): ConversationPage {
     const rows = this.store.db
       .query<Row, [string, number, number]>(
-        "SELECT * FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        `SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
       )
       .all(sessionId, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
     const hasMore = rows.length > limit;
