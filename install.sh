@@ -362,6 +362,13 @@ fi
 pid_file=$data_dir/atrium.pid
 out_log=$data_dir/logs/stdout.log
 
+# The data dir holds the token, the database and transcripts: 0700 whatever the caller's umask, and
+# narrowed when an earlier install.sh made it with the umask (0755).
+make_data_dir() {
+	(umask 077 && mkdir -p "$data_dir/logs") || die "cannot create $data_dir"
+	chmod 700 "$data_dir" "$data_dir/logs" || die "cannot make $data_dir private"
+}
+
 # A service does not get the login shell's PATH, yet the server must find the agent CLIs. So: this
 # shell's PATH first (its order is what the user sees at the terminal), then the usual install places
 # of npm, bun and Homebrew. Relative, temporary and oddly named directories are left out.
@@ -506,8 +513,10 @@ start_background() {
 		return 0
 	fi
 	stop_background
-	mkdir -p "$data_dir/logs"
+	make_data_dir
 	if [ -f "$out_log" ]; then mv -f "$out_log" "$out_log.1"; fi
+	# Created private first: the redirections below keep an existing file's mode.
+	(umask 077 && : >"$out_log" && : >"$pid_file") || die "cannot write $out_log"
 	# Nothing restarts it: the server has to start its successor itself after an update.
 	PATH=$service_path ATRIUM_SUPERVISOR=none nohup "$target" serve >"$out_log" 2>&1 </dev/null &
 	pid=$!
@@ -593,7 +602,7 @@ install_launchd() {
 		domain=gui/$(id -u)
 	fi
 	plist=$plist_dir/$LABEL.plist
-	mkdir -p "$data_dir/logs"
+	make_data_dir
 	plist_changed=no
 	if launchd_plist | write_if_changed "$plist"; then plist_changed=yes; fi
 	say "wrote $plist"

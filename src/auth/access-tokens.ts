@@ -72,11 +72,23 @@ export class AccessTokens {
    * request, and both showed up in the server's profile.
    */
   verify(presented: string): TokenIdentity | null {
+    const identity = this.identify(presented);
+    if (identity !== null && identity.name !== ADMIN_TOKEN_NAME && this.recordsUse) this.touch(identity.name);
+    return identity;
+  }
+
+  /**
+   * Whether a token that was accepted earlier still is, without noting a use: a named token may have
+   * been revoked since, by `atrium token revoke` in another process, straight in the database.
+   */
+  stillValid(presented: string): boolean {
+    return this.identify(presented) !== null;
+  }
+
+  private identify(presented: string): TokenIdentity | null {
     if (constantTimeEquals(presented, this.adminToken)) return { name: ADMIN_TOKEN_NAME };
     const name = this.tokens.findNameByHash(sha256(presented).toString("hex"));
-    if (name === undefined) return null;
-    if (this.recordsUse) this.touch(name);
-    return { name };
+    return name === undefined ? null : { name };
   }
 
   create(name: string): { name: string; token: string } {

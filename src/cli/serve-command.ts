@@ -34,6 +34,7 @@ export const serveCommand = defineCommand({
           githubUrl: config.githubUrl,
           agentIdleMs: config.agentIdleMinutes === undefined ? undefined : config.agentIdleMinutes * 60_000,
           update: updateSettingsFromConfig(config),
+          allowedHosts: config.allowedHosts,
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 
 /** Where everything Atrium keeps on disk lives; see DESIGN.md "Names and places". */
 export interface DataPaths {
@@ -56,9 +56,13 @@ export function dataPaths(root: string): DataPaths {
   };
 }
 
-/** Creates the data dir and its folders, private to the user (tokens and transcripts live here). */
+/**
+ * Creates the data dir and its folders, private to the user (tokens and transcripts live here). A
+ * folder made earlier with the caller's umask (install.sh once made the data dir 0755) is narrowed.
+ */
 export function ensureDataDir(paths: DataPaths): void {
   for (const dir of [paths.root, paths.logs, paths.projects, paths.worktrees, paths.skills, paths.plugins, paths.accounts, paths.files]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
   }
 }

@@ -10,17 +10,28 @@ export interface EventStreamLimits {
   maxQueuedBytes: number;
   /** Events read from the database per step of a replay. */
   replayPageSize: number;
+  /** How often the tokens of streams that can be revoked are checked again. */
+  authorizationCheckMs: number;
 }
 
 export const defaultStreamLimits: EventStreamLimits = {
   heartbeatMs: 15_000,
   maxQueuedBytes: 4 * 1024 * 1024,
   replayPageSize: 500,
+  authorizationCheckMs: 1_000,
 };
+
+/** The token a stream was opened with, when it can be revoked while the stream runs (a named one). */
+export interface StreamAuthorization {
+  tokenName: string;
+  /** Whether the token is still valid; it may be revoked from another process, straight in the database. */
+  isCurrent(): boolean;
+}
 
 export interface StreamRequest extends EventFilter {
   /** Replay events after this globalEventId; null means live events only, from now. */
   after: number | null;
+  authorization?: StreamAuthorization;
 }
 
 const encoder = new TextEncoder();
@@ -120,6 +131,16 @@ class StreamConnection {
     }
   }
 
+  get authorization(): StreamAuthorization | undefined {
+    return this.request.authorization;
+  }
+
+  /** Ends the stream as failed, at once: its client may not read what is still queued. */
+  endRevoked(): void {
+    this.logger.info(`closed an event stream: the token "${this.request.authorization?.tokenName}" is no longer valid`);
+    this.close(new Error("the stream's token was revoked"));
+  }
+
   private hear(event: LoggedEvent): void {
     if (this.heardDuringReplay === null) return this.queueEvent(event, true);
     this.heardDuringReplay.push(event);
@@ -160,10 +181,16 @@ class StreamConnection {
   }
 }
 
-/** Serves the event log as Server-Sent Events and keeps track of the open streams. */
+/**
+ * Serves the event log as Server-Sent Events and keeps track of the open streams. While a stream
+ * opened with a named token is open, the tokens of such streams are checked again every
+ * `authorizationCheckMs` (not per event: that is one hash and one indexed read per stream), and a
+ * revoked token's streams end.
+ */
 export class EventStreamHub {
   private readonly connections = new Set<StreamConnection>();
   private readonly frames = new FrameCache();
+  private authorizationChecks: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -187,6 +214,7 @@ export class EventStreamHub {
       this.connections.delete(connection),
     );
     this.connections.add(connection);
+    if (request.authorization) this.checkAuthorizations();
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {
       type: "direct",
       pull: (controller) => connection.run(controller),
@@ -197,6 +225,34 @@ export class EventStreamHub {
 
   /** Ends every open stream, so that a graceful shutdown is not held open by long-lived clients. */
   closeAll(): void {
+    clearInterval(this.authorizationChecks);
+    this.authorizationChecks = undefined;
     for (const connection of [...this.connections]) connection.close();
+  }
+
+  /** Runs while some open stream has a token that can be revoked. */
+  private checkAuthorizations(): void {
+    this.authorizationChecks ??= setInterval(() => {
+      let revocable = 0;
+      for (const connection of [...this.connections]) {
+        const authorization = connection.authorization;
+        if (!authorization) continue;
+        if (isStillCurrent(authorization)) revocable++;
+        else connection.endRevoked();
+      }
+      if (revocable === 0) {
+        clearInterval(this.authorizationChecks);
+        this.authorizationChecks = undefined;
+      }
+    }, this.limits.authorizationCheckMs);
+  }
+}
+
+/** A token that cannot be checked (the database failing) is not trusted; the client can reconnect. */
+function isStillCurrent(authorization: StreamAuthorization): boolean {
+  try {
+    return authorization.isCurrent();
+  } catch {
+    return false;
   }
 }

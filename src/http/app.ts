@@ -9,6 +9,7 @@ import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
 import { openApiRoute } from "./routes/system-routes.ts";
+import { RefusalLog } from "./refusal-log.ts";
 
 export interface HttpAppDeps {
   routes: Route[];
@@ -16,6 +17,8 @@ export interface HttpAppDeps {
   logger: Logger;
   version: string;
   eventPayloads: Record<string, TSchema>;
+  /** Refuses requests whose Host header names another site (see host-check.ts); none when absent. */
+  checkHost?: (request: Request) => void;
 }
 
 /** Every route plus the OpenAPI route that describes them all. */
@@ -82,22 +85,29 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
+  const refusals = new RefusalLog(deps.logger);
   const app = new Elysia()
     .onRequest(({ request, server }) => {
+      deps.checkHost?.(request);
       checkAccess(request, server, deps.tokens);
     })
-    .onError(({ code, error, request }) => {
+    .onError(({ code, error, request, server, set }) => {
       const mapped = mapError(code, error, request, deps.logger);
-      if (mapped.status === 401) {
-        deps.logger.info("refused a request without a valid token", { method: request.method, path: pathOf(request.url) });
+      if (mapped.status === 401 || mapped.status === 403) {
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        refusals.refused(address, { status: mapped.status, method: request.method, path: pathOf(request.url) });
       }
+      // For the request log below: Elysia leaves `set.status` as it was before the error.
+      set.status = mapped.status;
       return errorResponse(mapped);
     });
 
   // Registered only when kept: a hook on every request costs throughput.
   if (deps.logger.enabled("debug")) {
-    app.onAfterResponse(({ request, set }) => {
-      deps.logger.debug("request", { method: request.method, path: pathOf(request.url), status: set.status });
+    app.onAfterResponse(({ request, set, responseValue }) => {
+      // A route that returns a Response (a mapped rejection, an event stream) sets its own status.
+      const status = responseValue instanceof Response ? responseValue.status : set.status;
+      deps.logger.debug("request", { method: request.method, path: pathOf(request.url), status });
     });
   }
 

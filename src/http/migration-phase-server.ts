@@ -12,6 +12,8 @@ export interface MigrationPhaseOptions {
   /** The routes that work while the database migrates (health and info): no parameters, no body. */
   routes: Route[];
   tokens: AccessTokens;
+  /** The same Host check as the full server's (host-check.ts); none when absent. */
+  checkHost?: (request: Request) => void;
   logger: Logger;
   /** Why every other request is answered 503 now. */
   unavailableReason(): string;
@@ -38,6 +40,7 @@ export function serveDuringMigration(options: MigrationPhaseOptions): Server<und
     development: false,
     async fetch(request, server) {
       try {
+        options.checkHost?.(request);
         checkAccess(request, server, options.tokens);
         const route = routes.get(`${request.method} ${pathOf(request.url)}`);
         if (!route) throw new HttpError(503, options.unavailableReason(), { "retry-after": RETRY_AFTER_SECONDS });

@@ -5,6 +5,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFields = Record<string, unknown>;
 
 const levelRank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** Rotated log files kept, so that a burst of lines cannot erase the start-up ones at once. */
+const KEPT_FILES = 5;
 
 /** Access tokens have a recognisable prefix, so they can be scrubbed wherever they appear. */
 const TOKEN_PATTERN = /atr_[A-Za-z0-9_-]{16,}/g;
@@ -35,7 +37,7 @@ export interface FileLoggerOptions {
   level: LogLevel;
   /** Also print a short human line to stderr (when attached to a terminal). */
   echoToStderr: boolean;
-  /** Rotate to `<file>.1` past this size, keeping one previous file. */
+  /** Rotate past this size: `<file>` becomes `<file>.1`, `.1` becomes `.2`, up to `.5` (KEPT_FILES). */
   maxBytes: number;
   now?: () => Date;
 }
@@ -97,9 +99,12 @@ export class FileLogger implements Logger {
     this.bytesSinceCheck += incoming;
     if (this.bytesSinceCheck < 64 * 1024) return;
     this.bytesSinceCheck = 0;
-    if (existsSync(this.options.file) && statSync(this.options.file).size > this.options.maxBytes) {
-      renameSync(this.options.file, `${this.options.file}.1`);
+    const { file, maxBytes } = this.options;
+    if (!existsSync(file) || statSync(file).size <= maxBytes) return;
+    for (let n = KEPT_FILES - 1; n >= 1; n--) {
+      if (existsSync(`${file}.${n}`)) renameSync(`${file}.${n}`, `${file}.${n + 1}`);
     }
+    renameSync(file, `${file}.1`);
   }
 }
 

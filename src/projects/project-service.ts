@@ -16,7 +16,7 @@ import type {
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { defaultBranch, isGitWorkTree, remoteUrl } from "../git/repository-info.ts";
-import { checkCloneUrl, repoKeyOf, repoNameOf } from "./repo-url.ts";
+import { checkCloneUrl, redactCredentials, repoKeyOf, repoNameOf } from "./repo-url.ts";
 import { gitClone, type CloneProgress } from "./git-clone.ts";
 import { firstFree, slugify } from "./safe-names.ts";
 import { effectiveWorktreeBase } from "./worktree-base.ts";
@@ -60,7 +60,8 @@ async function detectRepository(folder: string): Promise<Detected> {
   }
   return {
     isGitRepository: true,
-    repoUrl: origin ?? null,
+    // A checkout may keep a token in its origin URL; Atrium shows and stores the URL without it.
+    repoUrl: origin ? redactCredentials(origin) : null,
     repoKey,
     remote: origin ? "origin" : "",
     branch: (await defaultBranch(folder, "origin")) ?? null,
@@ -131,19 +132,21 @@ export class ProjectService {
     this.cloning.add(repoKey);
     const id = body.id ?? newId("prj");
     const temporary = join(this.deps.projectsDir, `${CLONE_IN_PROGRESS_PREFIX}${newId("tmp")}`);
+    // Credentials in the URL serve the clone only: they are never stored, shown, logged or evented.
+    const shownUrl = redactCredentials(body.url);
     try {
       const failure = await gitClone({
         url: body.url,
         destination: temporary,
         timeoutMs: this.deps.cloneTimeoutMs ?? 30 * 60_000,
-        onProgress: this.progressReporter(id, body.url),
+        onProgress: this.progressReporter(id, shownUrl),
       });
-      if (failure) throw new InvalidInputError(`could not clone ${body.url}: ${failure}`);
+      if (failure) throw new InvalidInputError(`could not clone ${shownUrl}: ${failure}`);
       const name = repoNameOf(repoKey);
       const folder = this.freeFolder(name);
       renameSync(temporary, folder);
       try {
-        const detected = { ...(await detectRepository(folder)), repoUrl: body.url, repoKey };
+        const detected = { ...(await detectRepository(folder)), repoUrl: shownUrl, repoKey };
         return this.insertProject({ id, customName: body.name ?? null, defaultName: name, detected, folder, createdByServer: true, isScratch: false });
       } catch (error) {
         rmSync(folder, { recursive: true, force: true });
@@ -366,7 +369,8 @@ export class ProjectService {
           isGitRepository: location.isGitRepository,
         }),
       ),
-      repoUrl: project.repoUrl,
+      // Rows written before credentials were stripped on the way in may still hold them.
+      repoUrl: project.repoUrl === null ? null : redactCredentials(project.repoUrl),
       repoKey: project.repoKey,
       worktreeBase,
       defaultRunLocation: (project.defaultRunLocation as RunLocation | null) ?? "projectDirectory",

@@ -7,6 +7,19 @@ const REMOTE_HELPER = /^[A-Za-z0-9+.-]*::/;
 const SCP_LIKE = /^(?:([^@/:]+)@)?([^@/:]+):(?!\/\/)(.+)$/;
 const ALLOWED_SCHEMES = new Set(["https", "http", "ssh", "git", "file"]);
 const DEFAULT_PORTS: Record<string, string> = { https: "443", http: "80", ssh: "22", git: "9418" };
+/** `scheme://userinfo@` anywhere in a text; greedy up to the last `@` of the authority, as URL parsers read it. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*)@/gi;
+
+/**
+ * A URL, or a text that holds URLs (git's error output), without the credentials in them. Over http(s)
+ * the whole userinfo goes, since a token is often sent as the user name (`https://ghp_…@github.com`);
+ * elsewhere (`ssh://git@host`) the user name stays, as part of the address, and only a password goes.
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(URL_USERINFO, (_match, scheme: string, userinfo: string) =>
+    /^https?:/i.test(scheme) ? scheme : `${scheme}${userinfo.split(":")[0]}@`,
+  );
+}
 
 /**
  * Refuses what git would read as an option (`-…`) or hand to a remote helper (`ext::`, `fd::`, any
@@ -27,7 +40,7 @@ export function checkCloneUrl(url: string): void {
   try {
     repoKeyOf(url);
   } catch {
-    throw new InvalidInputError(`url ${url} is not a valid URL`);
+    throw new InvalidInputError(`url ${redactCredentials(url)} is not a valid URL`);
   }
 }
 
@@ -43,14 +56,14 @@ export function repoKeyOf(url: string): string {
   if (scheme === "file") return stripGitSuffix(decodeURIComponent(new URL(url).pathname));
   if (scheme !== undefined) {
     const parsed = new URL(url);
-    if (parsed.hostname === "") throw new InvalidInputError(`url ${url} names no host`);
+    if (parsed.hostname === "") throw new InvalidInputError(`url ${redactCredentials(url)} names no host`);
     const host = parsed.hostname.toLowerCase();
     const port = parsed.port && parsed.port !== DEFAULT_PORTS[scheme] ? `:${parsed.port}` : "";
     return `${host}${port}/${stripGitSuffix(decodeURIComponent(parsed.pathname).replace(/^\/+/, ""))}`;
   }
   if (isAbsolute(url)) return stripGitSuffix(url);
   const scp = SCP_LIKE.exec(url);
-  if (!scp) throw new InvalidInputError(`cannot tell which repository ${url} is`);
+  if (!scp) throw new InvalidInputError(`cannot tell which repository ${redactCredentials(url)} is`);
   return `${scp[2]!.toLowerCase()}/${stripGitSuffix(scp[3]!.replace(/^\/+/, ""))}`;
 }
 

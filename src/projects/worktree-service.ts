@@ -9,6 +9,7 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { gitOutput, runGit } from "../git/git-runner.ts";
 import { firstFree, slugify } from "./safe-names.ts";
+import { redactCredentials } from "./repo-url.ts";
 import { effectiveWorktreeBase } from "./worktree-base.ts";
 
 export interface WorktreeServiceDeps {
@@ -64,7 +65,7 @@ export class WorktreeService {
         cwd: repository,
         timeoutMs: this.deps.fetchTimeoutMs ?? 30_000,
       });
-      if (fetched.code !== 0) this.deps.logger.info("could not refresh the worktree base; using the local copy", { baseRef, detail: fetched.stderr.trim() });
+      if (fetched.code !== 0) this.deps.logger.info("could not refresh the worktree base; using the local copy", { baseRef, detail: redactCredentials(fetched.stderr.trim()) });
     }
     if ((await gitOutput(["rev-parse", "--verify", "--quiet", "--end-of-options", `${baseRef}^{commit}`], { cwd: repository })) === undefined) {
       throw new InvalidInputError(`the worktree base ${baseRef} does not exist in ${repository}`);

@@ -19,6 +19,7 @@ import { SystemStatus } from "../system/system-status.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { FileLogger, type Logger, type LogLevel } from "../logging/logger.ts";
 import { createHttpApp } from "../http/app.ts";
+import { hostCheck } from "../http/host-check.ts";
 import { errorResponse } from "../http/error-mapping.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
@@ -90,6 +91,8 @@ export interface ServerOptions {
   replyWriteFailureLimitMs?: number;
   /** Self-update settings (config `update*` keys); without them the server never checks on its own. */
   update?: ServerUpdateOptions;
+  /** Host names a loopback server also answers to (config `allowedHosts`); see src/http/host-check.ts. */
+  allowedHosts?: string[];
   /** The schema changes this server applies; every released one by default. */
   migrations?: Migration[];
 }
@@ -205,6 +208,7 @@ export class AtriumServer {
       const adminToken = readOrCreateAdminToken(paths.adminToken);
       const tokens = new AccessTokens(adminToken, new TokenRepository(store));
       const bindAddress = { host: options.host, port: options.port };
+      const checkHost = hostCheck(options.host, options.allowedHosts);
       const status = new SystemStatus({
         store,
         identity,
@@ -235,6 +239,7 @@ export class AtriumServer {
           port: options.port,
           routes: systemRoutes(status),
           tokens: tokens.withoutRecordingUse(),
+          checkHost,
           logger,
           unavailableReason: () => migration.unavailableReason(),
         });
@@ -344,7 +349,7 @@ export class AtriumServer {
       });
       const routes: Route[] = [
         ...systemRoutes(status),
-        ...eventRoutes(log, hub),
+        ...eventRoutes(log, hub, tokens),
         ...syncRoutes(new SyncService(store, new SyncRepository(store), log)),
         ...projectRoutes(projects, worktrees),
         ...harnessRoutes(harnesses, terminals),
@@ -353,7 +358,7 @@ export class AtriumServer {
         ...updateRoutes(updates),
         ...fileRoutes(files),
       ];
-      const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads });
+      const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads, checkHost });
       // Elysia creates the Bun server itself so that handlers can see the peer address.
       app.listen({
         hostname: options.host,

@@ -2,6 +2,7 @@ import type { Store } from "../store/database.ts";
 import type { StoredSyncEntry, SyncRepository } from "../store/sync-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { SyncNamespace, SyncPutBody, SyncTimestamp } from "../schemas/sync.ts";
+import { InvalidInputError } from "../errors.ts";
 
 /** Orders two timestamps: wall clock, then counter, then device id (a total order across devices). */
 export function compareTimestamps(a: SyncTimestamp, b: SyncTimestamp): number {
@@ -15,6 +16,20 @@ const timestampOf = (entry: StoredSyncEntry): SyncTimestamp => ({
   counter: entry.counter,
   deviceId: entry.deviceId,
 });
+
+/**
+ * SQLite stores text as UTF-8, where every lone surrogate becomes U+FFFD: "\uD800" and "\uDC00" would
+ * be one key, and a device id would no longer compare as it was sent.
+ */
+function refuseLoneSurrogates(entry: SyncPutBody["entries"][number], index: number): void {
+  const texts: Array<[string, string]> = [
+    [`entries[${index}].key`, entry.key],
+    [`entries[${index}].timestamp.deviceId`, entry.timestamp.deviceId],
+  ];
+  for (const [field, text] of texts) {
+    if (!text.isWellFormed()) throw new InvalidInputError(`body field "${field}" is invalid: it holds a lone UTF-16 surrogate, which is not text`);
+  }
+}
 
 /**
  * Last-writer-wins key/value settings per namespace. An entry replaces the stored one only when its
@@ -41,6 +56,7 @@ export class SyncService {
   }
 
   put(namespace: string, body: SyncPutBody): SyncNamespace {
+    body.entries.forEach(refuseLoneSurrogates);
     return this.store.transaction(() => {
       const changed: string[] = [];
       for (const incoming of body.entries) {

@@ -156,7 +156,7 @@ describe("event stream", () => {
     const stalled = Bun.spawn(
       [process.execPath, "-e", `
         const socket = require("node:net").connect(${t.server.port}, "127.0.0.1", () => {
-          socket.write("GET /v1/events/stream HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer ${t.token}\\r\\n\\r\\n", () => console.log(socket.localPort));
+          socket.write("GET /v1/events/stream HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nAuthorization: Bearer ${t.token}\\r\\n\\r\\n", () => console.log(socket.localPort));
         });
         setInterval(() => {}, 1000);`],
       { stdout: "pipe" },

@@ -80,6 +80,13 @@ describe("error responses", () => {
     await expectNothingWritten();
   });
 
+  test("a sync key with a lone surrogate is 400 naming it", async () => {
+    const { status, json } = await put(JSON.stringify({ entries: [entry("\uDBFF", 1)] }));
+    expect(status).toBe(400);
+    expect(json.error).toContain('"entries[0].key"');
+    await expectNothingWritten();
+  });
+
   test("a body over 1 MiB is 413, whether its length is declared or chunked", async () => {
     const big = JSON.stringify({ entries: [entry("big", "x".repeat(1024 * 1024 + 10))] });
     const declared = await put(big);
@@ -159,7 +166,7 @@ test("a body declared far over every limit still gets an {error} 413, before it 
     },
   });
   socket.write(
-    `PUT /v1/sync/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\n` +
+    `PUT /v1/sync/x HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.token}\r\n` +
       "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{",
   );
   const deadline = Date.now() + 5000;

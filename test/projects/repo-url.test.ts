@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { checkCloneUrl, repoKeyOf, repoNameOf } from "../../src/projects/repo-url.ts";
+import { checkCloneUrl, redactCredentials, repoKeyOf, repoNameOf } from "../../src/projects/repo-url.ts";
 import { firstFree, slugify } from "../../src/projects/safe-names.ts";
 
 describe("clone URLs", () => {
@@ -58,6 +58,28 @@ describe("clone URLs", () => {
     expect(repoKeyOf("file:///srv/git/b.git")).toBe("/srv/git/b");
     expect(repoKeyOf("/srv/git/b.git/")).toBe("/srv/git/b");
     expect(repoNameOf("github.com/a/b")).toBe("b");
+  });
+});
+
+describe("credentials in URLs", () => {
+  test("are removed from a URL: all of the userinfo over http(s), the password elsewhere", () => {
+    const cases: Array<[string, string]> = [
+      ["https://user:tok@github.com/a/b.git", "https://github.com/a/b.git"],
+      ["HTTPS://ghp_abc@GitHub.com/a/b", "HTTPS://GitHub.com/a/b"],
+      ["http://us@er:p@ss:w@127.0.0.1:8080/x", "http://127.0.0.1:8080/x"],
+      ["ssh://git:pw@host:2222/a/b", "ssh://git@host:2222/a/b"],
+      ["ssh://git@github.com/a/b", "ssh://git@github.com/a/b"],
+      ["git@github.com:a/b.git", "git@github.com:a/b.git"],
+      ["https://github.com/a/b?x=a@b", "https://github.com/a/b?x=a@b"],
+      ["/srv/git/b.git", "/srv/git/b.git"],
+    ];
+    for (const [url, shown] of cases) expect(redactCredentials(url)).toBe(shown);
+  });
+
+  test("are removed from git's messages wherever a URL appears", () => {
+    expect(redactCredentials("fatal: unable to access 'https://x-access-token:t0k@host/a.git/': 403\nremote: see https://u:p@h/help")).toBe(
+      "fatal: unable to access 'https://host/a.git/': 403\nremote: see https://h/help",
+    );
   });
 });
 

@@ -67,7 +67,8 @@ afterAll(async () => {
   // Background servers started by install.sh: by its pid file, and whatever holds the data dir lock.
   for (const dir of dataDirs) {
     for (const file of ["atrium.pid", "server.lock"]) {
-      const pid = Number(existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim() : NaN);
+      // The pid is the first line (the lock's second line is its start mark).
+      const pid = Number(existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").split("\n")[0] : NaN);
       if (Number.isInteger(pid) && pid > 0) await stop(pid);
     }
   }
@@ -272,6 +273,9 @@ describe("install.sh", () => {
       firstPid = Number(readFileSync(join(m.data, "atrium.pid"), "utf8"));
       expect(alive(firstPid)).toBe(true);
       expect(readFileSync(join(m.data, "logs", "stdout.log"), "utf8")).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/m);
+      // machine() made the data dir with the test's umask (0755): install.sh narrows it.
+      const modes = Object.fromEntries(["", "logs", "logs/stdout.log", "atrium.pid"].map((name) => [name, statSync(join(m.data, name)).mode & 0o777]));
+      expect(modes).toEqual({ "": 0o700, logs: 0o700, "logs/stdout.log": 0o600, "atrium.pid": 0o600 });
       const status = await runAtrium([m.binary], ["status", "--json"], m.data);
       expect(status.code).toBe(0);
       const report = JSON.parse(status.stdout) as { running: boolean; health: { process: { pid: number }; release: { version: string } } };

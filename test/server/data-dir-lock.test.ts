@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { acquireDataDirLock } from "../../src/server/data-dir-lock.ts";
+import { acquireDataDirLock, DataDirBusyError } from "../../src/server/data-dir-lock.ts";
+import { startMark } from "../../src/process/child-processes.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { runAtrium, sourceCommand, startServe } from "../helpers/cli-process.ts";
 
@@ -10,15 +11,39 @@ describe("data dir lock", () => {
     const dir = makeTempDir();
     const lock = join(dir.path, "server.lock");
     const release = acquireDataDirLock(lock);
-    expect(readFileSync(lock, "utf8").trim()).toBe(String(process.pid));
+    expect(readFileSync(lock, "utf8")).toBe(`${process.pid}\n${startMark(process.pid)}\n`);
     release();
     expect(existsSync(lock)).toBe(false);
     // A pid that cannot be running: the lock is stale and is taken over.
     writeFileSync(lock, "2147483646\n");
     const again = acquireDataDirLock(lock);
-    expect(readFileSync(lock, "utf8").trim()).toBe(String(process.pid));
+    expect(readFileSync(lock, "utf8")).toStartWith(`${process.pid}\n`);
     again();
     dir.remove();
+  });
+
+  test("a lock whose pid now belongs to another process is taken over; its live writer's lock is not", async () => {
+    const dir = makeTempDir();
+    const lock = join(dir.path, "server.lock");
+    const other = Bun.spawn(["sleep", "30"]);
+    try {
+      // As after a kill -9 and a reboot: the pid runs, but it is not the process that wrote the lock.
+      writeFileSync(lock, `${other.pid}\nnot-when-it-started\n`);
+      const release = acquireDataDirLock(lock);
+      expect(readFileSync(lock, "utf8")).toStartWith(`${process.pid}\n`);
+      release();
+      // The same pid with its real start time is a live holder.
+      writeFileSync(lock, `${other.pid}\n${startMark(other.pid)}\n`);
+      expect(() => acquireDataDirLock(lock)).toThrow(new DataDirBusyError(`another atrium (pid ${other.pid}) is using this data dir`));
+      // An older build's lock names only the pid: a live one is respected.
+      writeFileSync(lock, `${other.pid}\n`);
+      expect(() => acquireDataDirLock(lock)).toThrow(DataDirBusyError);
+      expect(readFileSync(lock, "utf8")).toBe(`${other.pid}\n`);
+    } finally {
+      other.kill("SIGKILL");
+      await other.exited;
+      dir.remove();
+    }
   });
 
   test("a second server on the same data dir stops before touching anything of the first", async () => {

@@ -8,7 +8,7 @@ test("a request that never finishes holds a graceful stop only for the grace per
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
   // Half a body, then nothing: the request stays in flight.
   socket.write(
-    `PUT /v1/sync/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\n` +
+    `PUT /v1/sync/x HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.token}\r\n` +
       `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"entries":`,
   );
   await Bun.sleep(100);

@@ -4,7 +4,10 @@ import type { EventLog } from "../../events/event-log.ts";
 import type { EventStreamHub } from "../../events/event-stream-hub.ts";
 import { parseKindList } from "../../events/event-filter.ts";
 import { defineRoute } from "../route.ts";
-import { HttpError } from "../http-error.ts";
+import { HttpError, unauthorized } from "../http-error.ts";
+import { ADMIN_TOKEN_NAME, type AccessTokens } from "../../auth/access-tokens.ts";
+import { bearerToken } from "../auth-guard.ts";
+import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
 
 const StreamQuery = Type.Object({
   after: Type.Optional(
@@ -26,7 +29,17 @@ function resumePoint(request: Request, after: number | undefined): number | null
   return after ?? null;
 }
 
-export function eventRoutes(log: EventLog, hub: EventStreamHub) {
+/** A stream on a named token ends when that token is revoked; the admin token cannot be. */
+function authorizationOf(request: Request, tokens: AccessTokens): StreamAuthorization | undefined {
+  const token = bearerToken(request.headers.get("authorization")) ?? "";
+  const identity = tokens.verify(token);
+  // Revoked in the instant since the guard's check.
+  if (identity === null) throw unauthorized("the bearer token is not valid");
+  if (identity.name === ADMIN_TOKEN_NAME) return undefined;
+  return { tokenName: identity.name, isCurrent: () => tokens.stillValid(token) };
+}
+
+export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTokens) {
   return [
     defineRoute({
       method: "GET",
@@ -44,13 +57,19 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub) {
       description:
         "Resume with `after` or the `Last-Event-ID` header: the events after that id are replayed, then live " +
         "events follow with no gap and no duplicate. A `: heartbeat` comment is sent every 15 s. A client that " +
-        "falls more than 4 MiB behind is disconnected and can resume from its last id.",
+        "falls more than 4 MiB behind is disconnected and can resume from its last id. A stream opened with a named " +
+        "token ends within about a second of the token's revocation.",
       query: StreamQuery,
       response: Type.String(),
       eventStream: true,
       handler: ({ query, request }) =>
         new Response(
-          hub.open({ after: resumePoint(request, query.after), sessionId: query.sessionId, kinds: parseKindList(query.kind) }),
+          hub.open({
+            after: resumePoint(request, query.after),
+            sessionId: query.sessionId,
+            kinds: parseKindList(query.kind),
+            authorization: authorizationOf(request, tokens),
+          }),
           {
             headers: {
               "content-type": "text/event-stream; charset=utf-8",
