@@ -82,14 +82,15 @@ export class HarnessService {
     }
   }
 
+  /** Every harness; latest versions that have expired are looked up in the background (on demand). */
   list(): Harness[] {
-    const settings = this.deps.settings.all();
-    return this.deps.definitions.map((definition) => this.toHarness(definition, settings));
+    this.refreshLatestVersions();
+    return this.views();
   }
 
   get(id: string): Harness {
-    const definition = this.definition(id);
-    return this.toHarness(definition, this.deps.settings.all());
+    this.refreshLatestVersions();
+    return this.view(id);
   }
 
   /**
@@ -98,12 +99,15 @@ export class HarnessService {
    * a scan down.
    */
   rescan(): Promise<Harness[]> {
-    this.scanning ??= this.scanAll(true)
-      .then((harnesses) => {
-        void this.checkLatestVersions();
-        return harnesses;
-      })
-      .finally(() => (this.scanning = undefined));
+    return this.detect().then((harnesses) => {
+      this.refreshLatestVersions();
+      return harnesses;
+    });
+  }
+
+  /** Re-detects every harness, and nothing more: the server's start runs no registry look-up. */
+  detect(): Promise<Harness[]> {
+    this.scanning ??= this.scanAll(true).finally(() => (this.scanning = undefined));
     return this.scanning;
   }
 
@@ -138,7 +142,7 @@ export class HarnessService {
     this.definition(id);
     return this.deps.store.transaction(() => {
       this.deps.settings.set(id, enabled);
-      return this.publishIfChanged(this.get(id));
+      return this.publishIfChanged(this.view(id));
     });
   }
 
@@ -147,7 +151,7 @@ export class HarnessService {
     const definition = this.definition(id);
     this.requireInstalled(definition);
     const profile = this.deps.accounts.add(definition, label);
-    this.deps.store.transaction(() => this.publishIfChanged(this.get(id)));
+    this.deps.store.transaction(() => this.publishIfChanged(this.view(id)));
     void this.recheck(definition, [profile]).catch((error: unknown) =>
       this.deps.logger.error("checking a new account's login failed", { harnessId: id, error }),
     );
@@ -160,7 +164,7 @@ export class HarnessService {
     this.deps.store.transaction(() => {
       if (label !== undefined) this.deps.accounts.setLabel(definition, accountId, label);
       else this.deps.accounts.profile(definition, accountId);
-      this.publishIfChanged(this.get(id));
+      this.publishIfChanged(this.view(id));
     });
     return this.account(id, accountId);
   }
@@ -169,7 +173,7 @@ export class HarnessService {
     const definition = this.definition(id);
     return this.deps.store.transaction(() => {
       this.deps.accounts.activate(definition, accountId);
-      return this.publishIfChanged(this.get(id));
+      return this.publishIfChanged(this.view(id));
     });
   }
 
@@ -178,7 +182,7 @@ export class HarnessService {
     return this.deps.store.transaction(() => {
       this.deps.accounts.remove(definition, accountId);
       this.states.get(id)!.auth.delete(accountId);
-      return this.publishIfChanged(this.get(id));
+      return this.publishIfChanged(this.view(id));
     });
   }
 
@@ -236,7 +240,7 @@ export class HarnessService {
       error: null,
       startedAt: this.now().toISOString(),
     };
-    const harness = this.deps.store.transaction(() => this.publishIfChanged(this.get(id)));
+    const harness = this.deps.store.transaction(() => this.publishIfChanged(this.view(id)));
     void this.runOperation(definition, command, terminal).catch((error: unknown) =>
       this.deps.logger.error("a harness install or update could not finish", { harnessId: id, error }),
     );
@@ -265,7 +269,7 @@ export class HarnessService {
     // The terminal and method stay readable after the operation, so a client can show what happened.
     state.lifecycle = { ...state.lifecycle, phase: error ? "failed" : "idle", error };
     if (this.closed) return;
-    this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
+    this.deps.store.transaction(() => this.publishIfChanged(this.view(definition.id)));
   }
 
   private async scan(definition: HarnessDefinition, detect: boolean): Promise<void> {
@@ -296,28 +300,32 @@ export class HarnessService {
   private async recheck(definition: HarnessDefinition, profiles: AccountProfile[]): Promise<void> {
     await this.probeAccounts(definition, profiles);
     if (this.closed) return;
-    this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
+    this.deps.store.transaction(() => this.publishIfChanged(this.view(definition.id)));
   }
 
   private async scanAll(detect: boolean): Promise<Harness[]> {
+    // A scan asked for after shutdown began would start probes nothing stops any more.
+    if (this.closed) return [];
     if (detect) this.tools = this.findTools();
     await Promise.all(this.deps.definitions.map((definition) => this.scan(definition, detect)));
     if (this.closed) return [];
-    return this.deps.store.transaction(() => this.list().map((harness) => this.publishIfChanged(harness)));
+    return this.deps.store.transaction(() => this.views().map((harness) => this.publishIfChanged(harness)));
   }
 
-  /** Looks up each npm-published harness's latest version (cached), publishing what changes. */
-  private async checkLatestVersions(): Promise<void> {
+  /** Looks up, in the background, each npm-published harness's latest version whose kept answer expired. */
+  private refreshLatestVersions(): void {
     const latest = this.deps.latestVersions;
-    if (!latest) return;
-    await Promise.all(
-      this.deps.definitions.map(async (definition) => {
-        if (!definition.npmPackage) return;
-        await latest.check(definition.npmPackage, this.tools.npm);
-        if (this.closed) return;
-        this.deps.store.transaction(() => this.publishIfChanged(this.get(definition.id)));
-      }),
-    ).catch((error: unknown) => this.deps.logger.error("looking up the latest harness versions failed", { error }));
+    if (!latest || this.closed) return;
+    for (const definition of this.deps.definitions) {
+      const npmPackage = definition.npmPackage;
+      if (!npmPackage || !latest.isStale(npmPackage)) continue;
+      void latest
+        .check(npmPackage)
+        .then(() => {
+          if (!this.closed) this.deps.store.transaction(() => this.publishIfChanged(this.view(definition.id)));
+        })
+        .catch((error: unknown) => this.deps.logger.error("looking up a harness's latest version failed", { harnessId: definition.id, error }));
+    }
   }
 
   private publishIfChanged(harness: Harness): Harness {
@@ -329,6 +337,15 @@ export class HarnessService {
       this.deps.events.append("harness.updated", harness.id, { harness });
     }
     return harness;
+  }
+
+  private views(): Harness[] {
+    const settings = this.deps.settings.all();
+    return this.deps.definitions.map((definition) => this.toHarness(definition, settings));
+  }
+
+  private view(id: string): Harness {
+    return this.toHarness(this.definition(id), this.deps.settings.all());
   }
 
   private definition(id: string): HarnessDefinition {
@@ -367,7 +384,7 @@ export class HarnessService {
   }
 
   private account(id: string, accountId: string): HarnessAccount {
-    const account = this.get(id).auth.accounts.find((candidate) => candidate.id === accountId);
+    const account = this.view(id).auth.accounts.find((candidate) => candidate.id === accountId);
     if (!account) throw new NotFoundError(`${id} has no account ${accountId}`);
     return account;
   }

@@ -1,5 +1,6 @@
-import { runCommand } from "../process/run-command.ts";
-import { parseVersion } from "./harness-definition.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { PackageVersionRepository } from "../store/package-version-repository.ts";
+import { latestManifestUrl, registryFor } from "./npm-registry.ts";
 
 /** What the registry said of a package's newest version, or why nothing is known. */
 export interface LatestVersion {
@@ -9,9 +10,13 @@ export interface LatestVersion {
 }
 
 export interface LatestVersionOptions {
+  /** The environment and home npm's configuration is read from (which registry, which proxy). */
   env: Record<string, string | undefined>;
+  home: string;
+  repository: PackageVersionRepository;
+  logger: Logger;
   timeoutMs: number;
-  /** A successful answer is reused this long; the registry is not asked on every scan. */
+  /** A successful answer is reused this long; the registry is not asked on every read. */
   freshForMs: number;
   /** A failed check (offline, registry down) is retried no sooner than this. */
   retryAfterMs: number;
@@ -24,8 +29,10 @@ interface CacheEntry {
 }
 
 /**
- * Asks `npm view <package> version` for the newest published version, with a time limit, and caches
- * the answer per package. Offline or without npm, the answer is no version and a note saying why.
+ * The newest published version of each package, asked of the npm registry over HTTP (the registry npm
+ * is configured with; no npm process), only when someone wants it and the answer kept has expired.
+ * Answers are kept in the database, so a restart asks nothing until they expire. Offline, the answer
+ * is no version and a note saying why.
  */
 export class LatestVersions {
   private readonly cache = new Map<string, CacheEntry>();
@@ -34,45 +41,62 @@ export class LatestVersions {
 
   constructor(private readonly options: LatestVersionOptions) {
     this.now = options.now ?? (() => new Date());
+    for (const stored of options.repository.all()) {
+      this.cache.set(stored.package, { value: { version: stored.version, checkedAt: stored.checkedAt, notes: stored.notes }, expiresAt: stored.expiresAtMs });
+    }
   }
 
-  /** The cached answer, if there is one (fresh or not). */
+  /** The kept answer, if there is one (fresh or not). */
   cached(npmPackage: string): LatestVersion | undefined {
     return this.cache.get(npmPackage)?.value;
   }
 
-  /** The answer, asking the registry only when the cached one has expired. */
-  check(npmPackage: string, npmPath: string | undefined): Promise<LatestVersion> {
+  /** Whether the registry should be asked again for this package. */
+  isStale(npmPackage: string): boolean {
     const entry = this.cache.get(npmPackage);
-    if (entry && entry.expiresAt > this.now().getTime()) return Promise.resolve(entry.value);
+    return !entry || entry.expiresAt <= this.now().getTime();
+  }
+
+  /** The answer, asking the registry only when the kept one has expired; concurrent asks share one request. */
+  check(npmPackage: string): Promise<LatestVersion> {
+    if (!this.isStale(npmPackage)) return Promise.resolve(this.cache.get(npmPackage)!.value);
     let pending = this.inFlight.get(npmPackage);
     if (!pending) {
-      pending = this.ask(npmPackage, npmPath).finally(() => this.inFlight.delete(npmPackage));
+      pending = this.ask(npmPackage).finally(() => this.inFlight.delete(npmPackage));
       this.inFlight.set(npmPackage, pending);
     }
     return pending;
   }
 
-  private async ask(npmPackage: string, npmPath: string | undefined): Promise<LatestVersion> {
+  private async ask(npmPackage: string): Promise<LatestVersion> {
     const checkedAt = this.now().toISOString();
-    const failed = (notes: string): LatestVersion => this.remember(npmPackage, { version: null, checkedAt, notes }, this.options.retryAfterMs);
-    if (!npmPath) return failed("npm is not on the service's PATH, so the latest version cannot be looked up");
-    const result = await runCommand([npmPath, "view", npmPackage, "version"], {
-      env: { ...this.options.env, npm_config_update_notifier: "false", npm_config_fund: "false" },
-      timeoutMs: this.options.timeoutMs,
-    });
-    if (result.timedOut) return failed(`npm view did not answer within ${this.options.timeoutMs} ms (offline?)`);
-    if (result.code !== 0) {
-      const said = result.stderr.split("\n").find((line) => /error/i.test(line))?.trim() ?? `exit ${result.code}`;
-      return failed(`npm view failed (offline?): ${said}`);
+    const registry = registryFor(npmPackage, this.options.env, this.options.home);
+    const failed = (notes: string) => this.remember(npmPackage, { version: null, checkedAt, notes }, this.options.retryAfterMs);
+    let response: Response;
+    try {
+      response = await fetch(latestManifestUrl(registry, npmPackage), {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (error) {
+      const reason = (error as { code?: string }).code ?? (error as Error).name;
+      return failed(`the npm registry ${registry} could not be reached (offline?): ${reason === "TimeoutError" ? `no answer within ${this.options.timeoutMs} ms` : reason}`);
     }
-    const version = parseVersion(result.stdout);
-    if (!version) return failed("npm view printed no version");
-    return this.remember(npmPackage, { version, checkedAt, notes: null }, this.options.freshForMs);
+    if (!response.ok) return failed(`the npm registry ${registry} answered ${response.status} for ${npmPackage}`);
+    const manifest = (await response.json().catch(() => undefined)) as { version?: unknown } | undefined;
+    if (typeof manifest?.version !== "string") return failed(`the npm registry ${registry} named no version for ${npmPackage}`);
+    return this.remember(npmPackage, { version: manifest.version, checkedAt, notes: null }, this.options.freshForMs);
   }
 
   private remember(npmPackage: string, value: LatestVersion, forMs: number): LatestVersion {
-    this.cache.set(npmPackage, { value, expiresAt: this.now().getTime() + forMs });
+    const expiresAt = this.now().getTime() + forMs;
+    this.cache.set(npmPackage, { value, expiresAt });
+    try {
+      this.options.repository.save({ package: npmPackage, ...value, expiresAtMs: expiresAt });
+    } catch (error) {
+      // Kept in memory all the same; only a restart asks again.
+      this.options.logger.warn("a package's latest version could not be stored", { npmPackage, error });
+    }
     return value;
   }
 }

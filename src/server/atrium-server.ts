@@ -40,6 +40,7 @@ import { HarnessSettingsRepository } from "../store/harness-settings-repository.
 import { HarnessAccountRepository } from "../store/harness-account-repository.ts";
 import { HarnessAccounts } from "../harness/harness-accounts.ts";
 import { LatestVersions } from "../harness/latest-versions.ts";
+import { PackageVersionRepository } from "../store/package-version-repository.ts";
 import { ProviderLogins } from "../harness/provider-login.ts";
 import { opencodeAuthFile } from "../harness/definitions/opencode.ts";
 import { providerLoginRoutes } from "../http/routes/provider-login-routes.ts";
@@ -75,7 +76,7 @@ export interface ServerOptions {
   harnessEnv?: Record<string, string | undefined>;
   /** Every harness probe (version, login) is cut off after this long. */
   probeTimeoutMs?: number;
-  /** Whether harnesses' latest versions are looked up with `npm view` (config `harnessUpdateCheck`); on by default. */
+  /** Whether harnesses' latest versions are looked up in the npm registry (config `harnessUpdateCheck`); on by default. */
   harnessUpdateCheck?: boolean;
   /** Where GitHub sign-ins (OpenCode's github-copilot provider) go: https://github.com or an Enterprise host. */
   githubUrl?: string;
@@ -83,6 +84,12 @@ export interface ServerOptions {
   agentInitializeTimeoutMs?: number;
   /** An agent with no turn for this long is stopped (config `agentIdleMinutes`); it starts again on the next prompt. */
   agentIdleMs?: number;
+  /**
+   * The first harness scan waits this long after the server listens: it starts a dozen probes at once,
+   * which on a 2-core machine would slow the first requests (a supervisor's health check, a client
+   * reconnecting). Until it runs, harnesses show where their executables are (`not checked yet`).
+   */
+  firstScanDelayMs?: number;
   /** After a cancel, an agent that has not ended its turn within this long is stopped. */
   agentCancelGraceMs?: number;
   /** A turn with no word from its agent for this long says so in the session's status. */
@@ -122,13 +129,14 @@ const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
 const DEFAULT_AGENT_INITIALIZE_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_IDLE_MS = 30 * 60_000;
 const DEFAULT_AGENT_CANCEL_GRACE_MS = 2_000;
+const DEFAULT_FIRST_SCAN_DELAY_MS = 250;
 const DEFAULT_AGENT_SILENCE_NOTICE_MS = 15_000;
 const DEFAULT_REPLY_WRITE_FAILURE_LIMIT_MS = 30_000;
 /** Streamed text is written and published at least this often while a reply streams. */
 const DELTA_FLUSH_MS = 25;
 /** OpenCode's own GitHub OAuth app, so a sign-in made here is the one OpenCode would make. */
 const OPENCODE_GITHUB_CLIENT_ID = "Ov23li8tweQw6odWQebz";
-/** `npm view` may need a cold registry round trip; it runs in the background, so it can take longer. */
+/** The registry may need a cold round trip; the look-up runs in the background, so it can take longer. */
 const LATEST_VERSION_TIMEOUT_MS = 15_000;
 const LATEST_VERSION_FRESH_MS = 6 * 3_600_000;
 const LATEST_VERSION_RETRY_MS = 15 * 60_000;
@@ -297,6 +305,9 @@ export class AtriumServer {
             ? undefined
             : new LatestVersions({
                 env: harnessEnv,
+                home: harnessEnv.HOME ?? homedir(),
+                repository: new PackageVersionRepository(store),
+                logger,
                 timeoutMs: LATEST_VERSION_TIMEOUT_MS,
                 freshForMs: LATEST_VERSION_FRESH_MS,
                 retryAfterMs: LATEST_VERSION_RETRY_MS,
@@ -386,7 +397,9 @@ export class AtriumServer {
         .pruneOrphans((sessionId) => sessions.exists(sessionId))
         .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
         .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
-      const firstScan = harnesses.rescan().catch((error: unknown) => logger.error("the first harness scan failed", { error }));
+      const firstScan = Bun.sleep(options.firstScanDelayMs ?? DEFAULT_FIRST_SCAN_DELAY_MS)
+        .then(() => harnesses.detect())
+        .catch((error: unknown) => logger.error("the first harness scan failed", { error }));
       started = new AtriumServer(
         paths,
         url,

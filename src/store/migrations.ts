@@ -7,6 +7,7 @@ import { harnessesMigration } from "./migrations/0003-harnesses.ts";
 import { harnessAccountsMigration } from "./migrations/0004-harness-accounts.ts";
 import { sessionsMigration } from "./migrations/0005-sessions.ts";
 import { promptReceiptsMigration } from "./migrations/0006-prompt-receipts.ts";
+import { packageVersionsMigration } from "./migrations/0007-package-versions.ts";
 
 export interface Migration {
   version: number;
@@ -22,6 +23,7 @@ export const migrations: Migration[] = [
   harnessAccountsMigration,
   sessionsMigration,
   promptReceiptsMigration,
+  packageVersionsMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

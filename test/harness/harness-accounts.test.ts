@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { startFakeRegistry, type FakeRegistry } from "../helpers/fake-registry.ts";
 import { Harness, HarnessAccount } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 
@@ -123,10 +124,26 @@ describe("accounts", () => {
   });
 });
 
-describe("latest versions", () => {
-  test("npm view's answer fills updateInfo after the scan; an older installed version is an update", async () => {
-    await start({ FAKE_NPM_LATEST: "2.5.0" }, true);
+describe("latest versions (asked of the npm registry over HTTP, on demand, kept across restarts)", () => {
+  let registry: FakeRegistry | undefined;
+  const cleanupsAfter: Array<() => void> = [];
+  afterEach(() => {
+    registry?.stop();
+    registry = undefined;
+    for (const cleanup of cleanupsAfter.splice(0)) cleanup();
+  });
+
+  test("nothing is asked at start; a client's read asks the registry npm is configured with, and an older installed version is an update", async () => {
+    registry = startFakeRegistry("2.5.0");
+    home = makeTempDir("atrium-accounts-");
+    const data = makeTempDir("atrium-latest-data-");
+    cleanupsAfter.push(() => data.remove());
+    // Where npm itself would look: the user's ~/.npmrc (the environment would win over it).
+    writeFileSync(join(home.path, ".npmrc"), `; a comment\nregistry=${registry.url}\n`);
+    const options = { dataDir: data.path, harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000, harnessUpdateCheck: true };
+    t = await startTestServer(options);
     await t.ready();
+    expect(registry.asked).toEqual([]);
     const claude = await until(() => harness("claude"), (h) => h.updateInfo.checkedAt !== null);
     assertMatchesSchema(Harness, claude);
     expect(claude.updateInfo).toMatchObject({
@@ -136,24 +153,36 @@ describe("latest versions", () => {
       source: "npm:@anthropic-ai/claude-code",
       notes: null,
     });
+    expect(registry.asked).toContain("@anthropic-ai/claude-code");
     const echo = await harness("echo");
     expect(echo.updateInfo).toMatchObject({ latestVersion: null, updateAvailable: false, notes: "updated together with Atrium" });
+
+    // A restart keeps the answers: the first read shows them, and the registry is not asked again.
+    await until(async () => registry!.asked.length, (count) => count >= 5);
+    const askedBefore = registry.asked.length;
+    await t.stop();
+    t = await startTestServer(options);
+    await t.ready();
+    expect((await harness("claude")).updateInfo).toMatchObject({ latestVersion: "2.5.0", updateAvailable: true });
+    await Bun.sleep(100);
+    expect(registry.asked.length).toBe(askedBefore);
   });
 
   test("offline: no update, and notes say why", async () => {
-    await start({ FAKE_NPM_OFFLINE: "1" }, true);
+    await start({ npm_config_registry: "http://127.0.0.1:9/" }, true);
     await t.ready();
     const codex = await until(() => harness("codex"), (h) => h.updateInfo.checkedAt !== null);
     expect(codex.updateInfo.latestVersion).toBeNull();
     expect(codex.updateInfo.updateAvailable).toBe(false);
-    expect(codex.updateInfo.notes).toContain("ENOTFOUND");
+    expect(codex.updateInfo.notes).toContain("could not be reached");
   });
 
-  test("a slow registry does not hold the scan up: the check runs after it, in the background", async () => {
-    await start({ FAKE_NPM_DELAY: "30" }, true);
+  test("a slow registry holds nothing up: reads answer at once, the look-up runs in the background", async () => {
+    registry = startFakeRegistry("2.5.0", { delayMs: 30_000 });
+    await start({ npm_config_registry: registry.url }, true);
     const began = Date.now();
     await t.ready();
-    expect(Date.now() - began).toBeLessThan(5000);
     expect((await harness("claude")).updateInfo.notes).toBe("the latest version has not been checked yet");
+    expect(Date.now() - began).toBeLessThan(5000);
   });
 });

@@ -31,6 +31,8 @@ export async function startTestServer(options: Partial<ServerOptions> = {}): Pro
     // Tests must not ask the real registry; the tests of the check turn it on with a fake npm.
     harnessUpdateCheck: false,
     atriumCommand: ATRIUM_FROM_SOURCE,
+    // Tests wait for the first scan (ready()); they need no quiet start-up window before it.
+    firstScanDelayMs: 0,
     ...options,
     dataDir,
   });
