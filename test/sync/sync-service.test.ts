@@ -5,6 +5,7 @@ import { SyncService, compareTimestamps } from "../../src/sync/sync-service.ts";
 import { SyncNamespace } from "../../src/schemas/sync.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { openTestStore, type TestStore } from "../helpers/test-store.ts";
+import { InvalidInputError } from "../../src/errors.ts";
 
 let db: TestStore;
 let log: EventLog;
@@ -62,6 +63,20 @@ describe("sync entries", () => {
     expect(events[0]!.record.subjectId).toBe("sync:ui");
     expect(events[0]!.record.payload).toEqual({ namespace: "ui", keys: ["a", "b"] });
     expect(sync.get("ui").entries.find((e) => e.key === "a")!.value).toBe(2);
+  });
+
+  test("a key or device id with a lone surrogate is refused: stored as UTF-8, \\uD800 and \\uDC00 would be one key", () => {
+    expect(() => sync.put("ui", { entries: [{ key: "ok", value: 1, timestamp: at(1) }, { key: "\uD800", value: 1, timestamp: at(1) }] })).toThrow(
+      new InvalidInputError('body field "entries[1].key" is invalid: it holds a lone UTF-16 surrogate, which is not text'),
+    );
+    expect(() => sync.put("ui", { entries: [{ key: "k", value: 1, timestamp: at(1, 0, "phone\uDC00") }] })).toThrow(
+      'body field "entries[0].timestamp.deviceId" is invalid',
+    );
+    expect(sync.get("ui").entries).toEqual([]);
+    expect(log.cursor()).toBe(0);
+    // Surrogate pairs are ordinary text.
+    sync.put("ui", { entries: [{ key: "\uD83D\uDE00", value: 1, timestamp: at(1, 0, "\uD83D\uDCF1") }] });
+    expect(sync.get("ui").entries.map((entry) => entry.key)).toEqual(["\u{1F600}"]);
   });
 
   test("namespaces are separate", () => {
