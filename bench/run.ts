@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: builds the binary from the working tree, runs the measurements, prints a
- * table with targets and writes a JSON copy to bench/results/. It is a report, not a test: it exits 0
- * whatever the figures are, and a measurement that fails is reported as ERROR while the others run.
+ * table with targets and writes a JSON copy to bench/results/. It is a report, not a test, except for
+ * gated targets (the cold start): one of those failing makes it exit 1. A measurement that fails to
+ * run is reported as ERROR while the others run.
  */
 import { buildBinary, gitRevision } from "./lib/atrium.ts";
 import { describeMachine } from "./lib/machine.ts";
 import { awaitQuietMachine, interferenceMeter } from "./lib/cpu.ts";
 import { pinning } from "./lib/processes.ts";
-import { renderNotes, renderTable, writeJsonReport, type MeasurementResult, type Outcome } from "./lib/report.ts";
+import { failedGates, renderNotes, renderTable, writeJsonReport, type MeasurementResult, type Outcome } from "./lib/report.ts";
 import { measureHealthThroughput } from "./measurements/health-throughput.ts";
 import { measureEventDelivery } from "./measurements/event-delivery.ts";
 import { measureColdStart } from "./measurements/cold-start.ts";
@@ -66,7 +67,8 @@ async function runOne(name: string, run: (binary: string) => Promise<Measurement
   }
 }
 
-async function main(): Promise<void> {
+/** 0, or 1 when a gated target failed. */
+async function main(): Promise<number> {
   const selected = selectedMeasurements(process.argv.slice(2));
   const machine = describeMachine();
   const revision = gitRevision();
@@ -81,14 +83,21 @@ async function main(): Promise<void> {
     log(`\n${renderTable(outcomes)}\n\n${renderNotes(outcomes)}`);
     const file = writeJsonReport({ date: new Date().toISOString(), revision, machine, pinning, outcomes });
     log(`\nJSON copy: ${file}`);
+    const gates = failedGates(outcomes);
+    if (gates.length > 0) {
+      log(`\nFAILED: ${gates.join("; ")}`);
+      return 1;
+    }
   } finally {
     binary.remove();
   }
+  return 0;
 }
 
+let exitCode = 0;
 try {
-  await main();
+  exitCode = await main();
 } catch (error) {
   console.error(`the benchmark could not run: ${error instanceof Error ? error.message : String(error)}`);
 }
-process.exit(0);
+process.exit(exitCode);

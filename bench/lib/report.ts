@@ -6,6 +6,8 @@ export type Unit = "ratio" | "req/s" | "ms" | "KiB" | "MiB" | "%" | "clients" | 
 export interface Target {
   comparison: "<" | ">=";
   value: number;
+  /** A gated target that fails makes the whole run fail (exit 1): a regression, not a report. */
+  gate?: boolean;
 }
 
 export interface Figure {
@@ -91,4 +93,13 @@ export function writeJsonReport(report: Record<string, unknown>): string {
     typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value;
   writeFileSync(file, JSON.stringify(report, rounded, 2) + "\n");
   return file;
+}
+
+/** The gated figures that failed, as "measurement: label" lines. */
+export function failedGates(outcomes: Outcome[]): string[] {
+  return outcomes.flatMap((outcome) =>
+    "result" in outcome
+      ? outcome.result.figures.filter((figure) => figure.target?.gate && verdictOf(figure) === "FAIL").map((figure) => `${outcome.name}: ${figure.label}`)
+      : [],
+  );
 }

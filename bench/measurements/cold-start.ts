@@ -11,8 +11,10 @@ const RSS_SAMPLES = 3;
 const RSS_SETTLE_MS = 2_000;
 const START_TIMEOUT_MS = 5_000;
 const TARGET_RSS_MIB = 60;
-/** Held to the median and to p95 alike: a start that is usually fast but often slow is not fast. */
-const startTarget: Target = { comparison: "<", value: 100 };
+/** The median is gated: a run above it fails `npm run bench` (issue 13: it had crept to 123–160 ms). */
+const medianTarget: Target = { comparison: "<", value: 50, gate: true };
+/** p95 is held to the old bound: a start that is usually fast but often slow is not fast. */
+const p95Target: Target = { comparison: "<", value: 100 };
 
 interface Launch {
   child: Subprocess;
@@ -97,8 +99,8 @@ export async function measureColdStart(binary: string): Promise<MeasurementResul
       `GET /v1/health polled back to back (nearest-rank percentiles); VmRSS ${RSS_SETTLE_MS / 1000} s after ` +
       `start, largest of ${RSS_SAMPLES} starts.`,
     figures: [
-      { label: "cold start median", value: median(healthy), unit: "ms", target: startTarget },
-      { label: "cold start p95", value: percentile(healthy, 95), unit: "ms", target: startTarget },
+      { label: "cold start median", value: median(healthy), unit: "ms", target: medianTarget },
+      { label: "cold start p95", value: percentile(healthy, 95), unit: "ms", target: p95Target },
       {
         label: `starts healthy within ${START_TIMEOUT_MS / 1000} s`,
         value: healthy.length,

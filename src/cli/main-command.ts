@@ -1,17 +1,22 @@
 import { defineCommand } from "citty";
 import { buildInfo } from "../system/build-info.ts";
-import { serveCommand } from "./serve-command.ts";
-import { tokenCommand } from "./token-command.ts";
-import { statusCommand } from "./status-command.ts";
-import { logsCommand } from "./logs-command.ts";
-import { acpEchoCommand } from "./acp-echo-command.ts";
-import { updateCommand } from "./update-command.ts";
 
+/**
+ * Each command's module is loaded only when that command runs: `serve` then evaluates neither the
+ * echo agent nor the update client, and a short command does not evaluate the server.
+ */
 export const mainCommand = defineCommand({
   meta: {
     name: "atrium",
     version: buildInfo.version,
     description: "Runs and coordinates the coding-agent CLIs on this machine",
   },
-  subCommands: { serve: serveCommand, token: tokenCommand, status: statusCommand, logs: logsCommand, update: updateCommand, "acp-echo": acpEchoCommand },
+  subCommands: {
+    serve: () => import("./serve-command.ts").then((module) => module.serveCommand),
+    token: () => import("./token-command.ts").then((module) => module.tokenCommand),
+    status: () => import("./status-command.ts").then((module) => module.statusCommand),
+    logs: () => import("./logs-command.ts").then((module) => module.logsCommand),
+    update: () => import("./update-command.ts").then((module) => module.updateCommand),
+    "acp-echo": () => import("./acp-echo-command.ts").then((module) => module.acpEchoCommand),
+  },
 });

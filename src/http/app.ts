@@ -10,6 +10,8 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
 import { openApiRoute } from "./routes/system-routes.ts";
 import { RefusalLog } from "./refusal-log.ts";
+import type { Server } from "bun";
+import type { FullServer } from "./early-listener.ts";
 
 export interface HttpAppDeps {
   routes: Route[];
@@ -121,4 +123,14 @@ export function createHttpApp(deps: HttpAppDeps) {
     );
   }
   return app;
+}
+
+/**
+ * The app as the handler of a socket that already listens (the early listener's): Elysia's handler,
+ * compiled now, with the socket as the server its requests see (their peer address comes from it).
+ */
+export function serveOn(app: ReturnType<typeof createHttpApp>, server: Server<undefined>): FullServer {
+  (app as { server: Server<undefined> | null }).server = server;
+  app.compile();
+  return { fetch: (request) => app.fetch(request) };
 }

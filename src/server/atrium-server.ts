@@ -4,7 +4,7 @@ import { Store } from "../store/database.ts";
 import { currentSchemaVersion, migrate, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
 import { migrateInBackground } from "../store/background-migration.ts";
 import { MigrationProgress } from "../system/migration-progress.ts";
-import { serveDuringMigration } from "../http/migration-phase-server.ts";
+import { startEarlyListener, type EarlyListener } from "../http/early-listener.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { EventRepository } from "../store/event-repository.ts";
@@ -18,9 +18,8 @@ import { loadIdentity, type ServerIdentity } from "../system/identity.ts";
 import { SystemStatus } from "../system/system-status.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { FileLogger, type Logger, type LogLevel } from "../logging/logger.ts";
-import { createHttpApp } from "../http/app.ts";
+import { createHttpApp, serveOn } from "../http/app.ts";
 import { hostCheck } from "../http/host-check.ts";
-import { errorResponse } from "../http/error-mapping.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
 import { syncRoutes } from "../http/routes/sync-routes.ts";
@@ -112,11 +111,6 @@ export function currentAtriumCommand(): string[] {
   return buildInfo.compiled ? [process.execPath] : [process.execPath, Bun.main];
 }
 
-/**
- * Out of reach on purpose: Bun answers bodies over its own limit with a bare 413 before any handler
- * runs. Each route enforces its limit while reading (declared or chunked) and answers with {error}.
- */
-const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 /**
  * How long one write waits for another process's lock on the database (a CLI command, a backup tool):
@@ -140,8 +134,6 @@ const OPENCODE_GITHUB_CLIENT_ID = "Ov23li8tweQw6odWQebz";
 const LATEST_VERSION_TIMEOUT_MS = 15_000;
 const LATEST_VERSION_FRESH_MS = 6 * 3_600_000;
 const LATEST_VERSION_RETRY_MS = 15 * 60_000;
-/** Above the SSE heartbeat interval, so quiet event streams stay open. */
-const IDLE_TIMEOUT_SECONDS = 60;
 
 /**
  * The composition root: opens the store, wires the services and routes, and serves them. Every
@@ -197,7 +189,7 @@ export class AtriumServer {
     const releaseLock = acquireDataDirLock(paths.lock);
     let store: Store | undefined;
     let updateGuard: UpdateStartupGuard | undefined;
-    let migrationListener: Server<undefined> | undefined;
+    let listener: EarlyListener | undefined;
     // Bound once constructed: an update stops this server before starting the new build.
     let started: AtriumServer | undefined;
     try {
@@ -240,18 +232,26 @@ export class AtriumServer {
         return url;
       };
 
+      // Bound now: health answers while the rest is built (and while the database migrates), and the
+      // full server takes this socket over when it is ready. A named token's use is not recorded in
+      // this phase: the migration worker may hold the write lock.
+      // Health says so from its first answer.
+      if (migration.pending) migration.started();
+      listener = startEarlyListener({
+        host: options.host,
+        port: options.port,
+        routes: systemRoutes(status),
+        tokens: tokens.withoutRecordingUse(),
+        checkHost,
+        logger,
+        unavailableReason: () => (migration.status().state === "idle" ? undefined : migration.unavailableReason()),
+      });
+      const url = announce(listener.server.port ?? options.port, migration.pending ? "listening while the database migrates" : "listening");
+      // A moment for the event loop before the rest is built: a health check that is already waiting
+      // (a supervisor polls as soon as the port answers) is served now, not after the build. A timer,
+      // not setImmediate: Bun reads a new connection's request only on a later turn of its loop.
+      await Bun.sleep(1);
       if (migration.pending) {
-        migration.started();
-        migrationListener = serveDuringMigration({
-          host: options.host,
-          port: options.port,
-          routes: systemRoutes(status),
-          tokens: tokens.withoutRecordingUse(),
-          checkHost,
-          logger,
-          unavailableReason: () => migration.unavailableReason(),
-        });
-        const url = announce(migrationListener.port ?? options.port, "listening while the database migrates");
         try {
           const job = { path: paths.database, backupDir: paths.backups, list: migrationList };
           finishMigration(await migrateInBackground(job, (progress) => migration.step(progress)));
@@ -260,11 +260,8 @@ export class AtriumServer {
           logger.error("the database migration failed; only health is served", { detail: migration.status().detail });
           // The previous build, which the service manager starts next, still reads the unchanged database.
           if (updateGuard) throw error;
-          return new AtriumServer(paths, url, identity, adminToken, logger, store, migrationListener, undefined, Promise.resolve(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, releaseLock, []);
+          return new AtriumServer(paths, url, identity, adminToken, logger, store, listener.server, undefined, Promise.resolve(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, releaseLock, []);
         }
-        // The full server binds the same port at once; clients of this listener were told to reconnect.
-        void migrationListener.stop(true);
-        migrationListener = undefined;
       }
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       const log = new EventLog(store, new EventRepository(store), identity.serverId);
@@ -370,26 +367,8 @@ export class AtriumServer {
         ...fileRoutes(files),
       ];
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads, checkHost });
-      // Elysia creates the Bun server itself so that handlers can see the peer address.
-      app.listen({
-        hostname: options.host,
-        port: bindAddress.port,
-        maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
-        idleTimeout: IDLE_TIMEOUT_SECONDS,
-        // Elysia turns SO_REUSEPORT on; a second server would then silently share the port.
-        reusePort: false,
-        // Elysia asks for Bun's development mode unless NODE_ENV is production; the server must
-        // behave the same from source and compiled (development mode prints errors with source).
-        development: false,
-        // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
-        error: (error) => {
-          logger.info("a response ended with an error", { error: error.message });
-          return errorResponse();
-        },
-      });
-      const server = app.server;
-      if (!server) throw new Error("the HTTP server did not start");
-      const url = announce(server.port ?? bindAddress.port, "listening");
+      const server = listener.server;
+      listener.handOver(serveOn(app, server));
       sessions.recover();
       updates.reconcileAfterStart();
       updates.startAutomaticChecks();
@@ -417,7 +396,7 @@ export class AtriumServer {
       return started;
     } catch (error) {
       // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
-      void migrationListener?.stop(true);
+      void listener?.server.stop(true);
       store?.close();
       // A supervised update whose new build cannot start puts the previous one back (and its database, if migrated).
       updateGuard?.startFailed(error);

@@ -434,6 +434,7 @@ export class SessionRuntime {
       cwd: session.cwd,
       checkCwd: (path) => files.resolveInside(path),
       onChange: () => this.publishTasks(),
+      children: launch.children,
     });
     this.terminals = terminals;
     const opening = new AbortController();

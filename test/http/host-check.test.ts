@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { openTestStore } from "../helpers/test-store.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { serveDuringMigration } from "../../src/http/migration-phase-server.ts";
+import { startEarlyListener } from "../../src/http/early-listener.ts";
 import { hostCheck } from "../../src/http/host-check.ts";
 import { AccessTokens } from "../../src/auth/access-tokens.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
@@ -60,10 +60,10 @@ describe("the Host header of a server on loopback", () => {
     }
   });
 
-  test("the listener that serves while the database migrates applies the same rule", async () => {
+  test("the early listener (serving while the database migrates) applies the same rule", async () => {
     const db = openTestStore();
     const logger = new FileLogger({ file: join(db.dir, "atrium.log"), level: "info", echoToStderr: false, maxBytes: 1 << 20 });
-    const listener = serveDuringMigration({
+    const { server: listener } = startEarlyListener({
       host: "127.0.0.1",
       port: 0,
       routes: [],

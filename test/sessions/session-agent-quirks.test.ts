@@ -312,7 +312,9 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     const home = makeTempDir("atrium-orphans-");
     const marker = `orphan-${crypto.randomUUID()}`;
     const scriptFile = join(home.path, "script.json");
-    writeFileSync(scriptFile, JSON.stringify({ outlivesClient: true, prompts: { stuck: [{ hang: true }] } }));
+    // A command the agent runs (terminal/create) outlives the server too, unless it is recorded.
+    const command = { command: "/bin/sh", args: ["-c", `sleep 600; echo ${marker}`] };
+    writeFileSync(scriptFile, JSON.stringify({ outlivesClient: true, prompts: { stuck: [{ terminal: command }, { hang: true }] } }));
     writeFileSync(
       join(home.path, "config.json"),
       JSON.stringify({ harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }], harnessUpdateCheck: false }),
@@ -338,7 +340,8 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     const session = await call<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "scripted" });
     expect(session.status).toBe(201);
     await call("POST", `/v1/sessions/${session.body.id}/prompts`, { text: "stuck" });
-    const orphans = await until(async () => processesWith(marker), (pids) => pids.length > 0, 10_000);
+    // The agent and the command it started.
+    const orphans = await until(async () => processesWith(marker), (pids) => pids.length >= 2, 10_000);
     serve.child.kill("SIGKILL");
     await serve.child.exited;
     await Bun.sleep(200);

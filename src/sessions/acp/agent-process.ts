@@ -1,5 +1,6 @@
-import { client, ndJsonStream, PROTOCOL_VERSION, type ClientConnection } from "@agentclientprotocol/sdk";
+import type { ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
+import { AcpRefusal } from "./acp-refusal.ts";
 import { killGroup } from "../../process/run-command.ts";
 import type { ChildProcesses } from "../../process/child-processes.ts";
 import type { Terminals } from "./terminals.ts";
@@ -57,6 +58,21 @@ export class AgentProcess {
       throw new AgentStartError(`could not start ${launch.command[0]}: ${(error as Error).message}`);
     }
     launch.children.track(child, launch.command);
+    // Loaded with the first agent: evaluating the SDK (its schemas) was the largest part of the
+    // server's start-up, and a server that runs no session never needs it.
+    const { client, ndJsonStream, PROTOCOL_VERSION, RequestError } = await import("@agentclientprotocol/sdk");
+    /** Answers an agent's request; a refusal becomes the protocol's error of its kind. */
+    const serve =
+      <P, R>(handle: (params: P) => R | Promise<R>) =>
+      async ({ params }: { params: P }): Promise<R> => {
+        try {
+          return await handle(params);
+        } catch (error) {
+          if (!(error instanceof AcpRefusal)) throw error;
+          if (error.kind === "resourceNotFound") throw RequestError.resourceNotFound(error.message);
+          throw error.kind === "invalidParams" ? RequestError.invalidParams(undefined, error.message) : RequestError.internalError(undefined, error.message);
+        }
+      };
     const stdin = child.stdin;
     const output = new WritableStream<Uint8Array>({
       async write(chunk) {
@@ -71,17 +87,20 @@ export class AgentProcess {
       .onNotification("session/update", ({ params }) => handlers.onUpdate(params))
       .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
       .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
-      .onRequest("fs/read_text_file", ({ params }) => handlers.readTextFile(params))
-      .onRequest("fs/write_text_file", ({ params }) => handlers.writeTextFile(params))
-      .onRequest("terminal/create", ({ params }) => handlers.terminals.create(params))
-      .onRequest("terminal/output", ({ params }) => {
-        const { output, truncated, exitCode, signal } = handlers.terminals.output(params.terminalId);
-        const ended = exitCode !== null || signal !== null;
-        return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
-      })
-      .onRequest("terminal/wait_for_exit", ({ params }) => handlers.terminals.waitForExit(params.terminalId))
-      .onRequest("terminal/kill", ({ params }) => (handlers.terminals.kill(params.terminalId), {}))
-      .onRequest("terminal/release", ({ params }) => (handlers.terminals.release(params.terminalId), {}));
+      .onRequest("fs/read_text_file", serve((params: acp.ReadTextFileRequest) => handlers.readTextFile(params)))
+      .onRequest("fs/write_text_file", serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)))
+      .onRequest("terminal/create", serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)))
+      .onRequest(
+        "terminal/output",
+        serve((params: acp.TerminalOutputRequest) => {
+          const { output, truncated, exitCode, signal } = handlers.terminals.output(params.terminalId);
+          const ended = exitCode !== null || signal !== null;
+          return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
+        }),
+      )
+      .onRequest("terminal/wait_for_exit", serve((params: acp.WaitForTerminalExitRequest) => handlers.terminals.waitForExit(params.terminalId)))
+      .onRequest("terminal/kill", serve((params: { terminalId: string }) => (handlers.terminals.kill(params.terminalId), {})))
+      .onRequest("terminal/release", serve((params: { terminalId: string }) => (handlers.terminals.release(params.terminalId), {})));
     const connection = app.connect(ndJsonStream(output, child.stdout));
     const stderr = { tail: "" };
     void AgentProcess.collectStderr(child.stderr, stderr);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { AcpRefusal } from "./acp-refusal.ts";
 import type * as acp from "@agentclientprotocol/sdk";
 
 /** The real path of `path`, resolving symlinks through its nearest existing ancestor. */
@@ -40,10 +40,10 @@ export class FileAccess {
 
   /** The real path of `path` when it is inside the session's folders; an ACP error otherwise. */
   resolveInside(path: string): string {
-    if (!isAbsolute(path)) throw RequestError.invalidParams(undefined, `${path} is not an absolute path`);
+    if (!isAbsolute(path)) throw new AcpRefusal("invalidParams", `${path} is not an absolute path`);
     const real = realPathOf(resolve(path));
     if (!this.roots.some((root) => inside(root, real))) {
-      throw RequestError.invalidParams(undefined, `${path} is outside the session's folders`);
+      throw new AcpRefusal("invalidParams", `${path} is outside the session's folders`);
     }
     return real;
   }
@@ -55,7 +55,7 @@ export class FileAccess {
     try {
       content = readFileSync(path, "utf8");
     } catch (error) {
-      throw RequestError.resourceNotFound(`${request.path}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
+      throw new AcpRefusal("resourceNotFound", `${request.path}: ${(error as NodeJS.ErrnoException).code ?? "unreadable"}`);
     }
     if (request.line == null && request.limit == null) return { content };
     const lines = content.split("\n");

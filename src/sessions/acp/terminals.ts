@@ -1,4 +1,5 @@
-import { RequestError } from "@agentclientprotocol/sdk";
+import { AcpRefusal } from "./acp-refusal.ts";
+import type { ChildProcesses } from "../../process/child-processes.ts";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { BackgroundTask } from "../../schemas/sessions.ts";
 import { killGroup } from "../../process/run-command.ts";
@@ -35,6 +36,8 @@ export interface TerminalsOptions {
   checkCwd: (path: string) => string;
   /** The list of tasks changed (one started, ended, or was released). */
   onChange: () => void;
+  /** Where the commands are recorded while they run, so shutdown and the next start can stop them. */
+  children: ChildProcesses;
 }
 
 /**
@@ -54,8 +57,9 @@ export class Terminals {
     try {
       child = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
     } catch (error) {
-      throw RequestError.internalError(undefined, `could not start ${request.command}: ${(error as Error).message}`);
+      throw new AcpRefusal("internalError", `could not start ${request.command}: ${(error as Error).message}`);
     }
+    this.options.children.track(child, argv);
     const terminal: Terminal = {
       id: newId("term"),
       description: argv.join(" "),
@@ -146,7 +150,7 @@ export class Terminals {
 
   private get(terminalId: string): Terminal {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal) throw RequestError.resourceNotFound(`terminal ${terminalId}`);
+    if (!terminal) throw new AcpRefusal("resourceNotFound", `terminal ${terminalId}`);
     return terminal;
   }
 

@@ -1,0 +1,95 @@
+import type { Server } from "bun";
+import type { AccessTokens } from "../auth/access-tokens.ts";
+import type { Logger } from "../logging/logger.ts";
+import { checkAccess, pathOf } from "./auth-guard.ts";
+import { errorResponse, mapError } from "./error-mapping.ts";
+import { HttpError } from "./http-error.ts";
+import type { Route } from "./route.ts";
+
+export interface EarlyListenerOptions {
+  host: string;
+  port: number;
+  /** The routes that work before the full server is ready (health and info): no parameters, no body. */
+  routes: Route[];
+  tokens: AccessTokens;
+  /** The same Host check as the full server's (host-check.ts); none when absent. */
+  checkHost?: (request: Request) => void;
+  logger: Logger;
+  /**
+   * Why every other request is answered 503 now (the database migrates, or its migration failed);
+   * undefined while the server is only starting, when such requests wait for it instead.
+   */
+  unavailableReason(): string | undefined;
+}
+
+/** The full server's request handler, given the socket at the hand-over. */
+export interface FullServer {
+  fetch(request: Request, server: Server<undefined>): Response | Promise<Response>;
+}
+
+export interface EarlyListener {
+  server: Server<undefined>;
+  /** From now on every request, and those waiting, go to the full server, on the same socket. */
+  handOver(full: FullServer): void;
+}
+
+/**
+ * Out of reach on purpose: Bun answers bodies over its own limit with a bare 413 before any handler
+ * runs. Each route enforces its limit while reading (declared or chunked) and answers with {error}.
+ */
+const TRANSPORT_BODY_LIMIT_BYTES = Number.MAX_SAFE_INTEGER;
+/** Above the SSE heartbeat interval, so quiet event streams stay open. */
+const IDLE_TIMEOUT_SECONDS = 60;
+/** Clients poll health while they wait; a second later is soon enough to ask again. */
+const RETRY_AFTER_SECONDS = "1";
+
+/**
+ * The server's socket, bound before anything else is built, so that health answers as soon as the
+ * database is open: the routes given answer as usual; every other request gets 503 with the reason
+ * while the database migrates, or waits the few milliseconds until the full server takes over. The
+ * hand-over swaps the handler on the same socket (`server.reload`): no connection is refused.
+ */
+export function startEarlyListener(options: EarlyListenerOptions): EarlyListener {
+  const routes = new Map(options.routes.map((route) => [`${route.method} ${route.path}`, route]));
+  let handOver!: (full: FullServer) => void;
+  const fullServer = new Promise<FullServer>((resolve) => (handOver = resolve));
+  // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
+  const error = (failure: Error) => {
+    options.logger.info("a response ended with an error", { error: failure.message });
+    return errorResponse();
+  };
+  const server = Bun.serve({
+    hostname: options.host,
+    port: options.port,
+    maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
+    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    // A second server must not silently share the port.
+    reusePort: false,
+    // The server behaves the same from source and compiled (development mode prints errors with source).
+    development: false,
+    async fetch(request, server) {
+      try {
+        options.checkHost?.(request);
+        checkAccess(request, server, options.tokens);
+        const route = routes.get(`${request.method} ${pathOf(request.url)}`);
+        if (route) {
+          const result = await route.handler({ params: {}, query: {}, body: undefined, request } as Parameters<Route["handler"]>[0]);
+          return result instanceof Response ? result : Response.json(result);
+        }
+        const reason = options.unavailableReason();
+        if (reason) throw new HttpError(503, reason, { "retry-after": RETRY_AFTER_SECONDS });
+        return (await fullServer).fetch(request, server);
+      } catch (error) {
+        return errorResponse(mapError("UNKNOWN", error, request, options.logger));
+      }
+    },
+    error,
+  });
+  return {
+    server,
+    handOver(full) {
+      server.reload({ fetch: (request, server) => full.fetch(request, server), error });
+      handOver(full);
+    },
+  };
+}
