@@ -114,7 +114,11 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
           description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
           content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
         }
-      : { description: "Success.", content: { "application/json": { schema: components.ref(route.response) } } };
+      : {
+          description: "Success.",
+          content: { "application/json": { schema: components.ref(route.response) } },
+          ...(route.paged ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } } : {}),
+        };
     const operation: JsonObject = {
       operationId: operationId(route),
       summary: route.summary,

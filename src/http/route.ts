@@ -34,6 +34,8 @@ export interface Route<
   successStatus?: 200 | 201 | 202;
   /** The response is `text/event-stream` rather than JSON. */
   eventStream?: boolean;
+  /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */
+  paged?: boolean;
   /** Largest accepted request body; 1 MiB unless a route needs more. */
   bodyLimitBytes?: number;
   // Method syntax on purpose: routes with different schemas must fit in one Route[] list.

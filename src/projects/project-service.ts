@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import type { Store } from "../store/database.ts";
+import type { Page } from "../store/page-cursor.ts";
 import type { ProjectRepository, StoredLocation, StoredProject } from "../store/project-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -88,14 +89,16 @@ export class ProjectService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  list(): Project[] {
+  /** A page of projects, oldest first, each with its locations. */
+  list(limit: number, cursor?: string): Page<Project> {
+    const page = this.deps.projects.list(limit, cursor);
     const locations = new Map<string, StoredLocation[]>();
-    for (const location of this.deps.projects.allLocations()) {
+    for (const location of this.deps.projects.locationsOfProjects(page.items.map((project) => project.id))) {
       const list = locations.get(location.projectId) ?? [];
       list.push(location);
       locations.set(location.projectId, list);
     }
-    return this.deps.projects.list().map((project) => this.toProject(project, locations.get(project.id) ?? []));
+    return { items: page.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: page.next };
   }
 
   get(id: string): Project {

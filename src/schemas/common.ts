@@ -12,3 +12,11 @@ export const EventCursor = Type.Integer({ minimum: 0, description: "A globalEven
 
 /** A value or null: the interface says null, never leaves a field out. */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** `limit` and `cursor` of a list that grows with use; the next page's URL is in the `Link` header. */
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Items per page; 50 by default." })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'Where to go on: from the `Link: <…>; rel="next"` header of the previous page.' }),
+  ),
+});

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { EventCursor, Nullable, Timestamp } from "./common.ts";
+import { EventCursor, Nullable, PageQuery, Timestamp } from "./common.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 
@@ -332,6 +332,7 @@ export const SessionListQuery = Type.Object({
   projectId: Type.Optional(Type.String({ minLength: 1 })),
   harnessId: Type.Optional(Type.String({ minLength: 1 })),
   state: Type.Optional(SidebarState),
+  ...PageQuery.properties,
 });
 
 export const SessionDetailQuery = Type.Object({

@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
+import { DEFAULT_PAGE_SIZE, type Page } from "../store/page-cursor.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -96,6 +97,10 @@ export class SessionService {
     };
   }
 
+  titleOf(id: string): string | undefined {
+    return this.deps.sessions.get(id)?.title;
+  }
+
   /** Sessions with a turn in flight (an update must not restart under them). */
   busySessions(): string[] {
     return [...this.runtimes.values()].filter((runtime) => runtime.isTurnRunning).map((runtime) => runtime.sessionId);
@@ -184,8 +189,11 @@ export class SessionService {
     });
   }
 
-  list(query: Static<typeof SessionListQuery>): Session[] {
-    return this.deps.sessions.list(query).map((session) => this.records.view(session));
+  /** A page of sessions, newest activity first, filtered by project, harness and state. */
+  list(query: Static<typeof SessionListQuery>): Page<Session> {
+    const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
+    const page = this.deps.sessions.list(filter, limit, cursor);
+    return { items: page.items.map((session) => this.records.view(session)), next: page.next };
   }
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */

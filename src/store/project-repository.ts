@@ -1,4 +1,5 @@
 import type { Store } from "./database.ts";
+import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 
 export interface StoredProject {
   id: string;
@@ -128,11 +129,22 @@ export class ProjectRepository {
     return row ? toProject(row) : undefined;
   }
 
-  list(): StoredProject[] {
+  /** A page of projects, oldest first; `cursor` continues after the page that gave it out. */
+  list(limit: number, cursor?: string): Page<StoredProject> {
+    const [createdAt, id] = cursor === undefined ? ["", ""] : (decodeCursor(cursor, 2) as [string, string]);
+    const rows = this.store.db
+      .query<ProjectRow, [string, string, number]>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`)
+      .all(createdAt, id, limit + 1);
+    return pageOf(rows, limit, (row) => [row.created_at, row.id], toProject);
+  }
+
+  /** The locations of the projects named, by project. */
+  locationsOfProjects(projectIds: string[]): StoredLocation[] {
+    if (projectIds.length === 0) return [];
     return this.store.db
-      .query<ProjectRow, []>(`SELECT ${PROJECT_COLUMNS} FROM projects ORDER BY created_at, id`)
-      .all()
-      .map(toProject);
+      .query<LocationRow, string[]>(`SELECT ${LOCATION_COLUMNS} FROM project_locations WHERE project_id IN (${projectIds.map(() => "?").join(", ")}) ORDER BY created_at, id`)
+      .all(...projectIds)
+      .map(toLocation);
   }
 
   findByRepoKey(repoKey: string): StoredProject | undefined {
@@ -167,13 +179,6 @@ export class ProjectRepository {
   }
 
   /** Every location, for listing all projects in two queries rather than one per project. */
-  allLocations(): StoredLocation[] {
-    return this.store.db
-      .query<LocationRow, []>(`SELECT ${LOCATION_COLUMNS} FROM project_locations ORDER BY created_at, id`)
-      .all()
-      .map(toLocation);
-  }
-
   findLocationByFolder(serverId: string, folderPath: string): StoredLocation | undefined {
     const row = this.store.db
       .query<LocationRow, [string, string]>(`SELECT ${LOCATION_COLUMNS} FROM project_locations WHERE server_id = ? AND folder_path = ?`)

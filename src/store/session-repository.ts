@@ -1,4 +1,5 @@
 import type { Store } from "./database.ts";
+import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 /** A session as stored: the Session fields that are not derived, and what the server keeps beside them. */
@@ -64,18 +65,21 @@ export class SessionRepository {
     return row ? (JSON.parse(row.data) as StoredSession) : undefined;
   }
 
-  /** Newest activity first. */
-  list(filter: SessionFilter): StoredSession[] {
+  /** A page of sessions, newest activity first; `cursor` continues after the page that gave it out. */
+  list(filter: SessionFilter, limit: number, cursor?: string): Page<StoredSession> {
     const where: string[] = [];
-    const values: string[] = [];
+    const values: Array<string | number> = [];
     if (filter.projectId) (where.push("project_id = ?"), values.push(filter.projectId));
     if (filter.harnessId) (where.push("harness_id = ?"), values.push(filter.harnessId));
     if (filter.state) (where.push("sidebar_state = ?"), values.push(filter.state));
-    const sql = `SELECT data FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id DESC`;
-    return this.store.db
-      .query<Row, string[]>(sql)
-      .all(...values)
-      .map((row) => JSON.parse(row.data) as StoredSession);
+    if (cursor !== undefined) {
+      const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
+      where.push("(updated_at, id) < (?, ?)");
+      values.push(updatedAt, id);
+    }
+    const sql = `SELECT updated_at, id, data FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id DESC LIMIT ?`;
+    const rows = this.store.db.query<Row & { updated_at: string; id: string }, Array<string | number>>(sql).all(...values, limit + 1);
+    return pageOf(rows, limit, (row) => [row.updated_at, row.id], (row) => JSON.parse(row.data) as StoredSession);
   }
 
   ids(): string[] {

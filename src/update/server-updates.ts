@@ -26,7 +26,8 @@ export interface ServerUpdateOptions extends Partial<UpdateSettings> {
 export interface SessionsForUpdate {
   busySessions(): string[];
   holdNewTurns(reason: string): () => void;
-  list(query: Record<string, never>): Array<{ id: string; title: string }>;
+  /** The session's title, undefined when there is no such session. */
+  titleOf(id: string): string | undefined;
 }
 
 export interface ServerUpdateDeps {
@@ -67,10 +68,11 @@ export function createServerUpdates(deps: ServerUpdateDeps): UpdateService {
   const sessions: UpdateSessions = {
     busySessions: () => deps.sessions.busySessions(),
     holdNewTurns: (reason) => deps.sessions.holdNewTurns(reason),
-    describe: (ids) => {
-      const titles = new Map(deps.sessions.list({}).map((session) => [session.id, session.title]));
-      return ids.map((id) => (titles.get(id) ? `"${titles.get(id)}" (${id})` : id));
-    },
+    describe: (ids) =>
+      ids.map((id) => {
+        const title = deps.sessions.titleOf(id);
+        return title ? `"${title}" (${id})` : id;
+      }),
   };
   return new UpdateService({
     checker: new UpdateChecker({ baseUrl: settings.baseUrl, publicKey, installed: build, platformKey: installedPlatformKey() }),

@@ -10,6 +10,9 @@ import {
 } from "../../schemas/projects.ts";
 import type { ProjectService } from "../../projects/project-service.ts";
 import type { WorktreeService } from "../../projects/worktree-service.ts";
+import { pageResponse } from "../paging.ts";
+import { PageQuery } from "../../schemas/common.ts";
+import { DEFAULT_PAGE_SIZE } from "../../store/page-cursor.ts";
 import { defineRoute } from "../route.ts";
 
 const ProjectParams = Type.Object({ id: Type.String({ minLength: 1 }) });
@@ -21,9 +24,12 @@ export function projectRoutes(projects: ProjectService, worktrees: WorktreeServi
       method: "GET",
       path: "/v1/projects",
       tag: "projects",
-      summary: "Every project, with its locations",
+      summary: "Projects, oldest first, with their locations",
+      description: 'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header.',
+      query: PageQuery,
       response: ProjectList,
-      handler: () => projects.list(),
+      paged: true,
+      handler: ({ query, request }) => pageResponse(projects.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor), request),
     }),
     defineRoute({
       method: "POST",

@@ -23,6 +23,7 @@ import {
 } from "../../schemas/sessions.ts";
 import { EventRecord } from "../../schemas/events.ts";
 import type { SessionService } from "../../sessions/session-service.ts";
+import { pageResponse } from "../paging.ts";
 import { defineRoute } from "../route.ts";
 
 const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
@@ -53,9 +54,11 @@ export function sessionRoutes(sessions: SessionService) {
       path: "/v1/sessions",
       tag: "sessions",
       summary: "Sessions, most recently updated first; filter by project, harness and state",
+      description: 'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header.',
       query: SessionListQuery,
       response: Type.Array(Session),
-      handler: ({ query }) => sessions.list(query),
+      paged: true,
+      handler: ({ query, request }) => pageResponse(sessions.list(query), request),
     }),
     defineRoute({
       method: "GET",

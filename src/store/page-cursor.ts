@@ -1,0 +1,36 @@
+import { InvalidInputError } from "../errors.ts";
+
+/** A page of a list read in a fixed order, and where the next page starts (null on the last page). */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+/**
+ * Keyset cursors: the sort key of the last item of a page (e.g. updatedAt and id), made opaque. A page
+ * read after it starts right past that item whatever was added or removed meanwhile, and costs the
+ * same whichever page it is (no OFFSET).
+ */
+export function encodeCursor(key: string[]): string {
+  return Buffer.from(JSON.stringify(key)).toString("base64url");
+}
+
+export function decodeCursor(cursor: string, parts: number): string[] {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
+    if (Array.isArray(key) && key.length === parts && key.every((part) => typeof part === "string")) return key;
+  } catch {
+    // not ours
+  }
+  throw new InvalidInputError("cursor: not a cursor this list gave out (take it from the Link header of the previous page)");
+}
+
+/** The page of `rows` read with one row more than `limit`: that extra row says whether a next page exists. */
+export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string[], toItem: (row: R) => T): Page<T> {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items: items.map(toItem), next: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+}

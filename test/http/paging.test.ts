@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Type, type TSchema } from "@sinclair/typebox";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { ErrorBody } from "../../src/schemas/common.ts";
+import { Session } from "../../src/schemas/sessions.ts";
+import { ProjectList } from "../../src/schemas/projects.ts";
+
+let t: TestServer;
+const projects: string[] = [];
+const sessions: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  await t.ready();
+  for (let index = 0; index < 5; index++) {
+    projects.push((await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true })).body.id);
+  }
+  for (let index = 0; index < 7; index++) {
+    const projectId = projects[index % 2]!;
+    sessions.push((await t.json<{ id: string }>("POST", "/v1/sessions", { projectId, harnessId: "echo", title: `s${index}` })).body.id);
+  }
+});
+
+afterAll(() => t.stop());
+
+/** Follows the Link headers from `path` to the last page; returns each page's ids. */
+async function allPages(path: string, schema: TSchema): Promise<string[][]> {
+  const pages: string[][] = [];
+  let next: string | null = path;
+  while (next) {
+    const response = await t.api(next);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Array<{ id: string }>;
+    assertMatchesSchema(schema, body);
+    pages.push(body.map((item) => item.id));
+    const link = response.headers.get("link");
+    next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1]! : null;
+    expect(pages.length).toBeLessThan(20);
+  }
+  return pages;
+}
+
+test("sessions are paged newest first: each page at most `limit`, the Link header leads to the next, every session once", async () => {
+  const pages = await allPages("/v1/sessions?limit=3", Type.Array(Session));
+  expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
+  // The order of one page of all: updatedAt descending (ties, made within a millisecond, by id).
+  const whole = (await t.json<Array<{ id: string; updatedAt: string }>>("GET", "/v1/sessions?limit=200")).body;
+  expect(whole.map((session) => session.updatedAt)).toEqual(whole.map((session) => session.updatedAt).sort().reverse());
+  expect(pages.flat()).toEqual(whole.map((session) => session.id));
+  expect([...pages.flat()].sort()).toEqual([...sessions].sort());
+  // Filters carry over to the next pages.
+  const filtered = await allPages(`/v1/sessions?limit=2&projectId=${projects[0]}`, Type.Array(Session));
+  const inFirstProject = sessions.filter((_, index) => index % 2 === 0);
+  expect(filtered.flat()).toEqual(whole.map((session) => session.id).filter((id) => inFirstProject.includes(id)));
+  // Without a limit, 50; the last page has no Link header.
+  const first = await t.api("/v1/sessions");
+  expect(first.headers.get("link")).toBeNull();
+  expect(((await first.json()) as unknown[]).length).toBe(7);
+});
+
+test("projects are paged oldest first, each with its locations", async () => {
+  const pages = await allPages("/v1/projects?limit=2", ProjectList);
+  expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+  expect(pages.flat()).toEqual(projects);
+  const page = (await t.json<Array<{ locations: unknown[] }>>("GET", "/v1/projects?limit=1")).body;
+  expect(page[0]!.locations).toHaveLength(1);
+});
+
+test("a bad limit or a cursor this server did not give out is 400, naming it", async () => {
+  for (const path of ["/v1/sessions?limit=0", "/v1/sessions?limit=201", "/v1/projects?limit=x", "/v1/sessions?cursor=nope", "/v1/projects?cursor=WyJhIl0"]) {
+    const { status, body } = await t.json<{ error: string }>("GET", path);
+    expect(status, path).toBe(400);
+    assertMatchesSchema(ErrorBody, body);
+    expect(body.error).toMatch(/limit|cursor/);
+  }
+});
