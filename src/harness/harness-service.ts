@@ -68,6 +68,9 @@ export class HarnessService {
   private readonly now: () => Date;
   /** Set at shutdown: work still finishing in the background must not touch the closed store. */
   private closed = false;
+  /** Counts changes to anything a harness view shows; the kept list JSON is of one revision. */
+  private revision = 0;
+  private listed: { revision: number; json: string } | undefined;
 
   constructor(private readonly deps: HarnessServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -86,6 +89,17 @@ export class HarnessService {
   list(): Harness[] {
     this.refreshLatestVersions();
     return this.views();
+  }
+
+  /**
+   * `list()` as the JSON the route answers with, kept until something about a harness changes: the list
+   * is read far more often than it changes, and building it (settings, accounts, eight views) cost
+   * most of a request.
+   */
+  listJson(): string {
+    this.refreshLatestVersions();
+    if (this.listed?.revision !== this.revision) this.listed = { revision: this.revision, json: JSON.stringify(this.views()) };
+    return this.listed.json;
   }
 
   get(id: string): Harness {
@@ -142,6 +156,7 @@ export class HarnessService {
     this.definition(id);
     return this.deps.store.transaction(() => {
       this.deps.settings.set(id, enabled);
+      this.changed();
       return this.publishIfChanged(this.view(id));
     });
   }
@@ -151,6 +166,7 @@ export class HarnessService {
     const definition = this.definition(id);
     this.requireInstalled(definition);
     const profile = this.deps.accounts.add(definition, label);
+    this.changed();
     this.deps.store.transaction(() => this.publishIfChanged(this.view(id)));
     void this.recheck(definition, [profile]).catch((error: unknown) =>
       this.deps.logger.error("checking a new account's login failed", { harnessId: id, error }),
@@ -164,6 +180,7 @@ export class HarnessService {
     this.deps.store.transaction(() => {
       if (label !== undefined) this.deps.accounts.setLabel(definition, accountId, label);
       else this.deps.accounts.profile(definition, accountId);
+      this.changed();
       this.publishIfChanged(this.view(id));
     });
     return this.account(id, accountId);
@@ -173,6 +190,7 @@ export class HarnessService {
     const definition = this.definition(id);
     return this.deps.store.transaction(() => {
       this.deps.accounts.activate(definition, accountId);
+      this.changed();
       return this.publishIfChanged(this.view(id));
     });
   }
@@ -182,6 +200,7 @@ export class HarnessService {
     return this.deps.store.transaction(() => {
       this.deps.accounts.remove(definition, accountId);
       this.states.get(id)!.auth.delete(accountId);
+      this.changed();
       return this.publishIfChanged(this.view(id));
     });
   }
@@ -232,6 +251,7 @@ export class HarnessService {
     const args = operationArgs(method.kind, INSTALL_TOOLS.find((entry) => entry.kind === method.kind)!.targets(definition), phase);
     const terminal = this.deps.terminals.open(id, [method.kind, ...args].join(" "));
     const command = [tool, ...args];
+    this.changed();
     state.lifecycle = {
       phase,
       targetVersion: null,
@@ -267,7 +287,9 @@ export class HarnessService {
         ? `the command exited with ${result.code}; its output is in terminal ${terminal.id}`
         : null;
     // The terminal and method stay readable after the operation, so a client can show what happened.
+    this.changed();
     state.lifecycle = { ...state.lifecycle, phase: error ? "failed" : "idle", error };
+    this.changed();
     if (this.closed) return;
     this.deps.store.transaction(() => this.publishIfChanged(this.view(definition.id)));
   }
@@ -276,7 +298,9 @@ export class HarnessService {
     const state = this.states.get(definition.id)!;
     const profiles = this.deps.accounts.profiles(definition);
     for (const profile of profiles) state.auth.set(profile.id, { state: "checking" });
+    this.changed();
     if (detect) state.readiness = await detectReadiness(definition, this.deps.environment, state.readiness);
+    this.changed();
     await this.probeAccounts(definition, profiles);
   }
 
@@ -292,9 +316,11 @@ export class HarnessService {
             ? await probeAuth(definition, readiness.path, environment)
             : { state: "unknown", detail: `${definition.name} is not ready` };
         state.auth.set(profile.id, auth);
+        this.changed();
       }),
     );
     state.checkedAt = this.now().toISOString();
+    this.changed();
   }
 
   private async recheck(definition: HarnessDefinition, profiles: AccountProfile[]): Promise<void> {
@@ -322,6 +348,7 @@ export class HarnessService {
       void latest
         .check(npmPackage)
         .then(() => {
+          this.changed();
           if (!this.closed) this.deps.store.transaction(() => this.publishIfChanged(this.view(definition.id)));
         })
         .catch((error: unknown) => this.deps.logger.error("looking up a harness's latest version failed", { harnessId: definition.id, error }));
@@ -337,6 +364,11 @@ export class HarnessService {
       this.deps.events.append("harness.updated", harness.id, { harness });
     }
     return harness;
+  }
+
+  /** Something a harness view shows changed (state, settings, accounts, latest versions). */
+  private changed(): void {
+    this.revision++;
   }
 
   private views(): Harness[] {

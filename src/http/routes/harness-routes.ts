@@ -18,7 +18,7 @@ export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs
       tag: "harnesses",
       summary: "Every harness with its readiness and login state, from the last scan",
       response: HarnessList,
-      handler: () => harnesses.list(),
+      handler: () => new Response(harnesses.listJson(), { headers: { "content-type": "application/json" } }),
     }),
     defineRoute({
       method: "GET",
