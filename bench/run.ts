@@ -17,6 +17,9 @@ import { measureHarnessList } from "./measurements/harness-list.ts";
 import { measureSessionStream } from "./measurements/session-stream.ts";
 import { measureSessionConcurrent } from "./measurements/session-concurrent.ts";
 import { measureSessionDetail } from "./measurements/session-detail.ts";
+import { measureListThroughput } from "./measurements/list-throughput.ts";
+import { measureSessionList } from "./measurements/session-list.ts";
+import { measureBigReply } from "./measurements/session-big-reply.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -34,6 +37,9 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "stream", name: "One long reply: 20,000 chunks -> SSE and store", run: measureSessionStream },
   { key: "concurrent", name: "20 sessions streaming at once -> 1 SSE client", run: measureSessionConcurrent },
   { key: "detail", name: "GET /v1/sessions/{id} pages, 10,000 items", run: measureSessionDetail },
+  { key: "lists", name: "Guarded reads on an empty store vs bare Bun.serve", run: (binary) => measureListThroughput(binary, log) },
+  { key: "sessions", name: "GET /v1/sessions?limit=50 with 10,000 sessions", run: measureSessionList },
+  { key: "bigreply", name: "An 11.5 MB reply to 3 live SSE clients", run: measureBigReply },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAtrium } from "../lib/atrium.ts";
 import { pinning, tempDir } from "../lib/processes.ts";
@@ -83,6 +83,9 @@ function writeFakes(dir: string, home: string): void {
   }
   writeFileSync(join(dir, "npm"), FAKE_NPM);
   chmodSync(join(dir, "npm"), 0o755);
+  // Claude Code and Codex are ready only with their ACP adapters, which are never run to ask a
+  // version (it is read from their npm packages): the fixtures' fake adapters, linked as npm links them.
+  for (const adapter of ["claude-agent-acp", "codex-acp"]) symlinkSync(realpathSync(join(FIXTURES, adapter)), join(dir, adapter));
   mkdirSync(join(home, ".claude"), { recursive: true });
   writeFileSync(join(home, ".claude", ".credentials.json"), "{}\n");
   mkdirSync(join(home, ".codex"), { recursive: true });

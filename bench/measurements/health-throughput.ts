@@ -17,38 +17,38 @@ const TARGET_RATIO = 0.75;
  */
 const SATURATED_CPU_PERCENT = 90;
 
-interface Side {
+export interface Side {
   name: string;
   server: RunningServer;
   url: string;
 }
 
 /** What every run shares: the generator, the request headers and the servers that stay up throughout. */
-interface Bench {
+export interface Bench {
   generator: LoadGenerator;
   headers: Record<string, string>;
   sides: Side[];
 }
 
-interface Run extends LoadResult {
+export interface Run extends LoadResult {
   /** How busy the server's core was: near 100 % means the server, not the generator, was the limit. */
   serverCpuPercent: number;
   /** CPU that other processes on the machine used during the run, as a share of all CPUs. */
   otherCpuPercent: number;
 }
 
-async function startBareServer(body: "health" | "small"): Promise<RunningServer> {
+export async function startBareServer(body: "health" | "small"): Promise<RunningServer> {
   return startServer(onCpu(SERVER_CPU, [process.execPath, join(import.meta.dir, "..", "workers", "bare-server.ts"), body]), {});
 }
 
 /** A run that got errors measured something other than the route, so it must not become a figure. */
-async function preflight(side: Side, headers: Record<string, string>): Promise<void> {
+export async function preflight(side: Side, headers: Record<string, string>): Promise<void> {
   const response = await fetch(side.url, { headers });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`${side.name} answered ${response.status} to ${side.url}`);
 }
 
-async function loadOnce(bench: Bench, side: Side, settings: LoadSettings): Promise<Run> {
+export async function loadOnce(bench: Bench, side: Side, settings: LoadSettings): Promise<Run> {
   const others = interferenceMeter(bench.sides.map(({ server }) => server.pid));
   const cpuBefore = cpuSeconds(side.server.pid);
   const started = performance.now();
@@ -59,7 +59,7 @@ async function loadOnce(bench: Bench, side: Side, settings: LoadSettings): Promi
   return { ...result, serverCpuPercent, otherCpuPercent: others.read() };
 }
 
-function best(runs: Run[]): Run {
+export function best(runs: Run[]): Run {
   return runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
 }
 

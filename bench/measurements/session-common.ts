@@ -236,6 +236,8 @@ export interface ReceivedEvent {
  */
 export class EventStreamReader {
   readonly events: ReceivedEvent[] = [];
+  /** Bytes read from the stream so far: what the server wrote to this socket. */
+  bytesRead = 0;
   readonly problems: string[] = [];
   private pending: string[] = [];
   private pendingEndsWithNewline = false;
@@ -275,6 +277,7 @@ export class EventStreamReader {
     const decoder = new TextDecoder();
     for await (const chunk of response.body) {
       const arrivedAt = wallMs();
+      this.bytesRead += chunk.byteLength;
       this.takeText(decoder.decode(chunk, { stream: true }), arrivedAt);
     }
     if (!this.abort.signal.aborted) this.fail("the server ended the event stream");

@@ -70,7 +70,7 @@ export class HarnessService {
   private closed = false;
   /** Counts changes to anything a harness view shows; the kept list JSON is of one revision. */
   private revision = 0;
-  private listed: { revision: number; json: string } | undefined;
+  private listed: { revision: number; json: Uint8Array } | undefined;
 
   constructor(private readonly deps: HarnessServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -92,13 +92,13 @@ export class HarnessService {
   }
 
   /**
-   * `list()` as the JSON the route answers with, kept until something about a harness changes: the list
+   * `list()` as the JSON (UTF-8) the route answers with, kept until something about a harness changes: the list
    * is read far more often than it changes, and building it (settings, accounts, eight views) cost
    * most of a request.
    */
-  listJson(): string {
+  listJson(): Uint8Array {
     this.refreshLatestVersions();
-    if (this.listed?.revision !== this.revision) this.listed = { revision: this.revision, json: JSON.stringify(this.views()) };
+    if (this.listed?.revision !== this.revision) this.listed = { revision: this.revision, json: new TextEncoder().encode(JSON.stringify(this.views())) };
     return this.listed.json;
   }
 

@@ -1,16 +1,16 @@
-import type { Page } from "../store/page-cursor.ts";
+import type { SerializedPage } from "../store/page-cursor.ts";
 
 /**
  * A page of a list as the interface answers it: the items as a JSON array (the shape the spec gives
  * the list), and, unless it is the last page, a `Link` header naming the next page's URL
  * (RFC 8288, `rel="next"`), which is the same request with the page's cursor.
  */
-export function pageResponse<T>(page: Page<T>, request: Request): Response {
-  const headers: Record<string, string> = {};
+export function pageResponse(page: SerializedPage, request: Request): Response {
+  const headers: Record<string, string> = { "content-type": "application/json" };
   if (page.next) {
     const url = new URL(request.url);
     url.searchParams.set("cursor", page.next);
     headers.link = `<${url.pathname}${url.search}>; rel="next"`;
   }
-  return Response.json(page.items, { headers });
+  return new Response(page.json, { headers });
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import type { Store } from "../store/database.ts";
-import type { Page } from "../store/page-cursor.ts";
+import { KeptPages, type SerializedPage } from "../store/page-cursor.ts";
 import type { ProjectRepository, StoredLocation, StoredProject } from "../store/project-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -83,22 +83,25 @@ function existingFolder(folderPath: string): string {
  */
 export class ProjectService {
   private readonly cloning = new Set<string>();
+  private readonly listed = new KeptPages();
   private readonly now: () => Date;
 
   constructor(private readonly deps: ProjectServiceDeps) {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** A page of projects, oldest first, each with its locations. */
-  list(limit: number, cursor?: string): Page<Project> {
-    const page = this.deps.projects.list(limit, cursor);
-    const locations = new Map<string, StoredLocation[]>();
-    for (const location of this.deps.projects.locationsOfProjects(page.items.map((project) => project.id))) {
-      const list = locations.get(location.projectId) ?? [];
-      list.push(location);
-      locations.set(location.projectId, list);
-    }
-    return { items: page.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: page.next };
+  /** A page of projects, oldest first, each with its locations; kept until a project or location changes. */
+  list(limit: number, cursor?: string): SerializedPage {
+    return this.listed.get(JSON.stringify([limit, cursor]), this.deps.projects.revision, () => {
+      const page = this.deps.projects.list(limit, cursor);
+      const locations = new Map<string, StoredLocation[]>();
+      for (const location of this.deps.projects.locationsOfProjects(page.items.map((project) => project.id))) {
+        const list = locations.get(location.projectId) ?? [];
+        list.push(location);
+        locations.set(location.projectId, list);
+      }
+      return { items: page.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: page.next };
+    });
   }
 
   get(id: string): Project {

@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
-import { DEFAULT_PAGE_SIZE, type Page } from "../store/page-cursor.ts";
+import { DEFAULT_PAGE_SIZE, KeptPages, type SerializedPage } from "../store/page-cursor.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -75,6 +75,7 @@ export class SessionService {
   private readonly records: SessionRecords;
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly holds = new Set<{ reason: string }>();
+  private readonly listed = new KeptPages();
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
@@ -189,11 +190,14 @@ export class SessionService {
     });
   }
 
-  /** A page of sessions, newest activity first, filtered by project, harness and state. */
-  list(query: Static<typeof SessionListQuery>): Page<Session> {
+  /** A page of sessions, newest activity first, filtered by project, harness and state; kept until a session changes. */
+  list(query: Static<typeof SessionListQuery>): SerializedPage {
     const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
-    const page = this.deps.sessions.list(filter, limit, cursor);
-    return { items: page.items.map((session) => this.records.view(session)), next: page.next };
+    const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, limit, cursor]);
+    return this.listed.get(key, this.deps.sessions.revision, () => {
+      const page = this.deps.sessions.list(filter, limit, cursor);
+      return { items: page.items.map((session) => this.records.view(session)), next: page.next };
+    });
   }
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */

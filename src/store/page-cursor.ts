@@ -34,3 +34,35 @@ export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string
   const last = items.at(-1);
   return { items: items.map(toItem), next: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
 }
+
+/** A page as the interface sends it: its items already serialised (UTF-8 JSON). */
+export interface SerializedPage {
+  json: Uint8Array;
+  next: string | null;
+}
+
+/**
+ * Pages of a list kept serialised until the table they come from changes (its repository's `revision`):
+ * a list is read far more often than it changes, and each read cost a query and a serialisation.
+ */
+export class KeptPages {
+  private revision = -1;
+  private readonly pages = new Map<string, SerializedPage>();
+
+  constructor(private readonly maxPages = 64) {}
+
+  get<T>(key: string, revision: number, read: () => Page<T>): SerializedPage {
+    if (revision !== this.revision) {
+      this.pages.clear();
+      this.revision = revision;
+    }
+    let page = this.pages.get(key);
+    if (!page) {
+      const { items, next } = read();
+      page = { json: new TextEncoder().encode(JSON.stringify(items)), next };
+      if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+}

@@ -88,7 +88,11 @@ const LOCATION_COLUMNS = "id, project_id, server_id, folder_path, created_at, is
 export class ProjectRepository {
   constructor(private readonly store: Store) {}
 
+  /** Counts writes to projects and their locations (in this process), so that kept pages know they are stale. */
+  revision = 0;
+
   insert(project: StoredProject): void {
+    this.revision++;
     this.store.db
       .query(
         `INSERT INTO projects (${PROJECT_COLUMNS}) VALUES ($id, $customName, $defaultName, $createdAt, $repoUrl, $repoKey,
@@ -98,6 +102,7 @@ export class ProjectRepository {
   }
 
   update(project: StoredProject): void {
+    this.revision++;
     this.store.db
       .query(
         `UPDATE projects SET custom_name = $customName, custom_worktree_remote = $customWorktreeRemote,
@@ -116,6 +121,7 @@ export class ProjectRepository {
 
   /** Records the repository a project's folders turned out to be (a plain project gaining a checkout). */
   adoptRepository(id: string, repo: { repoUrl: string; repoKey: string; detectedRemote: string | null; detectedBranch: string | null }, updatedAt: string): void {
+    this.revision++;
     this.store.db
       .query(
         `UPDATE projects SET repo_url = $repoUrl, repo_key = $repoKey, detected_remote = $detectedRemote,
@@ -155,10 +161,12 @@ export class ProjectRepository {
   }
 
   delete(id: string): void {
+    this.revision++;
     this.store.db.query("DELETE FROM projects WHERE id = ?").run(id);
   }
 
   insertLocation(location: StoredLocation): void {
+    this.revision++;
     this.store.db
       .query(
         `INSERT INTO project_locations (${LOCATION_COLUMNS})
@@ -168,6 +176,7 @@ export class ProjectRepository {
   }
 
   deleteLocation(id: string): void {
+    this.revision++;
     this.store.db.query("DELETE FROM project_locations WHERE id = ?").run(id);
   }
 

@@ -51,7 +51,11 @@ export interface SessionFilter {
 export class SessionRepository {
   constructor(private readonly store: Store) {}
 
+  /** Counts writes to the table (in this process), so that pages read from it can be kept until it changes. */
+  revision = 0;
+
   save(session: StoredSession): void {
+    this.revision++;
     this.store.db
       .query(
         `INSERT INTO sessions (id, project_id, harness_id, sidebar_state, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -88,6 +92,7 @@ export class SessionRepository {
 
   /** Removes the session and everything recorded under it. */
   remove(id: string): void {
+    this.revision++;
     for (const table of ["sessions", "conversation_items", "prompt_queue", "prompt_receipts", "transcript_entries"]) {
       this.store.db.query(`DELETE FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = ?`).run(id);
     }
