@@ -9,7 +9,7 @@ import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
 import { openApiRoute } from "./routes/system-routes.ts";
-import { RefusalLog } from "./refusal-log.ts";
+import type { RefusalLog } from "./refusal-log.ts";
 import type { Server } from "bun";
 import type { FullServer } from "./early-listener.ts";
 
@@ -21,6 +21,8 @@ export interface HttpAppDeps {
   eventPayloads: Record<string, TSchema>;
   /** Refuses requests whose Host header names another site (see host-check.ts); none when absent. */
   checkHost?: (request: Request) => void;
+  /** Where refusals are counted (shared with the early listener). */
+  refusals: RefusalLog;
 }
 
 /** Every route plus the OpenAPI route that describes them all. */
@@ -87,7 +89,7 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
 }
 
 export function createHttpApp(deps: HttpAppDeps) {
-  const refusals = new RefusalLog(deps.logger);
+  const { refusals } = deps;
   const app = new Elysia()
     .onRequest(({ request, server }) => {
       deps.checkHost?.(request);

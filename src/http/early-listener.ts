@@ -5,13 +5,20 @@ import { checkAccess, pathOf } from "./auth-guard.ts";
 import { errorResponse, mapError } from "./error-mapping.ts";
 import { HttpError } from "./http-error.ts";
 import type { Route } from "./route.ts";
+import type { RefusalLog } from "./refusal-log.ts";
 
 export interface EarlyListenerOptions {
   host: string;
   port: number;
-  /** The routes that work before the full server is ready (health and info): no parameters, no body. */
+  /**
+   * The routes that work before the full server is ready (health and info): no parameters, no body.
+   * They stay served by this handler after the hand-over, as Bun routes: they are the most polled,
+   * and they need none of the full server's machinery.
+   */
   routes: Route[];
+  /** Before the hand-over (a named token's use is not recorded while the database migrates). */
   tokens: AccessTokens;
+  refusals: RefusalLog;
   /** The same Host check as the full server's (host-check.ts); none when absent. */
   checkHost?: (request: Request) => void;
   logger: Logger;
@@ -29,8 +36,11 @@ export interface FullServer {
 
 export interface EarlyListener {
   server: Server<undefined>;
-  /** From now on every request, and those waiting, go to the full server, on the same socket. */
-  handOver(full: FullServer): void;
+  /**
+   * From now on every other request, and those waiting, go to the full server, on the same socket;
+   * the early routes check `tokens` from now on.
+   */
+  handOver(full: FullServer, tokens: AccessTokens): void;
 }
 
 /**
@@ -53,6 +63,25 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
   const routes = new Map(options.routes.map((route) => [`${route.method} ${route.path}`, route]));
   let handOver!: (full: FullServer) => void;
   const fullServer = new Promise<FullServer>((resolve) => (handOver = resolve));
+  let tokens = options.tokens;
+  /** Maps what a request met to its {error} answer; refusals are logged at a bounded rate. */
+  const refuse = (error: unknown, request: Request, server: Server<undefined>) => {
+    const mapped = mapError("UNKNOWN", error, request, options.logger);
+    if (mapped.status === 401 || mapped.status === 403) {
+      options.refusals.refused(server.requestIP(request)?.address ?? "unknown", { status: mapped.status, method: request.method, path: pathOf(request.url) });
+    }
+    return errorResponse(mapped);
+  };
+  const serveRoute = async (route: Route, request: Request, server: Server<undefined>) => {
+    try {
+      options.checkHost?.(request);
+      checkAccess(request, server, tokens);
+      const result = await route.handler({ params: {}, query: {}, body: undefined, request } as Parameters<Route["handler"]>[0]);
+      return result instanceof Response ? result : Response.json(result);
+    } catch (error) {
+      return refuse(error, request, server);
+    }
+  };
   // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
   const error = (failure: Error) => {
     options.logger.info("a response ended with an error", { error: failure.message });
@@ -68,27 +97,27 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     // The server behaves the same from source and compiled (development mode prints errors with source).
     development: false,
     async fetch(request, server) {
+      const route = routes.get(`${request.method} ${pathOf(request.url)}`);
+      if (route) return serveRoute(route, request, server);
       try {
         options.checkHost?.(request);
-        checkAccess(request, server, options.tokens);
-        const route = routes.get(`${request.method} ${pathOf(request.url)}`);
-        if (route) {
-          const result = await route.handler({ params: {}, query: {}, body: undefined, request } as Parameters<Route["handler"]>[0]);
-          return result instanceof Response ? result : Response.json(result);
-        }
+        checkAccess(request, server, tokens);
         const reason = options.unavailableReason();
         if (reason) throw new HttpError(503, reason, { "retry-after": RETRY_AFTER_SECONDS });
-        return (await fullServer).fetch(request, server);
       } catch (error) {
-        return errorResponse(mapError("UNKNOWN", error, request, options.logger));
+        return refuse(error, request, server);
       }
+      return (await fullServer).fetch(request, server);
     },
     error,
   });
   return {
     server,
-    handOver(full) {
-      server.reload({ fetch: (request, server) => full.fetch(request, server), error });
+    handOver(full, fullTokens) {
+      tokens = fullTokens;
+      const early: Record<string, Record<string, (request: Request, server: Server<undefined>) => Promise<Response>>> = {};
+      for (const route of options.routes) (early[route.path] ??= {})[route.method] = (request, server) => serveRoute(route, request, server);
+      server.reload({ routes: early, fetch: (request, server) => full.fetch(request, server), error });
       handOver(full);
     },
   };

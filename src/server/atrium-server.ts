@@ -5,6 +5,7 @@ import { currentSchemaVersion, migrate, migrations, type Migration, type Migrati
 import { migrateInBackground } from "../store/background-migration.ts";
 import { MigrationProgress } from "../system/migration-progress.ts";
 import { startEarlyListener, type EarlyListener } from "../http/early-listener.ts";
+import { RefusalLog } from "../http/refusal-log.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { EventRepository } from "../store/event-repository.ts";
@@ -237,11 +238,13 @@ export class AtriumServer {
       // this phase: the migration worker may hold the write lock.
       // Health says so from its first answer.
       if (migration.pending) migration.started();
+      const refusals = new RefusalLog(logger);
       listener = startEarlyListener({
         host: options.host,
         port: options.port,
         routes: systemRoutes(status),
         tokens: tokens.withoutRecordingUse(),
+        refusals,
         checkHost,
         logger,
         unavailableReason: () => (migration.status().state === "idle" ? undefined : migration.unavailableReason()),
@@ -366,9 +369,9 @@ export class AtriumServer {
         ...updateRoutes(updates),
         ...fileRoutes(files),
       ];
-      const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads, checkHost });
+      const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads, checkHost, refusals });
       const server = listener.server;
-      listener.handOver(serveOn(app, server));
+      listener.handOver(serveOn(app, server), tokens);
       sessions.recover();
       updates.reconcileAfterStart();
       updates.startAutomaticChecks();

@@ -4,6 +4,7 @@ import { openTestStore } from "../helpers/test-store.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { startEarlyListener } from "../../src/http/early-listener.ts";
+import { RefusalLog } from "../../src/http/refusal-log.ts";
 import { hostCheck } from "../../src/http/host-check.ts";
 import { AccessTokens } from "../../src/auth/access-tokens.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
@@ -68,6 +69,7 @@ describe("the Host header of a server on loopback", () => {
       port: 0,
       routes: [],
       tokens: new AccessTokens("atr_admin", new TokenRepository(db.store)),
+      refusals: new RefusalLog(logger),
       checkHost: hostCheck("127.0.0.1"),
       logger,
       unavailableReason: () => "the database is being migrated",
