@@ -34,8 +34,8 @@ export const eventPayloads = {
   /** A conversation item began: the user's prompt, or the agent's reply (isGenerating). */
   "session.message.created": Type.Object({ item: ConversationItem }),
   /**
-   * Subject: the item id. Streamed text to append to an item; chunks that arrive close together are
-   * sent as one delta (at most 128 Ki characters). The item's stored text is these deltas joined.
+   * Streamed text to append to an item; chunks that arrive close together are sent as one delta (at
+   * most 128 Ki characters). The item's stored text is these deltas joined.
    */
   "session.message.delta": Type.Object({ itemId: Type.String(), text: Type.String() }),
   /** The item ended. Its text is left out (`textOmitted`) past 64 KiB: the deltas carry it, and so does the session detail. */

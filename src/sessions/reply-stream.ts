@@ -103,7 +103,7 @@ export class ReplyStream {
       this.deps.store.transaction(() => {
         // The deltas are the reply's stored text (joined on read): each byte is written once.
         for (let start = 0; start < text.length; start += MAX_DELTA_CHARS) {
-          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text: text.slice(start, start + MAX_DELTA_CHARS) }, this.itemId);
+          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text: text.slice(start, start + MAX_DELTA_CHARS) });
         }
         for (const [key, thought] of thoughts) {
           const at =

@@ -72,9 +72,9 @@ export class SessionRecords {
     return this.now().toISOString();
   }
 
-  /** Appends a session event (about the session, or `subjectId`); must run inside the change's transaction. */
-  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>, subjectId = sessionId): void {
-    this.events.append(kind, subjectId, payload, { sessionId });
+  /** Appends a session event; must run inside the change's transaction. */
+  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>): void {
+    this.events.append(kind, sessionId, payload, { sessionId });
   }
 
   /** Tells that a conversation item ended: the item, its text left out when it is long. */

@@ -277,7 +277,7 @@ export class SessionRuntime {
       };
       const reply: ConversationItem = { ...user, id: replyId, role: "assistant", text: "", isGenerating: true, attachments: [] };
       this.deps.conversation.append(this.sessionId, user);
-      this.deps.conversation.append(this.sessionId, reply);
+      this.deps.conversation.append(this.sessionId, reply, true);
       this.deps.records.emit(this.sessionId, "session.prompt.started", { promptId, itemId: userItemId });
       this.deps.records.emit(this.sessionId, "session.message.created", { item: user });
       this.deps.records.emit(this.sessionId, "session.message.created", { item: reply });

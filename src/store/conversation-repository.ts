@@ -32,26 +32,30 @@ export interface ConversationPage {
 }
 
 /**
- * An item's columns, its text being what was stored with it (a prompt) followed by its streamed deltas
- * joined: a reply's text is written once, as the `session.message.delta` events whose subject it is,
- * and never rewritten (rewriting the row on every delta made a reply's writes grow with its square).
+ * An item's columns. A streamed reply's text is its `session.message.delta` events joined: it is written
+ * once, as those events, and never rewritten (rewriting the row on every delta made a reply's writes
+ * grow with its square). Items stored before that, and prompts, keep their text in the row.
  */
+// `+conversation_items.id` drops the column's TEXT affinity, which would otherwise be applied to the
+// indexed expression and keep SQLite from using events_delta_by_item (a scan of every delta).
 const ITEM_COLUMNS = `seq, id, role, message_id, created_at, is_generating, attachments, stop_reason,
-  text || COALESCE((SELECT group_concat(json_extract(payload, '$.text'), '' ORDER BY subject_revision)
-    FROM events WHERE subject_id = conversation_items.id AND kind = 'session.message.delta'), '') AS text`;
+  CASE WHEN text_in_deltas = 1 THEN COALESCE((SELECT group_concat(json_extract(payload, '$.text'), '' ORDER BY global_id)
+    FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = +conversation_items.id), '')
+  ELSE text END AS text`;
 
 /** A session's conversation, in order (`seq`), paged from the newest backwards. */
 export class ConversationRepository {
   constructor(private readonly store: Store) {}
 
-  append(sessionId: string, item: ConversationItem): void {
+  /** Adds an item; `streamed`: its text is the delta events that follow (a reply), not the row's. */
+  append(sessionId: string, item: ConversationItem, streamed = false): void {
     const next = this.store.db
       .query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM conversation_items WHERE session_id = ?")
       .get(sessionId);
     this.store.db
       .query(
-        `INSERT INTO conversation_items (session_id, seq, id, role, message_id, text, created_at, is_generating, attachments, stop_reason)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO conversation_items (session_id, seq, id, role, message_id, text, created_at, is_generating, attachments, stop_reason, text_in_deltas)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         sessionId,
@@ -64,6 +68,7 @@ export class ConversationRepository {
         item.isGenerating ? 1 : 0,
         JSON.stringify(item.attachments),
         item.stopReason,
+        streamed ? 1 : 0,
       );
   }
 

@@ -8,6 +8,7 @@ import { harnessAccountsMigration } from "./migrations/0004-harness-accounts.ts"
 import { sessionsMigration } from "./migrations/0005-sessions.ts";
 import { promptReceiptsMigration } from "./migrations/0006-prompt-receipts.ts";
 import { packageVersionsMigration } from "./migrations/0007-package-versions.ts";
+import { replyDeltasMigration } from "./migrations/0008-reply-deltas.ts";
 
 export interface Migration {
   version: number;
@@ -24,6 +25,7 @@ export const migrations: Migration[] = [
   sessionsMigration,
   promptReceiptsMigration,
   packageVersionsMigration,
+  replyDeltasMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -56,7 +56,7 @@ test("a long reply reaches every live client with none dropped, no event is over
     expect(row?.text).toBe("");
     const stored = db
       .query<{ chars: number; largest: number }, [string]>(
-        "SELECT SUM(length(json_extract(payload, '$.text'))) AS chars, MAX(length(payload)) AS largest FROM events WHERE subject_id = ? AND kind = 'session.message.delta'",
+        "SELECT SUM(length(json_extract(payload, '$.text'))) AS chars, MAX(length(payload)) AS largest FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = ?",
       )
       .get(reply.id);
     expect(stored?.chars).toBe(expected.length);
