@@ -29,6 +29,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { node } from "../helpers/npm-install.ts";
+import { apiClient, type ApiClient } from "../helpers/api-client.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { Project } from "../../src/schemas/projects.ts";
@@ -39,9 +40,7 @@ import { PROVIDER_MARKER, startFakeProvider } from "./fake-provider.ts";
 
 type TempDir = ReturnType<typeof makeTempDir>;
 
-interface Api {
-  json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-}
+type Api = ApiClient;
 
 const provider = startFakeProvider();
 afterAll(() => provider.stop());
@@ -54,19 +53,6 @@ async function call<S extends TSchema>(api: Api, method: string, path: string, s
   return response.body;
 }
 
-/** The API of a server started as a child process (`atrium serve`). */
-function childApi(url: string, token: string): Api {
-  return {
-    async json<T>(method: string, path: string, body?: unknown) {
-      const response = await fetch(url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    },
-  };
-}
 
 /** The executable of a process (Linux); "" where /proc is not there. */
 function executableOf(pid: string): string {
@@ -299,7 +285,7 @@ function agentSuite(agent: AgentFacts): void {
     writeFileSync(join(home, "config.json"), JSON.stringify({ harnessUpdateCheck: false }));
     const command = ["/usr/bin/env", "-i", `ATRIUM_HOME=${home}`, ...Object.entries(harnessEnv).map(([key, value]) => `${key}=${value}`), ...sourceCommand];
     serve = await startServe(command, home);
-    const api = childApi(serve.url, readFileSync(join(home, "token"), "utf8").trim());
+    const api = apiClient(serve.url, readFileSync(join(home, "token"), "utf8").trim());
     await waitReady(api);
     sessionId = await newSession(api);
     await setConfig(agent.first, api);

@@ -7,6 +7,7 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { startTestServer } from "../helpers/test-server.ts";
+import { apiClient, type ApiClient } from "../helpers/api-client.ts";
 import { Health } from "../../src/schemas/system.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import type { DetailBody } from "../sessions/session-helpers.ts";
@@ -22,22 +23,7 @@ afterEach(async () => {
 /** What the echo agent streams for `/long N`. */
 const longReply = (count: number) => Array.from({ length: count }, (_, index) => `chunk ${index} `).join("");
 
-interface Client {
-  json<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
-}
-
-function clientOf(url: string, token: string): Client {
-  return {
-    async json<T>(method: string, path: string, body?: unknown) {
-      const response = await fetch(url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    },
-  };
-}
+type Client = ApiClient;
 
 async function echoSession(api: Client): Promise<string> {
   const project = await api.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
@@ -64,7 +50,7 @@ test("a database locked by another process while a reply streams: the server kee
     await serve?.child.exited;
     home.remove();
   });
-  const api = clientOf(serve.url, readFileSync(join(home.path, "token"), "utf8").trim());
+  const api = apiClient(serve.url, readFileSync(join(home.path, "token"), "utf8").trim());
   const sessionId = await echoSession(api);
   const count = 200_000;
   await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: `/long ${count}` });
@@ -170,7 +156,7 @@ test.if(canMount)("a full disk: writes answer 507 saying so, health says why, up
     await serve?.child.exited;
     disk.remove();
   });
-  const api = () => clientOf(serve!.url, readFileSync(join(disk.path, "token"), "utf8").trim());
+  const api = () => apiClient(serve!.url, readFileSync(join(disk.path, "token"), "utf8").trim());
   const sessionId = await echoSession(api());
   await api().json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "before the disk filled" });
   await until(async () => (await api().json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body, (d) => d.conversation[1]?.isGenerating === false);

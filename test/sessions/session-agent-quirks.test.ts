@@ -8,6 +8,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { apiClient } from "../helpers/api-client.ts";
 import type { ServerOptions } from "../../src/server/atrium-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { QueuedPrompt, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
@@ -328,14 +329,7 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
       home.remove();
     });
     const token = readFileSync(join(home.path, "token"), "utf8").trim();
-    const call = async <T>(method: string, path: string, body?: unknown) => {
-      const response = await fetch(serve!.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as T };
-    };
+    const call = <T>(method: string, path: string, body?: unknown) => apiClient(serve!.url, token).json<T>(method, path, body);
     const project = await call<{ id: string }>("POST", "/v1/projects", { isScratch: true });
     const session = await call<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "scripted" });
     expect(session.status).toBe(201);
