@@ -72,15 +72,20 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     }
     return errorResponse(mapped);
   };
+  const debug = options.logger.enabled("debug");
   const serveRoute = async (route: Route, request: Request, server: Server<undefined>) => {
+    let response: Response;
     try {
       options.checkHost?.(request);
       checkAccess(request, server, tokens);
       const result = await route.handler({ params: {}, query: {}, body: undefined, request } as Parameters<Route["handler"]>[0]);
-      return result instanceof Response ? result : Response.json(result);
+      response = result instanceof Response ? result : Response.json(result);
     } catch (error) {
-      return refuse(error, request, server);
+      response = refuse(error, request, server);
     }
+    // The same request log line the full server writes (app.ts), for the routes served here.
+    if (debug) options.logger.debug("request", { method: request.method, path: pathOf(request.url), status: response.status });
+    return response;
   };
   // Errors Bun meets itself, such as a response stream ended as failed (a dropped SSE client).
   const error = (failure: Error) => {

@@ -17,6 +17,8 @@ let repo: BareRepo;
 
 beforeAll(async () => {
   t = await startTestServer();
+  // The first harness scan appends events of its own; the event checks below start after it.
+  await t.ready();
   fixtures = makeTempDir("atrium-git-");
   repo = makeBareRepo(fixtures.path, "alpha");
 });
