@@ -130,7 +130,7 @@ test("writes that keep failing end the turn in error with its text kept; the nex
 }, 60_000);
 
 /** A tmpfs of `sizeMiB` at a new temp dir: a real disk that can be filled. Linux, as root (CI is). */
-function smallDisk(sizeMiB: number): { path: string; fill(): void; free(): void; remove(): void } {
+function smallDisk(sizeMiB: number): { path: string; fill(): void; free(): void; remove(): Promise<void> } {
   const dir = makeTempDir("atrium-full-disk-");
   const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${sizeMiB}m,mode=0700`, "tmpfs", dir.path]);
   if (mount.exitCode !== 0) throw new Error(`mount tmpfs failed: ${mount.stderr.toString()}`);
@@ -139,8 +139,11 @@ function smallDisk(sizeMiB: number): { path: string; fill(): void; free(): void;
     path: dir.path,
     fill: () => void Bun.spawnSync(["dd", "if=/dev/zero", `of=${filler}`, "bs=16k"]),
     free: () => void Bun.spawnSync(["rm", "-f", filler]),
-    remove: () => {
-      Bun.spawnSync(["umount", dir.path]);
+    // A process that still has a file or its cwd there (an agent the server started) keeps the mount
+    // busy for a moment: tried again, then detached lazily, so no mount is ever left behind.
+    remove: async () => {
+      for (let attempt = 0; attempt < 30 && Bun.spawnSync(["umount", dir.path]).exitCode !== 0; attempt++) await Bun.sleep(100);
+      if (Bun.spawnSync(["mountpoint", "-q", dir.path]).exitCode === 0) Bun.spawnSync(["umount", "-l", dir.path]);
       dir.remove();
     },
   };
@@ -152,9 +155,10 @@ test.if(canMount)("a full disk: writes answer 507 saying so, health says why, up
   const disk = smallDisk(8);
   let serve: ServeProcess | undefined = await startServe(sourceCommand, disk.path);
   cleanups.push(async () => {
-    serve?.child.kill("SIGKILL");
+    // Gracefully: the server stops the agents it started, which hold files on the disk.
+    serve?.child.kill("SIGTERM");
     await serve?.child.exited;
-    disk.remove();
+    await disk.remove();
   });
   const api = () => apiClient(serve!.url, readFileSync(join(disk.path, "token"), "utf8").trim());
   const sessionId = await echoSession(api());
