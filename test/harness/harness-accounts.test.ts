@@ -93,9 +93,7 @@ describe("accounts", () => {
     expect((await t.json<AccountBody>("PATCH", "/v1/harnesses/codex/accounts/codex:default", { label: null })).body.label).toBe("Default");
     await t.json("POST", `/v1/harnesses/codex/accounts/${added.id}/activate`);
 
-    const dataDir = t.dataDir;
-    await t.server.stop();
-    t = await startTestServer({ dataDir, harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000 });
+    t = await t.restart();
     await t.ready();
     const after = await harness("codex");
     expect(after.auth.activeAccountId).toBe(added.id);
