@@ -166,7 +166,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // The server running now was started by the last update or rollback, not by this file directly.
-  const pid = Number(readFileSync(join(home, "server.lock"), "utf8").trim());
+  // The lock's first line is the holder's pid (its second, the process's start time).
+  const pid = Number(readFileSync(join(home, "server.lock"), "utf8").split("\n")[0]);
   if (pid > 0) {
     try {
       process.kill(pid, "SIGTERM");
