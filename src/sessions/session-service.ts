@@ -34,11 +34,9 @@ import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
-import { chooseAuthMethod } from "./acp/auth-methods.ts";
+import { sessionLaunch } from "./session-launch.ts";
 import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
-import { readJson } from "../harness/detection.ts";
-import { homedir } from "node:os";
 
 export interface SessionServiceDeps {
   store: Store;
@@ -452,21 +450,7 @@ export class SessionService {
         cancelGraceMs: this.deps.cancelGraceMs,
         silenceNoticeMs: this.deps.silenceNoticeMs,
         writeFailureLimitMs: this.deps.writeFailureLimitMs,
-        launch: (session) => {
-          const spec = this.deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
-          const { definition, env } = spec;
-          const context = { env, home: env.HOME ?? homedir(), readJson };
-          return {
-            command: definition.acpCommand,
-            cwd: session.cwd,
-            env,
-            initializeTimeoutMs: this.deps.initializeTimeoutMs,
-            children: this.deps.children,
-            harnessName: definition.name,
-            loginInstruction: spec.loginInstruction,
-            chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),
-          };
-        },
+        launch: (session) => sessionLaunch(session, this.deps),
         heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });
       this.runtimes.set(id, runtime);
