@@ -22,7 +22,8 @@ import {
   type QuestionAnswer,
 } from "./question-mapping.ts";
 import { applyUsage, configSelectionsOf, toConfigOptions } from "./acp-mapping.ts";
-import { budgetSpentStatus, chargeGoal } from "./goal-budget.ts";
+import { budgetSpentStatus } from "./goal-budget.ts";
+import { TurnTokens } from "./turn-tokens.ts";
 import { promptBlocks } from "./prompt-blocks.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
@@ -82,13 +83,8 @@ interface Turn {
   notice: string | null;
   /** Set when the turn must end in error whatever the agent does (its reply cannot be written). */
   failure: string | undefined;
-  /** Context tokens in use when the turn started: their growth estimates its tokens until it reports them. */
-  contextAtStart: number;
-  /** The turn's tokens so far (the estimate, then the count the agent reports at its end). */
-  tokens: number;
-  /** What of `tokens`, and the time up to when, has been counted against the goal. */
-  goalTokens: number;
-  goalClockMs: number;
+  /** Its tokens so far, and what of them the goal was charged. */
+  tokens: TurnTokens;
 }
 
 interface OpenQuestion {
@@ -136,9 +132,7 @@ export class SessionRuntime {
 
   /** A goal set (or raised) during a turn counts from now on, not from the turn's start. */
   restartGoalCount(): void {
-    if (!this.turn) return;
-    this.turn.goalTokens = this.turn.tokens;
-    this.turn.goalClockMs = Date.now();
+    this.turn?.tokens.restartCount();
   }
 
   /** Starts the next queued prompt when no turn runs (and nothing holds the queue). */
@@ -292,7 +286,6 @@ export class SessionRuntime {
     let abort: (reason: Error) => void = () => undefined;
     const aborted = new Promise<never>((_, reject) => (abort = reject));
     aborted.catch(() => undefined);
-    const startedMs = Date.now();
     const turn: Turn = {
       promptId,
       itemId: replyId,
@@ -313,10 +306,7 @@ export class SessionRuntime {
       }),
       notice: null,
       failure: undefined,
-      contextAtStart,
-      tokens: 0,
-      goalTokens: 0,
-      goalClockMs: startedMs,
+      tokens: new TurnTokens(contextAtStart),
     };
     this.turn = turn;
     try {
@@ -568,7 +558,7 @@ export class SessionRuntime {
         this.deps.records.update(this.sessionId, (session) => {
           session.usage = applyUsage(session.usage, update);
           this.deps.records.emit(this.sessionId, "session.usage", { usage: session.usage });
-          if (turn) turn.tokens = Math.max(turn.tokens, update.used - turn.contextAtStart);
+          turn?.tokens.noteContext(update.used);
           if (session.goal?.status !== "active") return;
           spent = this.chargeGoal(session);
           this.deps.records.emit(this.sessionId, "session.goal", { goal: session.goal });
@@ -626,7 +616,7 @@ export class SessionRuntime {
   private recordTurnUsage(response: acp.PromptResponse): void {
     const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
     if (!usage) return;
-    if (this.turn) this.turn.tokens = Math.max(this.turn.tokens, usage.totalTokens ?? 0);
+    this.turn?.tokens.noteReported(usage.totalTokens ?? 0);
     this.turn?.reply.flush();
     this.deps.records.update(this.sessionId, (session) => {
       session.usage = {
@@ -649,10 +639,7 @@ export class SessionRuntime {
     const turn = this.turn;
     const goal = session.goal;
     if (!turn || !goal || goal.status !== "active") return false;
-    const nowMs = Date.now();
-    const spent = chargeGoal(goal, turn.tokens - turn.goalTokens, (nowMs - turn.goalClockMs) / 1000, this.deps.records.timestamp());
-    turn.goalTokens = Math.max(turn.goalTokens, turn.tokens);
-    turn.goalClockMs = nowMs;
+    const spent = turn.tokens.charge(goal, this.deps.records.timestamp());
     if (spent) {
       session.queuePaused = true;
       session.status = budgetSpentStatus(goal);
