@@ -159,7 +159,10 @@ function agentSuite(agent: AgentFacts): void {
       mkdirSync(dirname(join(home, file)), { recursive: true });
       writeFileSync(join(home, file), content);
     }
-    harnessEnv = { PATH: [join(prefix, "bin"), dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: home, ...agent.env(provider.url) };
+    // Agents write temp files of their own (Gemini a report per failed request): inside the HOME removed afterwards.
+    const tmp = join(home, "tmp");
+    mkdirSync(tmp);
+    harnessEnv = { PATH: [join(prefix, "bin"), dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: home, TMPDIR: tmp, ...agent.env(provider.url) };
     dataDir = tempDir("data");
     t = await startServer();
   }, 900_000);
