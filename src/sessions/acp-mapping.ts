@@ -106,3 +106,8 @@ function withCurrentListed(option: ConfigOption): ConfigOption {
 export function configSelectionsOf(options: ConfigOption[]): Record<string, string> {
   return Object.fromEntries(options.map((option) => [option.id, option.currentValue]));
 }
+
+/** Whether the agent is in a plan mode (its mode option names one). */
+export function isPlanMode(options: ConfigOption[]): boolean {
+  return options.some((option) => option.category === "mode" && /plan/i.test(option.currentValue));
+}

@@ -4,7 +4,7 @@ import { readJson } from "../harness/detection.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { chooseAuthMethod } from "./acp/auth-methods.ts";
-import type { SessionLaunch } from "./session-runtime.ts";
+import type { SessionLaunch } from "./session-agent.ts";
 
 /**
  * How a session's agent is started: its harness's ACP command in the session's folder, with the

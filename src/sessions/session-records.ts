@@ -107,3 +107,16 @@ export class SessionRecords {
     if (isError) session.lastErrorAttentionSequence = session.latestAttentionSequence;
   }
 }
+
+/** A session's title from its first prompt: the first line, at most 80 characters. */
+export function titleFrom(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line || "New session";
+}
+
+/** The user takes over again (a prompt sent, a goal raised or removed): a paused queue goes on. */
+export function resumeQueue(session: StoredSession): void {
+  if (!session.queuePaused) return;
+  session.queuePaused = false;
+  session.status = null;
+}

@@ -17,8 +17,6 @@ import type {
   BackgroundTaskOutput,
   CreateSessionBody,
   Goal,
-  QueuedPrompt,
-  SendPromptBody,
   Session,
   SessionConfig,
   SessionDetail,
@@ -29,7 +27,8 @@ import type {
 } from "../schemas/sessions.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { SessionRecords } from "./session-records.ts";
+import { resumeQueue, SessionRecords } from "./session-records.ts";
+import { SessionPrompts } from "./session-prompts.ts";
 import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
@@ -75,8 +74,12 @@ export class SessionService {
   private readonly holds = new Set<{ reason: string }>();
   private readonly listed = new KeptPages();
 
+  /** The prompt queues: send, edit and drop prompts. */
+  readonly prompts: SessionPrompts;
+
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
+    this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).kick() });
   }
 
   exists(id: string): boolean {
@@ -280,47 +283,6 @@ export class SessionService {
     return { id };
   }
 
-  /** Queues a prompt; it starts at once when no turn runs. The same clientId twice is one prompt. */
-  enqueue(id: string, body: Static<typeof SendPromptBody>): { prompt: QueuedPrompt; created: boolean } {
-    const clientId = body.clientId ?? null;
-    const result = this.deps.store.transaction(() => {
-      const session = this.records.get(id);
-      if (clientId) {
-        const existing = this.deps.queue.findByClientId(id, clientId);
-        if (existing) return { prompt: existing, created: false };
-      }
-      const attachments = (body.attachments ?? []).map((ref, index) => this.deps.files.attachment(ref.fileId, `attachments[${index}].fileId`));
-      const now = this.records.timestamp();
-      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text: body.text, createdAt: now, updatedAt: now, attachments, clientId };
-      this.deps.queue.add(prompt);
-      this.records.emit(id, "session.prompt.queued", { prompt });
-      // Sending a prompt is the user taking over again: a paused queue goes on.
-      if (session.queuePaused) this.records.update(id, resumeQueue);
-      return { prompt, created: true };
-    });
-    this.runtime(id).kick();
-    return result;
-  }
-
-  editPrompt(id: string, promptId: string, text: string): QueuedPrompt {
-    return this.deps.store.transaction(() => {
-      const prompt = this.queued(id, promptId);
-      const edited = { ...prompt, text, updatedAt: this.records.timestamp() };
-      this.deps.queue.update(edited);
-      this.records.emit(id, "session.prompt.updated", { prompt: edited });
-      return edited;
-    });
-  }
-
-  dropPrompt(id: string, promptId: string): { id: string } {
-    return this.deps.store.transaction(() => {
-      this.queued(id, promptId);
-      this.deps.queue.remove(promptId);
-      this.records.emit(id, "session.prompt.removed", { promptId });
-      return { id: promptId };
-    });
-  }
-
   async cancel(id: string): Promise<Session> {
     this.records.get(id);
     const runtime = this.runtimes.get(id);
@@ -427,13 +389,6 @@ export class SessionService {
     this.runtimes.clear();
   }
 
-  private queued(id: string, promptId: string): QueuedPrompt {
-    this.records.get(id);
-    const prompt = this.deps.queue.get(promptId);
-    if (!prompt || prompt.sessionId !== id) throw new NotFoundError(`no queued prompt ${promptId} in session ${id} (it may have started)`);
-    return prompt;
-  }
-
   private runtime(id: string): SessionRuntime {
     let runtime = this.runtimes.get(id);
     if (!runtime) {
@@ -457,10 +412,4 @@ export class SessionService {
     }
     return runtime;
   }
-}
-
-function resumeQueue(session: StoredSession): void {
-  if (!session.queuePaused) return;
-  session.queuePaused = false;
-  session.status = null;
 }

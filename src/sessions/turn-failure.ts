@@ -33,3 +33,12 @@ export function failureReason(error: unknown, harness: { harnessName: string; lo
   const how = harness.loginInstruction ? `; to sign in, ${harness.loginInstruction}` : "";
   return `${harness.harnessName} needs a sign-in (${message})${how}`;
 }
+
+/**
+ * The work's outcome, unless the turn is aborted first; the work may then still fail later (the agent
+ * was stopped under it), which is expected and not an unhandled rejection.
+ */
+export function outlasting<T>(work: Promise<T>, aborted: Promise<never>): Promise<T> {
+  work.catch(() => undefined);
+  return Promise.race([work, aborted]);
+}

@@ -101,7 +101,7 @@ export function sessionRoutes(sessions: SessionService) {
       body: SendPromptBody,
       response: QueuedPrompt,
       successStatus: 201,
-      handler: ({ params, body }) => sessions.enqueue(params.id, body).prompt,
+      handler: ({ params, body }) => sessions.prompts.enqueue(params.id, body).prompt,
     }),
     defineRoute({
       method: "PATCH",
@@ -111,7 +111,7 @@ export function sessionRoutes(sessions: SessionService) {
       params: PromptParams,
       body: EditPromptBody,
       response: QueuedPrompt,
-      handler: ({ params, body }) => sessions.editPrompt(params.id, params.promptId, body.text),
+      handler: ({ params, body }) => sessions.prompts.editPrompt(params.id, params.promptId, body.text),
     }),
     defineRoute({
       method: "DELETE",
@@ -120,7 +120,7 @@ export function sessionRoutes(sessions: SessionService) {
       summary: "Drop a prompt that is still queued",
       params: PromptParams,
       response: Deleted,
-      handler: ({ params }) => sessions.dropPrompt(params.id, params.promptId),
+      handler: ({ params }) => sessions.prompts.dropPrompt(params.id, params.promptId),
     }),
     defineRoute({
       method: "POST",

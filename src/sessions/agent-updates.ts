@@ -1,0 +1,150 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ConfigOption } from "../schemas/sessions.ts";
+import type { StoredSession } from "../store/session-repository.ts";
+import { SessionRecords } from "./session-records.ts";
+import type { SessionAgent } from "./session-agent.ts";
+import type { ReplyStream } from "./reply-stream.ts";
+import type { SilenceWatch } from "./silence-watch.ts";
+import type { TurnTokens } from "./turn-tokens.ts";
+import { applyUsage, configSelectionsOf, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
+import { terminalIdsOf } from "./transcript-mapping.ts";
+
+/** What agent updates touch of the turn in flight. */
+export interface UpdatedTurn {
+  /** The prompt was sent: what the agent streams is this turn's reply. */
+  live: boolean;
+  reply: ReplyStream;
+  tokens: TurnTokens;
+  silence: SilenceWatch;
+}
+
+export interface AgentUpdatesDeps {
+  sessionId: string;
+  records: SessionRecords;
+  agent: SessionAgent;
+  /** The turn in flight, if any. */
+  turn(): UpdatedTurn | undefined;
+  closed(): boolean;
+  /** Charges the active goal with the turn so far; true when that spent its budget. */
+  chargeGoal(session: StoredSession): boolean;
+  /** The goal's budget is spent: the turn in flight stops (its reply so far is kept). */
+  budgetSpent(): void;
+}
+
+/**
+ * Records what the agent tells a session (`session/update`, and the usage it answers a turn with):
+ * reply text, thoughts and tool calls of the live turn, the plan, usage, the title, config options.
+ * History a session/load replays, and anything outside a live turn that belongs to a reply, is left out.
+ */
+export class AgentUpdates {
+  constructor(private readonly deps: AgentUpdatesDeps) {}
+
+  /** Records one `session/update` of the agent's. */
+  record(notification: acp.SessionNotification): void {
+    if (this.deps.closed()) return;
+    const update = notification.update;
+    // What the agent streams outside a live turn (the history a session/load replays) is already stored.
+    const inFlight = this.deps.turn();
+    const turn = inFlight?.live && !this.deps.agent.isLoading ? inFlight : undefined;
+    turn?.silence.heard();
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        if (turn && update.content.type === "text") turn.reply.appendText(update.content.text);
+        return;
+      case "agent_thought_chunk":
+        if (turn && update.content.type === "text") turn.reply.appendThought(update.content.text);
+        return;
+      case "tool_call":
+      case "tool_call_update":
+        if (!turn) return;
+        for (const terminalId of terminalIdsOf(update)) this.deps.agent.linkToolCall(terminalId, update.toolCallId);
+        turn.reply.recordToolCall(update);
+        return;
+      case "plan":
+        if (!turn) return;
+        this.deps.turn()?.reply.flush();
+        this.deps.records.update(this.deps.sessionId, (session) => {
+          session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
+          this.deps.records.emit(this.deps.sessionId, "session.plan", { plan: session.plan });
+        });
+        return;
+      case "usage_update": {
+        this.deps.turn()?.reply.flush();
+        let spent = false;
+        this.deps.records.update(this.deps.sessionId, (session) => {
+          session.usage = applyUsage(session.usage, update);
+          this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
+          turn?.tokens.noteContext(update.used);
+          if (session.goal?.status !== "active") return;
+          spent = this.deps.chargeGoal(session);
+          this.deps.records.emit(this.deps.sessionId, "session.goal", { goal: session.goal });
+        });
+        // The budget is spent: the turn stops here (its reply so far is kept).
+        if (spent) this.deps.budgetSpent();
+        return;
+      }
+      case "session_info_update":
+        // A title the user gave stays; only then is there nothing to record.
+        if (!update.title || this.deps.records.get(this.deps.sessionId).titleSource === "given") return;
+        this.deps.turn()?.reply.flush();
+        this.deps.records.update(this.deps.sessionId, (session) => {
+          session.title = update.title!;
+          session.titleSource = "agent";
+        });
+        return;
+      case "config_option_update": {
+        this.deps.turn()?.reply.flush();
+        const options = toConfigOptions(update.configOptions);
+        this.deps.agent.current?.noteOptions(options);
+        this.recordConfig(options);
+        return;
+      }
+      case "current_mode_update":
+        this.deps.turn()?.reply.flush();
+        this.recordConfig(this.deps.agent.current?.noteModeChange(update.currentModeId) ?? this.deps.records.get(this.deps.sessionId).configOptions);
+        return;
+      default:
+        // The user's own message echoed back, available commands: nothing the interface shows.
+        return;
+    }
+  }
+
+  recordConfig(options: ConfigOption[]): void {
+    this.deps.records.update(this.deps.sessionId, (session) => this.applyConfig(session, options));
+  }
+
+  /** Stores the agent's options and current choices; leaving plan mode asks for plan approval. */
+  applyConfig(session: StoredSession, options: ConfigOption[]): void {
+    const wasPlanning = isPlanMode(session.configOptions);
+    session.configOptions = options;
+    session.configSelections = configSelectionsOf(options);
+    for (const configId of Object.keys(session.unavailableConfigSelections)) {
+      if (session.configSelections[configId] === session.unavailableConfigSelections[configId]) delete session.unavailableConfigSelections[configId];
+    }
+    if (wasPlanning && !isPlanMode(options) && this.deps.turn()) {
+      session.pendingPlanApproval = true;
+      session.sidebarState = "waiting";
+      SessionRecords.attention(session);
+    }
+    this.deps.records.emit(this.deps.sessionId, "session.config", { configOptions: options, configSelections: session.configSelections });
+  }
+
+  /** The turn's own token counts, as the agent reports them with its answer. */
+  recordTurnUsage(response: acp.PromptResponse): void {
+    const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
+    if (!usage) return;
+    this.deps.turn()?.tokens.noteReported(usage.totalTokens ?? 0);
+    this.deps.turn()?.reply.flush();
+    this.deps.records.update(this.deps.sessionId, (session) => {
+      session.usage = {
+        ...session.usage,
+        inputTokens: session.usage.inputTokens + (usage.inputTokens ?? 0),
+        cachedInputTokens: session.usage.cachedInputTokens + (usage.cachedReadTokens ?? 0),
+        outputTokens: session.usage.outputTokens + (usage.outputTokens ?? 0),
+        reasoningOutputTokens: session.usage.reasoningOutputTokens + (usage.thoughtTokens ?? 0),
+        totalTokens: session.usage.totalTokens + (usage.totalTokens ?? 0),
+      };
+      this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
+    });
+  }
+}

@@ -1,0 +1,180 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Logger } from "../logging/logger.ts";
+import type { BackgroundTask } from "../schemas/sessions.ts";
+import type { StoredSession } from "../store/session-repository.ts";
+import { NotFoundError } from "../errors.ts";
+import type { AgentClientHandlers, AgentLaunch } from "./acp/agent-process.ts";
+import { FileAccess } from "./acp/file-access.ts";
+import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
+import { AgentConnection, type OpenedAgentSession } from "./agent-connection.ts";
+import { AgentOpenError } from "./turn-failure.ts";
+
+/** How a session's agent is started, and how it signs in. */
+export interface SessionLaunch extends AgentLaunch {
+  harnessName: string;
+  loginInstruction: string | null;
+  /** Which of the agent's `authenticate` methods the account's credentials fit. */
+  chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
+}
+
+/** What the agent asks and tells its session (the session's runtime answers). */
+export type SessionAgentHandlers = Pick<AgentClientHandlers, "onUpdate" | "requestPermission" | "elicit">;
+
+export interface SessionAgentDeps {
+  sessionId: string;
+  logger: Logger;
+  /** An agent with no turn for this long is stopped; the next prompt starts it again. */
+  idleStopMs: number;
+  handlers: SessionAgentHandlers;
+  /** The agent's background tasks changed: a command started or ended, or the agent stopped. */
+  onTasksChanged(): void;
+  /** The agent runs a turn: it is neither idle-stopped nor dropped when it exits (the turn tells). */
+  busy(): boolean;
+}
+
+/**
+ * The agent process of one session, while it runs: started (signed in, its session loaded or
+ * created, the user's selections applied again) when a turn or a config change needs it, the file
+ * access and terminals it is allowed, and its stop when idle, exited, or the session stops.
+ */
+export class SessionAgent {
+  private connection: AgentConnection | undefined;
+  /** Aborts the agent's start (initialize, sign-in, load) when the session stops meanwhile. */
+  private opening: AbortController | undefined;
+  private loading = false;
+  /** The commands the current agent started (`terminal/*`); they end with it. */
+  private terminals: Terminals | undefined;
+  private fileAccess: FileAccess | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly deps: SessionAgentDeps) {}
+
+  /** The running agent's connection, if one runs. */
+  get current(): AgentConnection | undefined {
+    return this.connection;
+  }
+
+  /** A session/load runs: what the agent streams is replayed history. */
+  get isLoading(): boolean {
+    return this.loading;
+  }
+
+  /** The running agent; started first when there is none (`opened` records what the start found). */
+  async ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
+    if (this.connection?.agent.isRunning) return this.connection;
+    const files = new FileAccess([session.cwd]);
+    this.fileAccess = files;
+    this.terminals?.closeAll();
+    const terminals = new Terminals({
+      env: launch.env,
+      cwd: session.cwd,
+      checkCwd: (path) => files.resolveInside(path),
+      onChange: () => this.deps.onTasksChanged(),
+      children: launch.children,
+    });
+    this.terminals = terminals;
+    const opening = new AbortController();
+    this.opening = opening;
+    let result: OpenedAgentSession;
+    try {
+      result = await AgentConnection.open({
+        launch,
+        chooseAuthMethod: launch.chooseAuthMethod,
+        agentSessionId: session.agentSessionId,
+        cwd: session.cwd,
+        selections: { ...session.configSelections, ...session.unavailableConfigSelections },
+        onLoading: (loading) => (this.loading = loading),
+        signal: opening.signal,
+        logger: this.deps.logger,
+        handlers: {
+          ...this.deps.handlers,
+          terminals,
+          readTextFile: async (request) => this.logRefusal("read", request.path, () => files.read(request)),
+          writeTextFile: async (request) => this.logRefusal("write", request.path, () => files.write(request)),
+        },
+      });
+    } catch (error) {
+      throw new AgentOpenError(error);
+    } finally {
+      if (this.opening === opening) this.opening = undefined;
+      this.loading = false;
+    }
+    const { connection } = result;
+    this.connection = connection;
+    void connection.agent.exited.then(() => {
+      if (this.connection !== connection || this.deps.busy()) return;
+      this.stop();
+      this.deps.onTasksChanged();
+    });
+    opened(result);
+    return connection;
+  }
+
+  /** A file a prompt attached may be read by the agent wherever it is. */
+  grantRead(path: string): void {
+    this.fileAccess?.grantRead(path);
+  }
+
+  /** Ends a start in progress (the session stopped, or its turn was cancelled). */
+  abortOpening(): void {
+    this.opening?.abort();
+  }
+
+  /** Stops the agent and the commands it runs. */
+  stop(): void {
+    this.connection?.stop();
+    this.connection = undefined;
+    this.terminals?.closeAll();
+    this.terminals = undefined;
+  }
+
+  /** Stops it for good: the session is stopped or deleted. */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.abortOpening();
+    this.stop();
+  }
+
+  /** A turn starts: the agent is not idle. */
+  holdIdleStop(): void {
+    clearTimeout(this.idleTimer);
+  }
+
+  /** A turn ended: the agent is stopped if no other starts within the idle time. */
+  scheduleIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.deps.busy()) return;
+      this.deps.logger.info("stopping an idle agent", { sessionId: this.deps.sessionId });
+      this.stop();
+      this.deps.onTasksChanged();
+    }, this.deps.idleStopMs);
+    this.idleTimer.unref?.();
+  }
+
+  /** A tool call shows the terminal it runs in. */
+  linkToolCall(terminalId: string, toolCallId: string): void {
+    this.terminals?.linkToolCall(terminalId, toolCallId);
+  }
+
+  backgroundTasks(): BackgroundTask[] {
+    return this.terminals?.tasks() ?? [];
+  }
+
+  /** A background task and what its command wrote so far. */
+  taskOutput(terminalKey: string): { task: BackgroundTask } & TerminalOutput {
+    const terminals = this.terminals;
+    if (!terminals?.has(terminalKey)) throw new NotFoundError(`no background task ${terminalKey} in session ${this.deps.sessionId}`);
+    return { task: terminals.task(terminalKey), ...terminals.output(terminalKey) };
+  }
+
+  /** Serves an agent's file request; a refusal is logged before the agent is told. */
+  private logRefusal<T>(operation: string, path: string, serve: () => T): T {
+    try {
+      return serve();
+    } catch (error) {
+      this.deps.logger.warn("refused an agent's file request", { sessionId: this.deps.sessionId, operation, path, error: (error as Error).message });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type { Static } from "@sinclair/typebox";
+import type { Store } from "../store/database.ts";
+import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { UploadedFiles } from "../files/uploaded-files.ts";
+import type { QueuedPrompt, SendPromptBody } from "../schemas/sessions.ts";
+import { NotFoundError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { resumeQueue, type SessionRecords } from "./session-records.ts";
+
+export interface SessionPromptsDeps {
+  store: Store;
+  records: SessionRecords;
+  queue: PromptQueueRepository;
+  files: UploadedFiles;
+  /** A prompt was queued: the session's next turn starts if none runs. */
+  startNext(sessionId: string): void;
+}
+
+/** The prompts a session queues: sent (once per clientId), edited and dropped while they wait. */
+export class SessionPrompts {
+  constructor(private readonly deps: SessionPromptsDeps) {}
+
+  /** Queues a prompt; it starts at once when no turn runs. The same clientId twice is one prompt. */
+  enqueue(id: string, body: Static<typeof SendPromptBody>): { prompt: QueuedPrompt; created: boolean } {
+    const clientId = body.clientId ?? null;
+    const result = this.deps.store.transaction(() => {
+      const session = this.deps.records.get(id);
+      if (clientId) {
+        const existing = this.deps.queue.findByClientId(id, clientId);
+        if (existing) return { prompt: existing, created: false };
+      }
+      const attachments = (body.attachments ?? []).map((ref, index) => this.deps.files.attachment(ref.fileId, `attachments[${index}].fileId`));
+      const now = this.deps.records.timestamp();
+      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text: body.text, createdAt: now, updatedAt: now, attachments, clientId };
+      this.deps.queue.add(prompt);
+      this.deps.records.emit(id, "session.prompt.queued", { prompt });
+      // Sending a prompt is the user taking over again: a paused queue goes on.
+      if (session.queuePaused) this.deps.records.update(id, resumeQueue);
+      return { prompt, created: true };
+    });
+    this.deps.startNext(id);
+    return result;
+  }
+
+  editPrompt(id: string, promptId: string, text: string): QueuedPrompt {
+    return this.deps.store.transaction(() => {
+      const prompt = this.queued(id, promptId);
+      const edited = { ...prompt, text, updatedAt: this.deps.records.timestamp() };
+      this.deps.queue.update(edited);
+      this.deps.records.emit(id, "session.prompt.updated", { prompt: edited });
+      return edited;
+    });
+  }
+
+  dropPrompt(id: string, promptId: string): { id: string } {
+    return this.deps.store.transaction(() => {
+      this.queued(id, promptId);
+      this.deps.queue.remove(promptId);
+      this.deps.records.emit(id, "session.prompt.removed", { promptId });
+      return { id: promptId };
+    });
+  }
+
+  private queued(id: string, promptId: string): QueuedPrompt {
+    this.deps.records.get(id);
+    const prompt = this.deps.queue.get(promptId);
+    if (!prompt || prompt.sessionId !== id) throw new NotFoundError(`no queued prompt ${promptId} in session ${id} (it may have started)`);
+    return prompt;
+  }
+}

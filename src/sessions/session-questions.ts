@@ -1,0 +1,84 @@
+import type { PendingQuestion } from "../schemas/sessions.ts";
+import { NotFoundError } from "../errors.ts";
+import { SessionRecords } from "./session-records.ts";
+import type { QuestionAnswer } from "./question-mapping.ts";
+
+interface OpenQuestion {
+  question: PendingQuestion;
+  answer: (answers: Record<string, QuestionAnswer>) => void;
+  withdraw: () => void;
+}
+
+export interface SessionQuestionsDeps {
+  sessionId: string;
+  records: SessionRecords;
+  /** Runs before a question is shown, so the reply streamed so far comes first. */
+  beforeAsking(): void;
+  /** Whether a turn runs (the session is `working` again once the question is settled). */
+  turnRunning(): boolean;
+  /** The session stopped: a settled question records nothing more. */
+  closed(): boolean;
+}
+
+/** The question an agent waits on (a permission, a form): shown on the session until answered or withdrawn. */
+export class SessionQuestions {
+  private open: OpenQuestion | undefined;
+
+  constructor(private readonly deps: SessionQuestionsDeps) {}
+
+  get isOpen(): boolean {
+    return this.open !== undefined;
+  }
+
+  /** Shows the question, waits for the answer (or its withdrawal), and clears it again. */
+  ask<T>(question: PendingQuestion, toResponse: (question: PendingQuestion, answers: Record<string, QuestionAnswer>) => T, withdrawn: T): Promise<T> {
+    const { sessionId, records } = this.deps;
+    this.open?.withdraw();
+    this.deps.beforeAsking();
+    records.update(sessionId, (session) => {
+      session.pendingQuestion = question;
+      session.sidebarState = "waiting";
+      SessionRecords.attention(session);
+      records.emit(sessionId, "session.question", { question });
+    });
+    return new Promise<T>((resolve) => {
+      const settle = (value: T) => {
+        if (this.open?.question.questionId !== question.questionId) return;
+        this.open = undefined;
+        resolve(value);
+        if (this.deps.closed()) return;
+        records.update(sessionId, (session) => {
+          session.pendingQuestion = null;
+          if (session.sidebarState === "waiting" && !session.pendingPlanApproval) session.sidebarState = this.deps.turnRunning() ? "working" : "idle";
+          records.emit(sessionId, "session.question", { question: null });
+        });
+      };
+      this.open = {
+        question,
+        // Validates first: a bad answer is a 400 and the question stays open.
+        answer: (answers) => settle(toResponse(question, answers)),
+        withdraw: () => settle(withdrawn),
+      };
+    });
+  }
+
+  answer(questionId: string, answers: Record<string, QuestionAnswer>): void {
+    this.find(questionId).answer(answers);
+  }
+
+  /** Withdraws a pending question (the agent gets "cancelled"). */
+  dismiss(questionId: string): void {
+    this.find(questionId).withdraw();
+  }
+
+  /** Withdraws whatever question is open. */
+  withdraw(): void {
+    this.open?.withdraw();
+  }
+
+  private find(questionId: string): OpenQuestion {
+    const open = this.open;
+    if (!open || open.question.questionId !== questionId) throw new NotFoundError(`no pending question ${questionId}`);
+    return open;
+  }
+}
