@@ -99,11 +99,7 @@ export async function writeReleaseFiles(
 }
 
 /** Compiles every target into `options.outDir`, then writes the checksums, manifest and install.sh. */
-export async function buildRelease(
-  options: ReleaseOptions,
-  signer: ReleaseSigner,
-  log: (line: string) => void = console.log,
-): Promise<SignedManifest> {
+export async function buildRelease(options: ReleaseOptions, signer: ReleaseSigner, log: (line: string) => void = console.log): Promise<SignedManifest> {
   mkdirSync(options.outDir, { recursive: true });
   const executables: Array<{ key: string; name: string }> = [];
   for (const key of options.targets) {
@@ -210,7 +206,12 @@ export function parseReleaseOptions(argv: string[], env: Record<string, string |
   }
 
   const targetText = values.targets ?? env.ATRIUM_RELEASE_TARGETS;
-  const targets = targetText ? targetText.split(",").map((target) => target.trim()).filter(Boolean) : [...PLATFORM_KEYS];
+  const targets = targetText
+    ? targetText
+        .split(",")
+        .map((target) => target.trim())
+        .filter(Boolean)
+    : [...PLATFORM_KEYS];
   for (const target of targets) {
     if (!(PLATFORM_KEYS as readonly string[]).includes(target)) {
       throw new Error(`--targets: ${target} is not one of ${PLATFORM_KEYS.join(", ")}`);

@@ -6,7 +6,10 @@ const clockTicksPerSecond = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.
 /** Fields after the command name of /proc/<pid>/stat, which may itself contain spaces. */
 function statFields(pid: number | "self"): number[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  return stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
 }
 
 /** CPU seconds (user + system, all threads) a process has used; utime and stime are fields 14 and 15. */

@@ -47,15 +47,7 @@ function wrkGenerator(wrk: string): LoadGenerator {
     async run(url, headers, settings) {
       const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
       // One thread: wrk is pinned to a single core, where more threads would only take turns.
-      const command = onCpu(LOAD_CPU, [
-        wrk,
-        "-t1",
-        `-c${settings.connections}`,
-        `-d${settings.durationSeconds}s`,
-        "--latency",
-        ...headerArgs,
-        url,
-      ]);
+      const command = onCpu(LOAD_CPU, [wrk, "-t1", `-c${settings.connections}`, `-d${settings.durationSeconds}s`, "--latency", ...headerArgs, url]);
       const { exitCode, stdout, stderr } = await runToCompletion(command, settings.durationSeconds * 1000 + GENERATOR_GRACE_MS);
       if (exitCode !== 0) throw new Error(`wrk failed (exit ${exitCode}): ${stderr}`);
       return parseWrkOutput(stdout);

@@ -65,11 +65,7 @@ export async function startServer(command: string[], env: Record<string, string>
   const child = Bun.spawn(command, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const stderr = new Response(child.stderr).text();
   try {
-    const url = await withTimeout(
-      readUntil(child.stdout, LISTENING),
-      timeoutMs,
-      `${command.join(" ")} did not print "listening on" within ${timeoutMs} ms`,
-    );
+    const url = await withTimeout(readUntil(child.stdout, LISTENING), timeoutMs, `${command.join(" ")} did not print "listening on" within ${timeoutMs} ms`);
     return { url, pid: child.pid, stop: () => stopProcess(child) };
   } catch (error) {
     await stopProcess(child);

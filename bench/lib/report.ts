@@ -1,7 +1,22 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type Unit = "ratio" | "req/s" | "ms" | "KiB" | "MiB" | "%" | "clients" | "runs" | "projects" | "harnesses" | "chunks/s" | "sessions" | "items" | "s" | "events";
+export type Unit =
+  | "ratio"
+  | "req/s"
+  | "ms"
+  | "KiB"
+  | "MiB"
+  | "%"
+  | "clients"
+  | "runs"
+  | "projects"
+  | "harnesses"
+  | "chunks/s"
+  | "sessions"
+  | "items"
+  | "s"
+  | "events";
 
 export interface Target {
   comparison: "<" | ">=";
@@ -72,7 +87,11 @@ function rowsOf(outcome: Outcome): string[][] {
 export function renderTable(outcomes: Outcome[]): string {
   const rows = [["Measurement", "Figure", "Target", "Result"], ...outcomes.flatMap(rowsOf)];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   const rule = widths.map((width) => "-".repeat(width)).join("  ");
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join("\n");
 }
@@ -89,8 +108,7 @@ export function writeJsonReport(report: Record<string, unknown>): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `bench-${new Date().toISOString().replaceAll(":", "-")}.json`);
   // Three decimals are more than any of these figures can vouch for.
-  const rounded = (_key: string, value: unknown) =>
-    typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value;
+  const rounded = (_key: string, value: unknown) => (typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
   writeFileSync(file, JSON.stringify(report, rounded, 2) + "\n");
   return file;
 }

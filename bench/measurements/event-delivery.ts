@@ -31,8 +31,7 @@ export async function measureEventDelivery(binary: string): Promise<MeasurementR
       drainTimeoutMs: 5_000,
     };
     // Generous, but finite: a worker that hangs is killed rather than waited for.
-    const budgetMs =
-      config.connectTimeoutMs + (WARMUP_EVENTS + EVENTS) * INTERVAL_MS * 4 + config.drainTimeoutMs * 2 + 10_000;
+    const budgetMs = config.connectTimeoutMs + (WARMUP_EVENTS + EVENTS) * INTERVAL_MS * 4 + config.drainTimeoutMs * 2 + 10_000;
     const result = await runWorker<FanoutResult>("sse-fanout.ts", config, LOAD_CPU, budgetMs);
     return {
       method:

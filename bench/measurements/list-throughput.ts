@@ -46,14 +46,24 @@ export async function measureListThroughput(binary: string, log: (line: string) 
       const run = bests[index]!;
       figures.push({ label: `${route}`, value: run.requestsPerSecond, unit: "req/s" });
       figures.push({ label: `${route} p50`, value: run.p50Ms, unit: "ms" });
-      figures.push({ label: `ratio ${route} / bare`, value: run.requestsPerSecond / bareBest.requestsPerSecond, unit: "ratio", target: { comparison: ">=", value: TARGET_RATIO } });
+      figures.push({
+        label: `ratio ${route} / bare`,
+        value: run.requestsPerSecond / bareBest.requestsPerSecond,
+        unit: "ratio",
+        target: { comparison: ">=", value: TARGET_RATIO },
+      });
     }
     return {
       method:
         `${generator.name}, ${SETTINGS.connections} keep-alive connections, ${SETTINGS.durationSeconds} s per run, ${ROUNDS} alternating rounds ` +
         `after a ${WARMUP.durationSeconds} s warm-up, best round per side, empty store; ${pinning}.`,
       figures,
-      details: { generator: generator.name, settings: SETTINGS, rounds: ROUNDS, runs: Object.fromEntries(bench.sides.map((side, index) => [side.name, runs[index]])) },
+      details: {
+        generator: generator.name,
+        settings: SETTINGS,
+        rounds: ROUNDS,
+        runs: Object.fromEntries(bench.sides.map((side, index) => [side.name, runs[index]])),
+      },
     };
   } finally {
     await Promise.all([atrium.stop(), bare.stop()]);

@@ -21,8 +21,12 @@ export async function measureBigReply(binary: string): Promise<MeasurementResult
   const base = atrium.server.url;
   const readers: EventStreamReader[] = [];
   try {
-    const project = (await (await fetch(`${base}/v1/projects`, { method: "POST", headers, body: JSON.stringify({ isScratch: true }) })).json()) as { id: string };
-    const session = (await (await fetch(`${base}/v1/sessions`, { method: "POST", headers, body: JSON.stringify({ projectId: project.id, harnessId: "echo" }) })).json()) as { id: string };
+    const project = (await (await fetch(`${base}/v1/projects`, { method: "POST", headers, body: JSON.stringify({ isScratch: true }) })).json()) as {
+      id: string;
+    };
+    const session = (await (
+      await fetch(`${base}/v1/sessions`, { method: "POST", headers, body: JSON.stringify({ projectId: project.id, harnessId: "echo" }) })
+    ).json()) as { id: string };
     for (let index = 0; index < CLIENTS; index++) readers.push(await EventStreamReader.open(`${base}/v1/events/stream?sessionId=${session.id}`, atrium.token));
     const started = performance.now();
     await fetch(`${base}/v1/sessions/${session.id}/prompts`, { method: "POST", headers, body: JSON.stringify({ text: `/long ${CHUNKS}` }) });

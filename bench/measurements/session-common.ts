@@ -15,7 +15,6 @@ export { wallMs };
 export const HARNESS_ID = "bench-stream";
 const AGENT_SCRIPT = join(import.meta.dir, "..", "workers", "streaming-agent.ts");
 
-
 /**
  * The agent as the server and the bare-client baseline start it: Bun on the agent script, pinned to
  * the load CPU, so that it never takes the server's core.

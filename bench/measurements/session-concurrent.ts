@@ -173,9 +173,7 @@ export async function measureSessionConcurrent(binary: string): Promise<Measurem
 
     const globalIds = events.events.map((event) => event.globalEventId);
     const globalOrder = globalIds.every((id, index) => index === 0 || id > globalIds[index - 1]!);
-    const problems = [...full.outcomes, ...paced.outcomes]
-      .filter((outcome) => outcome.problem)
-      .map((outcome) => `${outcome.sessionId}: ${outcome.problem}`);
+    const problems = [...full.outcomes, ...paced.outcomes].filter((outcome) => outcome.problem).map((outcome) => `${outcome.sessionId}: ${outcome.problem}`);
     if (!globalOrder) problems.push("the stream's globalEventIds did not rise");
     if (events.problems.length > 0) problems.push(...events.problems);
     const intact = (round: RoundResult) => (globalOrder ? round.outcomes.filter((outcome) => !outcome.problem).length : 0);

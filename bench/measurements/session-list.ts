@@ -23,7 +23,9 @@ export async function measureSessionList(binary: string): Promise<MeasurementRes
   const headers = { authorization: `Bearer ${atrium.token}`, "content-type": "application/json" };
   const base = atrium.server.url;
   try {
-    const project = (await (await fetch(`${base}/v1/projects`, { method: "POST", headers, body: JSON.stringify({ isScratch: true }) })).json()) as { id: string };
+    const project = (await (await fetch(`${base}/v1/projects`, { method: "POST", headers, body: JSON.stringify({ isScratch: true }) })).json()) as {
+      id: string;
+    };
     const seedStarted = performance.now();
     let made = 0;
     await Promise.all(

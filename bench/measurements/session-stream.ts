@@ -87,7 +87,8 @@ async function atriumRound(bench: SessionBench, sessionId: string, expected: str
       if (item?.id !== itemId) throw new Error(`the newest item of ${sessionId} is ${item?.id}, not the reply ${itemId}`);
       if (item.text.length >= expected.length) {
         storedAt = wallMs();
-        if (item.text !== expected) throw new Error(`MISMATCH: the stored reply (${item.text.length} characters) is not the chunks joined (${expected.length})`);
+        if (item.text !== expected)
+          throw new Error(`MISMATCH: the stored reply (${item.text.length} characters) is not the chunks joined (${expected.length})`);
       } else await Bun.sleep(DETAIL_POLL_MS);
     }
     await events.until(() => completionOf(events, itemId) !== undefined, ROUND_TIMEOUT_MS, "session.message.completed");
@@ -95,7 +96,8 @@ async function atriumRound(bench: SessionBench, sessionId: string, expected: str
     const serverWrittenBytes = writtenBytes(pid) - writtenBefore;
     const deltas = deltasOf(events, itemId);
     const streamed = deltas.map((delta) => delta.text).join("");
-    if (streamed !== expected) throw new Error(`MISMATCH: the SSE deltas joined (${streamed.length} characters) are not the chunks joined (${expected.length})`);
+    if (streamed !== expected)
+      throw new Error(`MISMATCH: the SSE deltas joined (${streamed.length} characters) are not the chunks joined (${expected.length})`);
     const completed = completionOf(events, itemId)!;
     const completedText = (completed.payload.item as { text: string }).text;
     // A long reply's completed event leaves the text out (the deltas carry it): events stay under 1 MiB.
@@ -169,10 +171,14 @@ export async function measureSessionStream(binary: string): Promise<MeasurementR
     // Starts the agent and warms up both sides: the first turn also spawns and initializes the agent.
     const warmup = await bench.openEvents(`?sessionId=${sessionId}`);
     await bench.prompt(sessionId, `stream count=${WARMUP_CHUNKS} size=${CHUNK_SIZE}`);
-    await warmup.until(() => {
-      const itemId = replyItemId(warmup, sessionId);
-      return itemId !== undefined && completionOf(warmup, itemId) !== undefined;
-    }, ROUND_TIMEOUT_MS, "the warm-up reply");
+    await warmup.until(
+      () => {
+        const itemId = replyItemId(warmup, sessionId);
+        return itemId !== undefined && completionOf(warmup, itemId) !== undefined;
+      },
+      ROUND_TIMEOUT_MS,
+      "the warm-up reply",
+    );
     warmup.close();
 
     const atrium: AtriumRound[] = [];
@@ -207,10 +213,20 @@ export async function measureSessionStream(binary: string): Promise<MeasurementR
         `joined; medians of rounds; CPU and bytes written from /proc/<pid>/stat and /io; baseline: the SDK's ACP client reading ` +
         `the same agent with no server, pinned to the server CPU, rounds alternating; the benchmark process is not pinned; ${pinning}.`,
       figures: [
-        { label: "SSE client holds all text, after the last chunk (median)", value: median(atrium.map((r) => r.sseAllTextMs)), unit: "ms", target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS } },
+        {
+          label: "SSE client holds all text, after the last chunk (median)",
+          value: median(atrium.map((r) => r.sseAllTextMs)),
+          unit: "ms",
+          target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS },
+        },
         { label: "SSE, worst round", value: worst(atrium.map((r) => r.sseAllTextMs)), unit: "ms" },
         { label: "session.message.completed, after the last chunk", value: median(atrium.map((r) => r.sseCompletedMs)), unit: "ms" },
-        { label: "GET shows the whole reply, after the last chunk (median)", value: median(atrium.map((r) => r.storedMs)), unit: "ms", target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS } },
+        {
+          label: "GET shows the whole reply, after the last chunk (median)",
+          value: median(atrium.map((r) => r.storedMs)),
+          unit: "ms",
+          target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS },
+        },
         { label: "GET, worst round", value: worst(atrium.map((r) => r.storedMs)), unit: "ms" },
         { label: "GET ?limit=1 with the 1 MB reply, idle server, p50", value: idleGet.p50, unit: "ms" },
         { label: "agent's stream, first to last chunk, into Atrium", value: streamMs, unit: "ms" },
@@ -222,9 +238,24 @@ export async function measureSessionStream(binary: string): Promise<MeasurementR
         { label: "agent's own CPU per 1,000 chunks", value: agentCpu, unit: "ms" },
         { label: "deltas per reply (median)", value: median(atrium.map((r) => r.deltas)), unit: "events" },
         { label: "server bytes written per reply (median)", value: median(atrium.map((r) => r.serverWrittenBytes)) / MiB, unit: "MiB" },
-        { label: "storage bytes written per reply byte (all writes less the SSE stream)", value: median(atrium.map(storageRatio)), unit: "ratio", target: { comparison: "<", value: TARGET_WRITE_RATIO } },
-        { label: `paced at ${PACED_RATE.toLocaleString("en-US")} chunks/s: SSE holds all text, after the last chunk`, value: paced.sseAllTextMs, unit: "ms", target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS } },
-        { label: "paced: GET shows the whole reply, after the last chunk", value: paced.storedMs, unit: "ms", target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS } },
+        {
+          label: "storage bytes written per reply byte (all writes less the SSE stream)",
+          value: median(atrium.map(storageRatio)),
+          unit: "ratio",
+          target: { comparison: "<", value: TARGET_WRITE_RATIO },
+        },
+        {
+          label: `paced at ${PACED_RATE.toLocaleString("en-US")} chunks/s: SSE holds all text, after the last chunk`,
+          value: paced.sseAllTextMs,
+          unit: "ms",
+          target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS },
+        },
+        {
+          label: "paced: GET shows the whole reply, after the last chunk",
+          value: paced.storedMs,
+          unit: "ms",
+          target: { comparison: "<", value: TARGET_AFTER_LAST_CHUNK_MS },
+        },
         { label: "paced: deltas", value: paced.deltas, unit: "events" },
         { label: "paced: server CPU per 1,000 chunks", value: pacedCpu, unit: "ms" },
         { label: "paced: bare ACP client CPU per 1,000 chunks (baseline)", value: barePacedCpu, unit: "ms" },
@@ -232,8 +263,18 @@ export async function measureSessionStream(binary: string): Promise<MeasurementR
         { label: "paced: server bytes written for the reply", value: paced.serverWrittenBytes / MiB, unit: "MiB" },
         { label: "paced: storage bytes written per reply byte", value: storageRatio(paced), unit: "ratio" },
         { label: "paced: the same for a reply half as long", value: storageRatio(pacedHalf), unit: "ratio" },
-        { label: "paced: per-byte writes, full / half length (linear = 1)", value: storageRatio(paced) / storageRatio(pacedHalf), unit: "ratio", target: { comparison: "<", value: TARGET_LINEARITY } },
-        { label: "rounds whose stored, streamed and completed text equal the chunks", value: atrium.length + 2, unit: "runs", target: { comparison: ">=", value: ROUNDS + 2 } },
+        {
+          label: "paced: per-byte writes, full / half length (linear = 1)",
+          value: storageRatio(paced) / storageRatio(pacedHalf),
+          unit: "ratio",
+          target: { comparison: "<", value: TARGET_LINEARITY },
+        },
+        {
+          label: "rounds whose stored, streamed and completed text equal the chunks",
+          value: atrium.length + 2,
+          unit: "runs",
+          target: { comparison: ">=", value: ROUNDS + 2 },
+        },
       ],
       details: {
         chunks: CHUNKS,

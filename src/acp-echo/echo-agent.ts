@@ -37,9 +37,7 @@ const modeOption = (current: string): acp.SessionConfigOption => ({
 });
 
 function promptText(blocks: acp.ContentBlock[]): string {
-  return blocks
-    .map((block) => (block.type === "text" ? block.text : block.type === "image" ? `[image ${block.mimeType}]` : `[${block.type}]`))
-    .join("\n");
+  return blocks.map((block) => (block.type === "text" ? block.text : block.type === "image" ? `[image ${block.mimeType}]` : `[${block.type}]`)).join("\n");
 }
 
 /** Wires the echo agent to a pair of streams (stdio when run as `atrium acp-echo`). */

@@ -59,8 +59,7 @@ export class AccessTokens {
     private readonly tokens: TokenRepository,
     private readonly now: () => Date = () => new Date(),
     private readonly recordsUse = true,
-  ) {
-  }
+  ) {}
 
   /** The same tokens, checked without noting their use: while the database migrates, the server writes nothing. */
   withoutRecordingUse(): AccessTokens {
@@ -93,9 +92,7 @@ export class AccessTokens {
 
   create(name: string): { name: string; token: string } {
     if (!TOKEN_NAME.test(name)) {
-      throw new InvalidInputError(
-        "a token name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
-      );
+      throw new InvalidInputError("a token name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit");
     }
     if (name === ADMIN_TOKEN_NAME) throw new ConflictError(`the name "${ADMIN_TOKEN_NAME}" is reserved for the admin token`);
     const token = generateToken();

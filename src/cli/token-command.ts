@@ -8,9 +8,7 @@ import { cliPaths, runCli, withStore } from "./cli-context.ts";
 function withTokens<T>(work: (tokens: AccessTokens) => T): Promise<void> {
   return runCli(() => {
     const paths: DataPaths = cliPaths();
-    return withStore(paths, (store: Store) =>
-      work(new AccessTokens(readOrCreateAdminToken(paths.adminToken), new TokenRepository(store))),
-    );
+    return withStore(paths, (store: Store) => work(new AccessTokens(readOrCreateAdminToken(paths.adminToken), new TokenRepository(store))));
   });
 }
 

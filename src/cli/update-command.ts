@@ -57,7 +57,13 @@ export const updateCommand = defineCommand({
     }),
 });
 
-async function callServer(server: RunningServer, method: string, path: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: number; body: unknown }> {
+async function callServer(
+  server: RunningServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${server.url()}${path}`, {
     method,
     headers: { authorization: `Bearer ${server.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -115,7 +121,9 @@ async function updateThroughServer(server: RunningServer, request: UpdateRequest
   if (applied.status !== 202) throw new CliError(errorOf(applied.body, applied.status));
   const target = (applied.body as UpdateStatus).lastApply;
   if (!target) throw new CliError("the server accepted the update but reports no progress");
-  process.stdout.write(`updating the running server from ${describeRelease(current)} to ${describeRelease({ version: target.targetVersion, buildNumber: target.targetBuildNumber })}\n`);
+  process.stdout.write(
+    `updating the running server from ${describeRelease(current)} to ${describeRelease({ version: target.targetVersion, buildNumber: target.targetBuildNumber })}\n`,
+  );
   await followApply(server, { version: target.targetVersion, buildNumber: target.targetBuildNumber });
 }
 

@@ -6,23 +6,23 @@ export const ConfigFile = Type.Object(
   {
     host: Type.Optional(Type.String({ minLength: 1 })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-    logLevel: Type.Optional(
-      Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")]),
-    ),
+    logLevel: Type.Optional(Type.Union([Type.Literal("debug"), Type.Literal("info"), Type.Literal("warn"), Type.Literal("error")])),
     harnessUpdateCheck: Type.Optional(
-      Type.Boolean({ description: "Look up harnesses' latest versions in the npm registry npm is configured with, when a client reads them (default true); false for offline machines." }),
+      Type.Boolean({
+        description:
+          "Look up harnesses' latest versions in the npm registry npm is configured with, when a client reads them (default true); false for offline machines.",
+      }),
     ),
     agentIdleMinutes: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, description: "Stop a session's agent after this many idle minutes (default 30); the next prompt starts it again." }),
     ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
-        description: "Host names (with or without a port) a server bound to loopback also answers to, e.g. behind a local reverse proxy; other names are refused 403 (DNS rebinding).",
+        description:
+          "Host names (with or without a port) a server bound to loopback also answers to, e.g. behind a local reverse proxy; other names are refused 403 (DNS rebinding).",
       }),
     ),
-    githubUrl: Type.Optional(
-      Type.String({ pattern: "^https?://", description: "GitHub or GitHub Enterprise, for OpenCode's github-copilot sign-in." }),
-    ),
+    githubUrl: Type.Optional(Type.String({ pattern: "^https?://", description: "GitHub or GitHub Enterprise, for OpenCode's github-copilot sign-in." })),
     updateBaseUrl: Type.Optional(
       Type.String({
         pattern: "^((https?|file)://|/)",

@@ -1,7 +1,17 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Project } from "../schemas/projects.ts";
 import { Harness } from "../schemas/harnesses.ts";
-import { BackgroundTask, ConfigOption, ConversationItem, Goal, PendingQuestion, QueuedPrompt, Session, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
+import {
+  BackgroundTask,
+  ConfigOption,
+  ConversationItem,
+  Goal,
+  PendingQuestion,
+  QueuedPrompt,
+  Session,
+  SessionPlan,
+  SessionUsage,
+} from "../schemas/sessions.ts";
 
 const ProjectPayload = Type.Object({ project: Project });
 

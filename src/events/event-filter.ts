@@ -19,7 +19,5 @@ export function matchesFilter(event: LoggedEvent, filter: EventFilter): boolean 
   if (filter.sessionId !== undefined && event.sessionId !== filter.sessionId) return false;
   if (!filter.kinds) return true;
   const kind = event.record.kind;
-  return filter.kinds.some((pattern) =>
-    pattern.endsWith(".*") ? kind.startsWith(pattern.slice(0, -1)) : kind === pattern,
-  );
+  return filter.kinds.some((pattern) => (pattern.endsWith(".*") ? kind.startsWith(pattern.slice(0, -1)) : kind === pattern));
 }

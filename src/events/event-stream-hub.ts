@@ -210,9 +210,7 @@ export class EventStreamHub {
         `the cursor ${request.after} is ahead of this server's event log (${cursor}); its log was reset, so re-read the state and resume from ${cursor}`,
       );
     }
-    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () =>
-      this.connections.delete(connection),
-    );
+    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => this.connections.delete(connection));
     this.connections.add(connection);
     if (request.authorization) this.checkAuthorizations();
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {

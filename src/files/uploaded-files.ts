@@ -33,7 +33,14 @@ export class UploadedFiles {
     const id = newId("file");
     mkdirSync(this.deps.dir, { recursive: true, mode: 0o700 });
     const path = join(this.deps.dir, id);
-    const stored: StoredFile = { id, name, mimeType: mimeType.toLowerCase(), sizeBytes: bytes.length, path, createdAt: (this.deps.now?.() ?? new Date()).toISOString() };
+    const stored: StoredFile = {
+      id,
+      name,
+      mimeType: mimeType.toLowerCase(),
+      sizeBytes: bytes.length,
+      path,
+      createdAt: (this.deps.now?.() ?? new Date()).toISOString(),
+    };
     try {
       writeFileSync(`${path}.partial`, bytes, { mode: 0o600 });
       renameSync(`${path}.partial`, path);

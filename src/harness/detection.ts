@@ -71,7 +71,9 @@ export async function detectReadiness(definition: HarnessDefinition, environment
   if (fatal) return { state: "error", detail: fatal.problem!.detail, path: cliPath, version };
   const notes = [
     cli.problem?.detail,
-    adapter ? `ACP adapter ${definition.adapter!.executable} ${adapter.version ?? "(version unknown)"}${adapter.problem ? `: ${adapter.problem.detail}` : ""}` : undefined,
+    adapter
+      ? `ACP adapter ${definition.adapter!.executable} ${adapter.version ?? "(version unknown)"}${adapter.problem ? `: ${adapter.problem.detail}` : ""}`
+      : undefined,
   ].filter((part) => part !== undefined);
   return { state: "ready", detail: notes.length > 0 ? notes.join("; ") : null, path: cliPath, version };
 }

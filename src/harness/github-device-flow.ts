@@ -15,10 +15,7 @@ export interface DeviceCode {
   intervalSeconds: number;
 }
 
-export type TokenPoll =
-  | { status: "pending"; intervalSeconds: number }
-  | { status: "granted"; accessToken: string }
-  | { status: "failed"; error: string };
+export type TokenPoll = { status: "pending"; intervalSeconds: number } | { status: "granted"; accessToken: string } | { status: "failed"; error: string };
 
 const REQUEST_TIMEOUT_MS = 10_000;
 

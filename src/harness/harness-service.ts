@@ -267,11 +267,7 @@ export class HarnessService {
     return harness;
   }
 
-  private async runOperation(
-    definition: HarnessDefinition,
-    command: string[],
-    terminal: ReturnType<TerminalLogs["open"]>,
-  ): Promise<void> {
+  private async runOperation(definition: HarnessDefinition, command: string[], terminal: ReturnType<TerminalLogs["open"]>): Promise<void> {
     const result = await runCommand(command, {
       env: this.deps.environment.env,
       timeoutMs: OPERATION_TIMEOUT_MS,

@@ -80,7 +80,9 @@ export class LatestVersions {
       });
     } catch (error) {
       const reason = (error as { code?: string }).code ?? (error as Error).name;
-      return failed(`the npm registry ${registry} could not be reached (offline?): ${reason === "TimeoutError" ? `no answer within ${this.options.timeoutMs} ms` : reason}`);
+      return failed(
+        `the npm registry ${registry} could not be reached (offline?): ${reason === "TimeoutError" ? `no answer within ${this.options.timeoutMs} ms` : reason}`,
+      );
     }
     if (!response.ok) return failed(`the npm registry ${registry} answered ${response.status} for ${npmPackage}`);
     const manifest = (await response.json().catch(() => undefined)) as { version?: unknown } | undefined;

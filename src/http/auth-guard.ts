@@ -49,12 +49,7 @@ export function pathOf(url: string): string {
 export function checkAccess(request: Request, server: PeerLookup | null | undefined, tokens: AccessTokens): void {
   const header = request.headers.get("authorization");
   // Path and peer are worked out only for the one exception; this runs on every request.
-  if (
-    header === null &&
-    request.method === "GET" &&
-    pathOf(request.url) === "/v1/health" &&
-    isLocalRequest(request, server?.requestIP(request)?.address)
-  ) {
+  if (header === null && request.method === "GET" && pathOf(request.url) === "/v1/health" && isLocalRequest(request, server?.requestIP(request)?.address)) {
     return;
   }
   const token = bearerToken(header);

@@ -34,8 +34,7 @@ export function hasFreeFormField(schema: TSchema): boolean {
   return isFreeForm(schema) || childSchemas(schema).some(hasFreeFormField);
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * The path (`/entries/0/value`) of the first free-form field of a valid value that nests deeper than

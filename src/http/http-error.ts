@@ -10,5 +10,4 @@ export class HttpError extends Error {
   }
 }
 
-export const unauthorized = (message: string) =>
-  new HttpError(401, message, { "www-authenticate": 'Bearer realm="atrium"' });
+export const unauthorized = (message: string) => new HttpError(401, message, { "www-authenticate": 'Bearer realm="atrium"' });

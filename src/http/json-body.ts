@@ -16,8 +16,7 @@ async function readLimited(request: Request, limitBytes: number): Promise<string
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const tooLarge = (limitBytes: number) =>
-  new HttpError(413, `the request body is larger than the ${Math.round(limitBytes / 1024)} KiB this route accepts`);
+const tooLarge = (limitBytes: number) => new HttpError(413, `the request body is larger than the ${Math.round(limitBytes / 1024)} KiB this route accepts`);
 
 /**
  * Builds the body parser of a route: JSON only, read with a byte limit (chunked bodies included),

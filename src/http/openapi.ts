@@ -98,10 +98,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
 
   for (const route of routes) {
     const errorResponses = Object.fromEntries(
-      Object.entries(ERROR_STATUSES).map(([status, description]) => [
-        status,
-        { description, content: { "application/json": { schema: errorRef } } },
-      ]),
+      Object.entries(ERROR_STATUSES).map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
     );
     if (route.body) {
       errorResponses["413"] = {
@@ -117,7 +114,9 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       : {
           description: "Success.",
           content: { "application/json": { schema: components.ref(route.response) } },
-          ...(route.paged ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } } : {}),
+          ...(route.paged
+            ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
+            : {}),
         };
     const operation: JsonObject = {
       operationId: operationId(route),
@@ -125,9 +124,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
-      ...(route.body
-        ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } }
-        : {}),
+      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } } : {}),
       responses: { [String(route.successStatus ?? 200)]: success, ...errorResponses },
     };
     const path = openApiPath(route.path);

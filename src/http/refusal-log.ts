@@ -25,8 +25,7 @@ interface AddressWindow {
   unlogged: number;
 }
 
-const firstLineMessage = (status: number) =>
-  status === 401 ? "refused a request without a valid token" : "refused a request that is not allowed";
+const firstLineMessage = (status: number) => (status === 401 ? "refused a request without a valid token" : "refused a request that is not allowed");
 
 /**
  * Logs refused requests (401, 403) by client address at a bounded rate: anyone who can reach the port

@@ -5,15 +5,7 @@ import { KeptPages, type SerializedPage } from "../store/page-cursor.ts";
 import type { ProjectRepository, StoredLocation, StoredProject } from "../store/project-repository.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
-import type {
-  CloneProjectBody,
-  CreateProjectBody,
-  Project,
-  ProjectLocation,
-  RunLocation,
-  UpdateProjectBody,
-  WorktreeBase,
-} from "../schemas/projects.ts";
+import type { CloneProjectBody, CreateProjectBody, Project, ProjectLocation, RunLocation, UpdateProjectBody, WorktreeBase } from "../schemas/projects.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { defaultBranch, isGitWorkTree, remoteUrl } from "../git/repository-info.ts";
@@ -268,7 +260,10 @@ export class ProjectService {
   /** A folder in `projects/` named after `name` that does not exist yet. */
   private freeFolder(name: string): string {
     const dir = this.deps.projectsDir;
-    return join(dir, firstFree(slugify(name, "project"), (candidate) => existsSync(join(dir, candidate))));
+    return join(
+      dir,
+      firstFree(slugify(name, "project"), (candidate) => existsSync(join(dir, candidate))),
+    );
   }
 
   private insertProject(input: {

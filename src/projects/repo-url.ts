@@ -16,9 +16,7 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]*)@/gi;
  * elsewhere (`ssh://git@host`) the user name stays, as part of the address, and only a password goes.
  */
 export function redactCredentials(text: string): string {
-  return text.replace(URL_USERINFO, (_match, scheme: string, userinfo: string) =>
-    /^https?:/i.test(scheme) ? scheme : `${scheme}${userinfo.split(":")[0]}@`,
-  );
+  return text.replace(URL_USERINFO, (_match, scheme: string, userinfo: string) => (/^https?:/i.test(scheme) ? scheme : `${scheme}${userinfo.split(":")[0]}@`));
 }
 
 /**
@@ -44,7 +42,11 @@ export function checkCloneUrl(url: string): void {
   }
 }
 
-const stripGitSuffix = (path: string) => path.replace(/\/+$/, "").replace(/\.git$/, "").replace(/\/+$/, "");
+const stripGitSuffix = (path: string) =>
+  path
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "")
+    .replace(/\/+$/, "");
 
 /**
  * The identity of a repository, whatever the URL form: `https://github.com/a/b.git`,
@@ -69,5 +71,10 @@ export function repoKeyOf(url: string): string {
 
 /** The repository's own name, for the project name and its folder: `github.com/a/b` → `b`. */
 export function repoNameOf(repoKey: string): string {
-  return repoKey.split("/").filter((part) => part.length > 0).pop() ?? "repository";
+  return (
+    repoKey
+      .split("/")
+      .filter((part) => part.length > 0)
+      .pop() ?? "repository"
+  );
 }

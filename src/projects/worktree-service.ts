@@ -65,7 +65,8 @@ export class WorktreeService {
         cwd: repository,
         timeoutMs: this.deps.fetchTimeoutMs ?? 30_000,
       });
-      if (fetched.code !== 0) this.deps.logger.info("could not refresh the worktree base; using the local copy", { baseRef, detail: redactCredentials(fetched.stderr.trim()) });
+      if (fetched.code !== 0)
+        this.deps.logger.info("could not refresh the worktree base; using the local copy", { baseRef, detail: redactCredentials(fetched.stderr.trim()) });
     }
     if ((await gitOutput(["rev-parse", "--verify", "--quiet", "--end-of-options", `${baseRef}^{commit}`], { cwd: repository })) === undefined) {
       throw new InvalidInputError(`the worktree base ${baseRef} does not exist in ${repository}`);
@@ -78,9 +79,7 @@ export class WorktreeService {
     const name = firstFree(
       slugify(input.name ?? input.sessionId, "session"),
       (candidate) =>
-        this.deps.worktrees.nameTaken(input.projectId, candidate) ||
-        existingBranches.has(BRANCH_PREFIX + candidate) ||
-        existsSync(join(projectDir, candidate)),
+        this.deps.worktrees.nameTaken(input.projectId, candidate) || existingBranches.has(BRANCH_PREFIX + candidate) || existsSync(join(projectDir, candidate)),
     );
     const path = join(projectDir, name);
     const added = await runGit(["worktree", "add", "--no-track", "-b", BRANCH_PREFIX + name, path, "--end-of-options", baseRef], {
@@ -160,9 +159,7 @@ export class WorktreeService {
   private base(projectId: string): { repository: string; baseRef: string; remote: string; branch: string } {
     const project = this.deps.projects.get(projectId);
     if (!project) throw new NotFoundError(`no project has id ${projectId}`);
-    const location = this.deps.projects
-      .locationsOf(projectId)
-      .find((candidate) => candidate.serverId === this.deps.serverId && candidate.isGitRepository);
+    const location = this.deps.projects.locationsOf(projectId).find((candidate) => candidate.serverId === this.deps.serverId && candidate.isGitRepository);
     if (!location) throw new InvalidInputError(`project ${projectId} has no git repository on this machine`);
     const { remote, branch } = effectiveWorktreeBase(project);
     return { repository: location.folderPath, baseRef: remote ? `${remote}/${branch}` : branch, remote, branch };

@@ -1,15 +1,13 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Nullable, Timestamp } from "./common.ts";
 
-
 export const ReadinessState = Type.Union([Type.Literal("ready"), Type.Literal("missing"), Type.Literal("error")], {
   description: "`ready`: found and usable; `missing`: not on the service's PATH; `error`: found but unusable (see detail).",
 });
 
-export const AuthState = Type.Union(
-  [Type.Literal("checking"), Type.Literal("authenticated"), Type.Literal("unauthenticated"), Type.Literal("unknown")],
-  { description: "`checking` while a probe runs; `unknown` when the harness has no way to tell." },
-);
+export const AuthState = Type.Union([Type.Literal("checking"), Type.Literal("authenticated"), Type.Literal("unauthenticated"), Type.Literal("unknown")], {
+  description: "`checking` while a probe runs; `unknown` when the harness has no way to tell.",
+});
 
 export const LoginMethod = Type.Object(
   {
@@ -145,9 +143,7 @@ export const LifecycleBody = Type.Object({
 });
 
 export const AccountLabelBody = Type.Object({
-  label: Type.Optional(
-    Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: "null gives back the default label." }),
-  ),
+  label: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], { description: "null gives back the default label." })),
 });
 
 export const LoginMethodKind = Type.Union([Type.Literal("api_key"), Type.Literal("oauth")]);

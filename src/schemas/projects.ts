@@ -51,9 +51,7 @@ export const ProjectList = Type.Array(Project);
 const ProjectName = Type.String({ minLength: 1, maxLength: 200 });
 
 export const CreateProjectBody = Type.Object({
-  folderPath: Type.Optional(
-    Type.String({ minLength: 1, description: "An existing folder, absolute path. Required unless isScratch." }),
-  ),
+  folderPath: Type.Optional(Type.String({ minLength: 1, description: "An existing folder, absolute path. Required unless isScratch." })),
   name: Type.Optional(Type.Union([ProjectName, Type.Null()])),
   isScratch: Type.Optional(Type.Boolean({ description: "Give the project a fresh empty folder in the data dir." })),
 });
@@ -61,9 +59,7 @@ export type CreateProjectBody = Static<typeof CreateProjectBody>;
 
 export const CloneProjectBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),
-  id: Type.Optional(
-    Type.Union([Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Choose the project id." }), Type.Null()]),
-  ),
+  id: Type.Optional(Type.Union([Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Choose the project id." }), Type.Null()])),
   name: Type.Optional(Type.Union([ProjectName, Type.Null()])),
 });
 export type CloneProjectBody = Static<typeof CloneProjectBody>;

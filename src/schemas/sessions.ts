@@ -80,7 +80,9 @@ export const UploadedFile = Type.Object(
     name: Type.String(),
     mimeType: Type.String(),
     sizeBytes: Type.Number(),
-    kind: Type.Union([Type.Literal("image"), Type.Literal("file")], { description: "`image` for PNG, JPEG, GIF and WebP: agents that accept images get them as images." }),
+    kind: Type.Union([Type.Literal("image"), Type.Literal("file")], {
+      description: "`image` for PNG, JPEG, GIF and WebP: agents that accept images get them as images.",
+    }),
     createdAt: Timestamp,
   },
   { $id: "UploadedFile" },
@@ -243,7 +245,6 @@ export const SessionDetail = Type.Object(
 );
 export type SessionDetail = Static<typeof SessionDetail>;
 
-
 export const SessionConfig = Type.Object(
   {
     configId: Type.String({ description: "The option this answer is about (the one just set)." }),
@@ -280,7 +281,10 @@ export type UsageLimits = Static<typeof UsageLimits>;
 
 export const TranscriptDetailsQuery = Type.Object({
   after: Type.Optional(
-    Type.String({ pattern: "^(latest|[ab][0-9]{1,15})$", description: "nextAfter or previousBefore of an earlier page, or `latest`; the first page when absent." }),
+    Type.String({
+      pattern: "^(latest|[ab][0-9]{1,15})$",
+      description: "nextAfter or previousBefore of an earlier page, or `latest`; the first page when absent.",
+    }),
   ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Entries per page; 50 by default." })),
 });
@@ -306,7 +310,7 @@ export const TranscriptDetailsPage = Type.Object(
 export type TranscriptDetailsPage = Static<typeof TranscriptDetailsPage>;
 
 const Labels = Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 1000 }), {
-  description: "Free-form key/value labels, e.g. {\"ticket\": \"ABC-12\"}.",
+  description: 'Free-form key/value labels, e.g. {"ticket": "ABC-12"}.',
 });
 
 export const CreateSessionBody = Type.Object({
@@ -375,9 +379,7 @@ export const SetConfigBody = Type.Object({
 
 export const SetGoalBody = Type.Object({
   objective: Type.String({ minLength: 1, maxLength: 10_000 }),
-  tokenBudget: Type.Optional(
-    Nullable(Type.Integer({ minimum: 1, description: "Tokens the goal may use; none (null) counts without a limit." })),
-  ),
+  tokenBudget: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: "Tokens the goal may use; none (null) counts without a limit." }))),
 });
 
 export const SessionEventsQuery = Type.Object({

@@ -25,8 +25,5 @@ export const SyncResponseEntry = Type.Object({
   deleted: Type.Boolean(),
 });
 
-export const SyncNamespace = Type.Object(
-  { namespace: Type.String(), entries: Type.Array(SyncResponseEntry) },
-  { $id: "SyncNamespace" },
-);
+export const SyncNamespace = Type.Object({ namespace: Type.String(), entries: Type.Array(SyncResponseEntry) }, { $id: "SyncNamespace" });
 export type SyncNamespace = Static<typeof SyncNamespace>;

@@ -263,7 +263,20 @@ export class AtriumServer {
           logger.error("the database migration failed; only health is served", { detail: migration.status().detail });
           // The previous build, which the service manager starts next, still reads the unchanged database.
           if (updateGuard) throw error;
-          return new AtriumServer(paths, url, identity, adminToken, logger, store, listener.server, undefined, Promise.resolve(), options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS, releaseLock, []);
+          return new AtriumServer(
+            paths,
+            url,
+            identity,
+            adminToken,
+            logger,
+            store,
+            listener.server,
+            undefined,
+            Promise.resolve(),
+            options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+            releaseLock,
+            [],
+          );
         }
       }
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));

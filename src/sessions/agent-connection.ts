@@ -91,7 +91,10 @@ export class AgentConnection {
         // The agent no longer has it (it keeps only sessions that got an answer, or its files were
         // removed): the conversation stays in Atrium, and the agent starts afresh.
         notice = `the agent could not load its earlier session (${describeAgentError(error)}); it started a new one without that history`;
-        request.logger.info("the agent could not load its session; starting a new one", { agentSessionId: request.agentSessionId, error: describeAgentError(error) });
+        request.logger.info("the agent could not load its session; starting a new one", {
+          agentSessionId: request.agentSessionId,
+          error: describeAgentError(error),
+        });
       } finally {
         request.onLoading(false);
       }

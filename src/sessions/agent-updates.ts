@@ -131,7 +131,9 @@ export class AgentUpdates {
 
   /** The turn's own token counts, as the agent reports them with its answer. */
   recordTurnUsage(response: acp.PromptResponse): void {
-    const usage = (response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }).usage;
+    const usage = (
+      response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }
+    ).usage;
     if (!usage) return;
     this.deps.turn()?.tokens.noteReported(usage.totalTokens ?? 0);
     this.deps.turn()?.reply.flush();

@@ -71,7 +71,14 @@ function propertyQuestion(name: string, property: FormProperty): Question {
     return list.map((entry) => ({ id: String(entry.const), label: String(entry.title ?? entry.const), description: null }));
   };
   if (property.type === "array") {
-    return { ...base, options: choices((property as { items?: unknown }).items), multiSelect: true, allowsOther: false, isSecret: false, presentation: "browserChoice" };
+    return {
+      ...base,
+      options: choices((property as { items?: unknown }).items),
+      multiSelect: true,
+      allowsOther: false,
+      isSecret: false,
+      presentation: "browserChoice",
+    };
   }
   const options = choices(property);
   if (options.length > 0) return { ...base, options, multiSelect: false, allowsOther: false, isSecret: false, presentation: "browserChoice" };

@@ -131,7 +131,9 @@ export class ReplyStream {
     if (!this.gaveUp && nowMs - this.failingSinceMs >= this.deps.writeFailureLimitMs) {
       this.gaveUp = true;
       const problem = storageProblem(error)?.message ?? (error instanceof Error ? error.message : String(error));
-      this.onWritesFailing(`the reply could not be written for ${Math.round((nowMs - this.failingSinceMs) / 1000)} s (${problem}); what the agent sent is kept and written once that works again`);
+      this.onWritesFailing(
+        `the reply could not be written for ${Math.round((nowMs - this.failingSinceMs) / 1000)} s (${problem}); what the agent sent is kept and written once that works again`,
+      );
     }
     this.flushTimer = setTimeout(() => this.flush(), backoffMs(this.failures));
     this.flushTimer.unref?.();

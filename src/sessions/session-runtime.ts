@@ -14,13 +14,7 @@ import type { TerminalOutput } from "./acp/terminals.ts";
 import { SessionAgent, type SessionLaunch } from "./session-agent.ts";
 import { SessionQuestions } from "./session-questions.ts";
 import { SessionRecords, titleFrom } from "./session-records.ts";
-import {
-  elicitationContent,
-  elicitationQuestion,
-  permissionOutcome,
-  permissionQuestion,
-  type QuestionAnswer,
-} from "./question-mapping.ts";
+import { elicitationContent, elicitationQuestion, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
 import { isPlanMode } from "./acp-mapping.ts";
 import { AgentUpdates } from "./agent-updates.ts";
 import { budgetSpentStatus } from "./goal-budget.ts";
@@ -384,10 +378,6 @@ export class SessionRuntime {
       SessionRecords.attention(session, failure !== undefined);
     });
   }
-
-
-
-
 
   /** Sets the session's status from a timer, where nothing above would catch a failed write. */
   private recordStatus(status: string | null): void {

@@ -134,7 +134,8 @@ export class SessionService {
     const project = this.deps.projects.get(body.projectId);
     const harness = this.deps.harnesses.get(body.harnessId);
     if (!harness.enabled) {
-      const why = harness.readiness.state === "ready" ? "disabled" : `${harness.readiness.state}${harness.readiness.detail ? ` (${harness.readiness.detail})` : ""}`;
+      const why =
+        harness.readiness.state === "ready" ? "disabled" : `${harness.readiness.state}${harness.readiness.detail ? ` (${harness.readiness.detail})` : ""}`;
       throw new ConflictError(`${harness.name} is ${why}; it cannot run sessions`);
     }
     const account = this.deps.harnesses.launchSpec(body.harnessId, body.harnessAccountId).accountId;
@@ -272,9 +273,9 @@ export class SessionService {
     this.runtimes.get(id)?.stop();
     this.runtimes.delete(id);
     if (session.worktreeId && !keepWorktree) {
-      await this.deps.worktrees.remove(session.worktreeId).catch((error: unknown) =>
-        this.deps.logger.warn("the session's worktree could not be removed", { sessionId: id, error }),
-      );
+      await this.deps.worktrees
+        .remove(session.worktreeId)
+        .catch((error: unknown) => this.deps.logger.warn("the session's worktree could not be removed", { sessionId: id, error }));
     }
     this.deps.store.transaction(() => {
       this.deps.sessions.remove(id);

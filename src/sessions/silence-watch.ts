@@ -12,12 +12,15 @@ export class SilenceWatch {
     noticeMs: number,
     private readonly handlers: { onQuiet: (quietMs: number) => void; onHeard: () => void; paused: () => boolean },
   ) {
-    this.timer = setInterval(() => {
-      const quietMs = Date.now() - this.lastHeardMs;
-      if (quietMs < noticeMs || handlers.paused()) return;
-      this.quiet = true;
-      handlers.onQuiet(quietMs);
-    }, Math.max(250, Math.floor(noticeMs / 3)));
+    this.timer = setInterval(
+      () => {
+        const quietMs = Date.now() - this.lastHeardMs;
+        if (quietMs < noticeMs || handlers.paused()) return;
+        this.quiet = true;
+        handlers.onQuiet(quietMs);
+      },
+      Math.max(250, Math.floor(noticeMs / 3)),
+    );
     this.timer.unref?.();
   }
 

@@ -65,7 +65,9 @@ export function terminalIdsOf(update: acp.ToolCall | acp.ToolCallUpdate): string
 /** Cuts long strings anywhere in a value, saying how much was left out. */
 function bounded<T>(value: T): T {
   if (typeof value === "string") {
-    return (value.length > MAX_STRING_CHARS ? `${value.slice(0, MAX_STRING_CHARS)}… [${value.length - MAX_STRING_CHARS} more characters not kept]` : value) as T;
+    return (
+      value.length > MAX_STRING_CHARS ? `${value.slice(0, MAX_STRING_CHARS)}… [${value.length - MAX_STRING_CHARS} more characters not kept]` : value
+    ) as T;
   }
   if (Array.isArray(value)) return value.map(bounded) as T;
   if (value && typeof value === "object") {

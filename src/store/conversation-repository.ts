@@ -49,9 +49,7 @@ export class ConversationRepository {
 
   /** Adds an item; `streamed`: its text is the delta events that follow (a reply), not the row's. */
   append(sessionId: string, item: ConversationItem, streamed = false): void {
-    const next = this.store.db
-      .query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM conversation_items WHERE session_id = ?")
-      .get(sessionId);
+    const next = this.store.db.query<{ seq: number | null }, [string]>("SELECT MAX(seq) AS seq FROM conversation_items WHERE session_id = ?").get(sessionId);
     this.store.db
       .query(
         `INSERT INTO conversation_items (session_id, seq, id, role, message_id, text, created_at, is_generating, attachments, stop_reason, text_in_deltas)
@@ -82,7 +80,9 @@ export class ConversationRepository {
 
   /** The item when it belongs to the session. */
   find(sessionId: string, itemId: string): ConversationItem | undefined {
-    return this.itemOf(this.store.db.query<Row, [string, string]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE id = ? AND session_id = ?`).get(itemId, sessionId));
+    return this.itemOf(
+      this.store.db.query<Row, [string, string]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE id = ? AND session_id = ?`).get(itemId, sessionId),
+    );
   }
 
   private itemOf(row: Row | null): ConversationItem | undefined {
@@ -93,9 +93,7 @@ export class ConversationRepository {
 
   page(sessionId: string, before: number | null, limit: number): ConversationPage {
     const rows = this.store.db
-      .query<Row, [string, number, number]>(
-        `SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-      )
+      .query<Row, [string, number, number]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
       .all(sessionId, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit).reverse().map(toItem);

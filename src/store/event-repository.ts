@@ -46,16 +46,12 @@ export class EventRepository {
   constructor(private readonly store: Store) {}
 
   nextSubjectRevision(subjectId: string): number {
-    const row = this.store.db
-      .query<{ r: number | null }, [string]>("SELECT MAX(subject_revision) AS r FROM events WHERE subject_id = ?")
-      .get(subjectId);
+    const row = this.store.db.query<{ r: number | null }, [string]>("SELECT MAX(subject_revision) AS r FROM events WHERE subject_id = ?").get(subjectId);
     return (row?.r ?? 0) + 1;
   }
 
   nextSessionSeq(sessionId: string): number {
-    const row = this.store.db
-      .query<{ s: number | null }, [string]>("SELECT MAX(session_seq) AS s FROM events WHERE session_id = ?")
-      .get(sessionId);
+    const row = this.store.db.query<{ s: number | null }, [string]>("SELECT MAX(session_seq) AS s FROM events WHERE session_id = ?").get(sessionId);
     return (row?.s ?? 0) + 1;
   }
 
@@ -78,9 +74,7 @@ export class EventRepository {
   listAfter(query: EventQuery): StoredEvent[] {
     const rows = query.sessionId
       ? this.store.db
-          .query<EventRow, [string, number, number]>(
-            `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND global_id > ? ORDER BY global_id LIMIT ?`,
-          )
+          .query<EventRow, [string, number, number]>(`SELECT ${COLUMNS} FROM events WHERE session_id = ? AND global_id > ? ORDER BY global_id LIMIT ?`)
           .all(query.sessionId, query.afterGlobalId, query.limit)
       : this.store.db
           .query<EventRow, [number, number]>(`SELECT ${COLUMNS} FROM events WHERE global_id > ? ORDER BY global_id LIMIT ?`)
@@ -91,9 +85,7 @@ export class EventRepository {
   /** One session's events after a per-session sequence number, in order. */
   listSession(sessionId: string, afterSessionSeq: number, limit: number): StoredEvent[] {
     return this.store.db
-      .query<EventRow, [string, number, number]>(
-        `SELECT ${COLUMNS} FROM events WHERE session_id = ? AND session_seq > ? ORDER BY session_seq LIMIT ?`,
-      )
+      .query<EventRow, [string, number, number]>(`SELECT ${COLUMNS} FROM events WHERE session_id = ? AND session_seq > ? ORDER BY session_seq LIMIT ?`)
       .all(sessionId, afterSessionSeq, limit)
       .map(toStoredEvent);
   }

@@ -30,10 +30,7 @@ export class HarnessAccountRepository {
   constructor(private readonly store: Store) {}
 
   listOf(harnessId: string): HarnessAccountRow[] {
-    return this.store.db
-      .query<Row, [string]>("SELECT * FROM harness_accounts WHERE harness_id = ? ORDER BY created_at, id")
-      .all(harnessId)
-      .map(toAccount);
+    return this.store.db.query<Row, [string]>("SELECT * FROM harness_accounts WHERE harness_id = ? ORDER BY created_at, id").all(harnessId).map(toAccount);
   }
 
   /** Adds the row, or replaces the label of an existing one. */
@@ -53,9 +50,8 @@ export class HarnessAccountRepository {
 
   activeOf(harnessId: string): string | undefined {
     return (
-      this.store.db
-        .query<{ account_id: string }, [string]>("SELECT account_id FROM harness_active_accounts WHERE harness_id = ?")
-        .get(harnessId)?.account_id ?? undefined
+      this.store.db.query<{ account_id: string }, [string]>("SELECT account_id FROM harness_active_accounts WHERE harness_id = ?").get(harnessId)?.account_id ??
+      undefined
     );
   }
 

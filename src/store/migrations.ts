@@ -59,9 +59,7 @@ export interface MigrationStepProgress {
 const BACKUPS_KEPT = 3;
 
 export function currentSchemaVersion(store: Store): number {
-  store.db.exec(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-  );
+  store.db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
   const row = store.db.query<{ v: number | null }, []>("SELECT MAX(version) AS v FROM schema_migrations").get();
   return row?.v ?? 0;
 }
@@ -76,9 +74,7 @@ export function migrate(store: Store, options: MigrateOptions = {}): MigrationRe
   const fromVersion = currentSchemaVersion(store);
   const known = list[list.length - 1]?.version ?? 0;
   if (fromVersion > known) {
-    throw new Error(
-      `the database is at schema version ${fromVersion}, newer than this Atrium knows (${known}); run a newer Atrium or restore a backup`,
-    );
+    throw new Error(`the database is at schema version ${fromVersion}, newer than this Atrium knows (${known}); run a newer Atrium or restore a backup`);
   }
   const pending = list.filter((migration) => migration.version > fromVersion);
   // A new database has nothing to keep.

@@ -120,7 +120,11 @@ export class ProjectRepository {
   }
 
   /** Records the repository a project's folders turned out to be (a plain project gaining a checkout). */
-  adoptRepository(id: string, repo: { repoUrl: string; repoKey: string; detectedRemote: string | null; detectedBranch: string | null }, updatedAt: string): void {
+  adoptRepository(
+    id: string,
+    repo: { repoUrl: string; repoKey: string; detectedRemote: string | null; detectedBranch: string | null },
+    updatedAt: string,
+  ): void {
     this.revision++;
     this.store.db
       .query(
@@ -148,15 +152,15 @@ export class ProjectRepository {
   locationsOfProjects(projectIds: string[]): StoredLocation[] {
     if (projectIds.length === 0) return [];
     return this.store.db
-      .query<LocationRow, string[]>(`SELECT ${LOCATION_COLUMNS} FROM project_locations WHERE project_id IN (${projectIds.map(() => "?").join(", ")}) ORDER BY created_at, id`)
+      .query<LocationRow, string[]>(
+        `SELECT ${LOCATION_COLUMNS} FROM project_locations WHERE project_id IN (${projectIds.map(() => "?").join(", ")}) ORDER BY created_at, id`,
+      )
       .all(...projectIds)
       .map(toLocation);
   }
 
   findByRepoKey(repoKey: string): StoredProject | undefined {
-    const row = this.store.db
-      .query<ProjectRow, [string]>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE repo_key = ?`)
-      .get(repoKey);
+    const row = this.store.db.query<ProjectRow, [string]>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE repo_key = ?`).get(repoKey);
     return row ? toProject(row) : undefined;
   }
 

@@ -26,10 +26,7 @@ export class PromptQueueRepository {
   constructor(private readonly store: Store) {}
 
   list(sessionId: string): QueuedPrompt[] {
-    return this.store.db
-      .query<Row, [string]>("SELECT * FROM prompt_queue WHERE session_id = ? ORDER BY position")
-      .all(sessionId)
-      .map(toPrompt);
+    return this.store.db.query<Row, [string]>("SELECT * FROM prompt_queue WHERE session_id = ? ORDER BY position").all(sessionId).map(toPrompt);
   }
 
   get(id: string): QueuedPrompt | undefined {

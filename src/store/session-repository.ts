@@ -73,9 +73,9 @@ export class SessionRepository {
   list(filter: SessionFilter, limit: number, cursor?: string): Page<StoredSession> {
     const where: string[] = [];
     const values: Array<string | number> = [];
-    if (filter.projectId) (where.push("project_id = ?"), values.push(filter.projectId));
-    if (filter.harnessId) (where.push("harness_id = ?"), values.push(filter.harnessId));
-    if (filter.state) (where.push("sidebar_state = ?"), values.push(filter.state));
+    if (filter.projectId) where.push("project_id = ?"), values.push(filter.projectId);
+    if (filter.harnessId) where.push("harness_id = ?"), values.push(filter.harnessId);
+    if (filter.state) where.push("sidebar_state = ?"), values.push(filter.state);
     if (cursor !== undefined) {
       const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
       where.push("(updated_at, id) < (?, ?)");
@@ -83,11 +83,19 @@ export class SessionRepository {
     }
     const sql = `SELECT updated_at, id, data FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id DESC LIMIT ?`;
     const rows = this.store.db.query<Row & { updated_at: string; id: string }, Array<string | number>>(sql).all(...values, limit + 1);
-    return pageOf(rows, limit, (row) => [row.updated_at, row.id], (row) => JSON.parse(row.data) as StoredSession);
+    return pageOf(
+      rows,
+      limit,
+      (row) => [row.updated_at, row.id],
+      (row) => JSON.parse(row.data) as StoredSession,
+    );
   }
 
   ids(): string[] {
-    return this.store.db.query<{ id: string }, []>("SELECT id FROM sessions").all().map((row) => row.id);
+    return this.store.db
+      .query<{ id: string }, []>("SELECT id FROM sessions")
+      .all()
+      .map((row) => row.id);
   }
 
   /** Removes the session and everything recorded under it. */

@@ -34,18 +34,14 @@ export class SyncRepository {
 
   get(namespace: string, key: string): StoredSyncEntry | undefined {
     const row = this.store.db
-      .query<SyncRow, [string, string]>(
-        "SELECT key, value, wall_ms, counter, device_id, deleted FROM sync_entries WHERE namespace = ? AND key = ?",
-      )
+      .query<SyncRow, [string, string]>("SELECT key, value, wall_ms, counter, device_id, deleted FROM sync_entries WHERE namespace = ? AND key = ?")
       .get(namespace, key);
     return row ? toEntry(row) : undefined;
   }
 
   list(namespace: string): StoredSyncEntry[] {
     return this.store.db
-      .query<SyncRow, [string]>(
-        "SELECT key, value, wall_ms, counter, device_id, deleted FROM sync_entries WHERE namespace = ? ORDER BY key",
-      )
+      .query<SyncRow, [string]>("SELECT key, value, wall_ms, counter, device_id, deleted FROM sync_entries WHERE namespace = ? ORDER BY key")
       .all(namespace)
       .map(toEntry);
   }

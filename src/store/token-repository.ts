@@ -31,16 +31,11 @@ export class TokenRepository {
   }
 
   list(): StoredToken[] {
-    return this.store.db
-      .query<TokenRow, []>("SELECT name, created_at, last_used_at FROM access_tokens ORDER BY name")
-      .all()
-      .map(toStoredToken);
+    return this.store.db.query<TokenRow, []>("SELECT name, created_at, last_used_at FROM access_tokens ORDER BY name").all().map(toStoredToken);
   }
 
   findNameByHash(tokenHash: string): string | undefined {
-    return this.store.db
-      .query<{ name: string }, [string]>("SELECT name FROM access_tokens WHERE token_hash = ?")
-      .get(tokenHash)?.name;
+    return this.store.db.query<{ name: string }, [string]>("SELECT name FROM access_tokens WHERE token_hash = ?").get(tokenHash)?.name;
   }
 
   touch(name: string, at: string): void {

@@ -57,7 +57,9 @@ export class TranscriptRepository {
   }
 
   get(itemId: string, key: string): TranscriptEntry | undefined {
-    const row = this.store.db.query<Row, [string, string]>("SELECT key, position, revision, payload FROM transcript_entries WHERE item_id = ? AND key = ?").get(itemId, key);
+    const row = this.store.db
+      .query<Row, [string, string]>("SELECT key, position, revision, payload FROM transcript_entries WHERE item_id = ? AND key = ?")
+      .get(itemId, key);
     return row ? toEntry(row) : undefined;
   }
 
@@ -84,7 +86,9 @@ export class TranscriptRepository {
 
   /** The item's revision: every change to one of its entries counts once. */
   revision(itemId: string): number {
-    return this.store.db.query<{ total: number | null }, [string]>("SELECT SUM(revision) AS total FROM transcript_entries WHERE item_id = ?").get(itemId)?.total ?? 0;
+    return (
+      this.store.db.query<{ total: number | null }, [string]>("SELECT SUM(revision) AS total FROM transcript_entries WHERE item_id = ?").get(itemId)?.total ?? 0
+    );
   }
 
   /** Whether entries exist past `position` (after) or before it. */

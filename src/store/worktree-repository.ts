@@ -70,8 +70,7 @@ export class WorktreeRepository {
 
   nameTaken(projectId: string, name: string): boolean {
     return (
-      this.store.db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM worktrees WHERE project_id = ? AND name = ?").get(projectId, name)!
-        .n > 0
+      this.store.db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM worktrees WHERE project_id = ? AND name = ?").get(projectId, name)!.n > 0
     );
   }
 

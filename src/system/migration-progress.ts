@@ -24,7 +24,13 @@ export class MigrationProgress {
   /** Running from the moment the server decides to migrate, before the worker reports its first step. */
   started(): void {
     const { schemaVersion, targetVersion } = this.current;
-    this.current = { state: "running", schemaVersion, targetVersion, progress: 0, detail: `starting the migration from schema ${schemaVersion} to ${targetVersion}` };
+    this.current = {
+      state: "running",
+      schemaVersion,
+      targetVersion,
+      progress: 0,
+      detail: `starting the migration from schema ${schemaVersion} to ${targetVersion}`,
+    };
   }
 
   step(progress: MigrationStepProgress): void {

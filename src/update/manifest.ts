@@ -101,9 +101,7 @@ export function verifySignedManifest(signed: unknown, publicKeyPem: string): Rel
   }
   const signature = Buffer.from(envelope.signature, "base64");
   // Checked before the content is looked at: nothing unsigned gets further than this.
-  const valid =
-    signature.length === 64 &&
-    verify(null, Buffer.from(canonicalJson(envelope.manifest)), createPublicKey(publicKeyPem), signature);
+  const valid = signature.length === 64 && verify(null, Buffer.from(canonicalJson(envelope.manifest)), createPublicKey(publicKeyPem), signature);
   if (!valid) throw new Error("release manifest signature does not match its content (tampered or corrupted)");
   const problem = firstProblem(SignedManifest, signed);
   if (problem) throw new Error(`release manifest is malformed at ${problem}`);
@@ -114,11 +112,7 @@ export function verifySignedManifest(signed: unknown, publicKeyPem: string): Rel
  * The manifest `files` key for a platform: `linux-x64`, `darwin-arm64`, … with `-musl` for a musl libc
  * build. Node's platform/arch names are used as they are (x64, arm64), as Bun's targets do.
  */
-export function platformKey(
-  platform: NodeJS.Platform = process.platform,
-  arch: string = process.arch,
-  libc?: "glibc" | "musl",
-): string {
+export function platformKey(platform: NodeJS.Platform = process.platform, arch: string = process.arch, libc?: "glibc" | "musl"): string {
   const os = platform === "win32" ? "windows" : platform;
   return `${os}-${arch}${libc === "musl" ? "-musl" : ""}`;
 }

@@ -29,5 +29,4 @@ export function isBelowVersion(version: string, minimum: string): boolean {
   return Bun.semver.order(version, minimum) < 0;
 }
 
-export const describeRelease = (release: { version: string; buildNumber: number }): string =>
-  `${release.version} (build ${release.buildNumber})`;
+export const describeRelease = (release: { version: string; buildNumber: number }): string => `${release.version} (build ${release.buildNumber})`;

@@ -126,7 +126,8 @@ export function judgeHealth(health: HealthAnswer | undefined, pending: PendingUp
   if (!health || health.release?.version !== pending.targetVersion || health.release.buildNumber !== pending.targetBuildNumber) {
     return { state: "waiting" };
   }
-  if (health.migration?.state === "failed") return { state: "failed", reason: `could not migrate the database: ${health.migration.detail ?? "no detail given"}` };
+  if (health.migration?.state === "failed")
+    return { state: "failed", reason: `could not migrate the database: ${health.migration.detail ?? "no detail given"}` };
   if (health.migration?.state === "running") return { state: "migrating" };
   return health.status === "ok" ? { state: "healthy" } : { state: "waiting" };
 }

@@ -152,7 +152,14 @@ export class UpdateService {
     const at = this.nowText();
     if (pending && isThisBuild(pending)) {
       const from = describeRelease({ version: pending.fromVersion, buildNumber: pending.fromBuildNumber });
-      record({ progress: 1, state: "done", message: `updated from ${from} to ${describeRelease(installed)}`, targetVersion: pending.targetVersion, targetBuildNumber: pending.targetBuildNumber, at });
+      record({
+        progress: 1,
+        state: "done",
+        message: `updated from ${from} to ${describeRelease(installed)}`,
+        targetVersion: pending.targetVersion,
+        targetBuildNumber: pending.targetBuildNumber,
+        at,
+      });
     } else if (pending) {
       if (last?.state !== "failed") {
         const message = `the update to ${describeRelease({ version: pending.targetVersion, buildNumber: pending.targetBuildNumber })} did not complete; ${describeRelease(installed)} is running`;
@@ -251,7 +258,9 @@ export class UpdateService {
     while (this.deps.sessions.busySessions().length > 0) {
       if (Date.now() > deadline) {
         const busy = this.deps.sessions.describe(this.deps.sessions.busySessions());
-        throw new Error(`a prompt was still in flight in ${busy.join(", ")} after the download; nothing was interrupted and the installed executable is unchanged`);
+        throw new Error(
+          `a prompt was still in flight in ${busy.join(", ")} after the download; nothing was interrupted and the installed executable is unchanged`,
+        );
       }
       await Bun.sleep(DRAIN_POLL_MS);
     }

@@ -53,7 +53,6 @@ async function call<S extends TSchema>(api: Api, method: string, path: string, s
   return response.body;
 }
 
-
 /** The executable of a process (Linux); "" where /proc is not there. */
 function executableOf(pid: string): string {
   try {
@@ -112,7 +111,12 @@ function agentSuite(agent: AgentFacts): void {
     return server;
   };
   const harness = (api: Api) => call(api, "GET", `/v1/harnesses/${agent.id}`, Harness);
-  const waitReady = (api: Api) => until(() => harness(api), (h) => h.readiness.state === "ready" && h.readiness.version !== null, 90_000);
+  const waitReady = (api: Api) =>
+    until(
+      () => harness(api),
+      (h) => h.readiness.state === "ready" && h.readiness.version !== null,
+      90_000,
+    );
   const detail = async (api: Api = t!) => call(api, "GET", `/v1/sessions/${sessionId}`, SessionDetail);
   const setConfig = (choice: Choice, api: Api = t!) => call(api, "POST", `/v1/sessions/${sessionId}/config`, SessionConfig, choice);
   const agentProcesses = () => processesOf(prefix);
@@ -129,9 +133,15 @@ function agentSuite(agent: AgentFacts): void {
     provider.takePaths();
     await call(t!, "POST", `/v1/sessions/${sessionId}/prompts`, QueuedPrompt, { text }, 201);
     const started = performance.now();
-    const ended = await until(() => detail(), (d) => d.conversation.length >= items && idle(d), 180_000);
+    const ended = await until(
+      () => detail(),
+      (d) => d.conversation.length >= items && idle(d),
+      180_000,
+    );
     const requests = `${provider.requests() - requestsBefore} provider requests: ${provider.takePaths().join(", ")}`;
-    log(`prompt "${text}" ended after ${ms(started)} ms (${requests}); status ${JSON.stringify(ended.session.status)}; reply ${JSON.stringify(lastReply(ended)?.text.slice(0, 200))}`);
+    log(
+      `prompt "${text}" ended after ${ms(started)} ms (${requests}); status ${JSON.stringify(ended.session.status)}; reply ${JSON.stringify(lastReply(ended)?.text.slice(0, 200))}`,
+    );
     return ended;
   }
 
@@ -186,7 +196,10 @@ function agentSuite(agent: AgentFacts): void {
     if (!agent.split) return;
     const { cli, adapter } = agent.split;
     expect(found.readiness.detail).toBe(`ACP adapter ${adapter} ${adapterPackage}`);
-    for (const [present, missing] of [[adapter, cli], [cli, adapter]] as const) {
+    for (const [present, missing] of [
+      [adapter, cli],
+      [cli, adapter],
+    ] as const) {
       const bin = tempDir(`only-${present}`);
       symlinkSync(join(prefix, "bin", present), join(bin, present));
       const PATH = [bin, dirname(node!), "/usr/bin", "/bin"].join(":");
@@ -253,11 +266,19 @@ function agentSuite(agent: AgentFacts): void {
       await call(t!, "POST", `/v1/sessions/${sessionId}/prompts`, QueuedPrompt, { text: "three" }, 201);
       // Until the agent's call is held by the provider (or the turn ended without one, a failure).
       const reached = (d: DetailBody) => d.session.sidebarState === "working" && provider.requests() > requestsBefore;
-      const waiting = await until(() => detail(), (d) => reached(d) || idle(d), 120_000);
+      const waiting = await until(
+        () => detail(),
+        (d) => reached(d) || idle(d),
+        120_000,
+      );
       expect(reached(waiting), `the turn ended before reaching the provider: ${JSON.stringify(waiting.session.status)}`).toBe(true);
       const started = performance.now();
       await call(t!, "POST", `/v1/sessions/${sessionId}/cancel`, Session);
-      const settled = await until(() => detail(), (d) => !lastReply(d)!.isGenerating && d.session.sidebarState !== "working", 60_000);
+      const settled = await until(
+        () => detail(),
+        (d) => !lastReply(d)!.isGenerating && d.session.sidebarState !== "working",
+        60_000,
+      );
       const took = ms(started);
       log(`cancel settled after ${took} ms: stopReason ${lastReply(settled)!.stopReason}, sidebar ${settled.session.sidebarState}`);
       expect(took).toBeLessThan(5_000);
@@ -270,7 +291,13 @@ function agentSuite(agent: AgentFacts): void {
   test("delete leaves no agent process", async () => {
     expect(agentProcesses().length, "the agent runs before the delete").toBeGreaterThan(0);
     expect(await call(t!, "DELETE", `/v1/sessions/${sessionId}`, Type.Object({ id: Type.String() }))).toEqual({ id: sessionId });
-    expect(await until(async () => agentProcesses(), (left) => left.length === 0, 5_000)).toEqual([]);
+    expect(
+      await until(
+        async () => agentProcesses(),
+        (left) => left.length === 0,
+        5_000,
+      ),
+    ).toEqual([]);
   });
 
   test("a graceful stop leaves no agent process", async () => {
@@ -279,7 +306,13 @@ function agentSuite(agent: AgentFacts): void {
     expect(agentProcesses().length, "the agent runs before the stop").toBeGreaterThan(0);
     await t!.stop();
     t = undefined;
-    expect(await until(async () => agentProcesses(), (left) => left.length === 0, 2_000)).toEqual([]);
+    expect(
+      await until(
+        async () => agentProcesses(),
+        (left) => left.length === 0,
+        2_000,
+      ),
+    ).toEqual([]);
   });
 
   test("kill -9 of the server leaves an orphan that the next start stops", async () => {
@@ -310,7 +343,13 @@ function agentSuite(agent: AgentFacts): void {
     const started = performance.now();
     // The orphans themselves (the new server's own probes may be running meanwhile).
     const orphaned = (line: string) => orphans.includes(line);
-    expect(await until(async () => agentProcesses().filter(orphaned), (left) => left.length === 0, 5_000)).toEqual([]);
+    expect(
+      await until(
+        async () => agentProcesses().filter(orphaned),
+        (left) => left.length === 0,
+        5_000,
+      ),
+    ).toEqual([]);
     log(`the orphans were gone ${ms(started)} ms after the new server listened`);
     serve.child.kill("SIGTERM");
     await serve.child.exited;

@@ -37,8 +37,7 @@ function serverSideConnectionTo(clientPort: number): boolean {
 
 /** The ids of the test's own events, counted from the cursor at start-up (harness scans come first). */
 let base = 0;
-const ids = (client: SseClient) =>
-  client.frames.filter((frame) => frame.event === "sync.changed").map((frame) => Number(frame.id) - base);
+const ids = (client: SseClient) => client.frames.filter((frame) => frame.event === "sync.changed").map((frame) => Number(frame.id) - base);
 
 describe("event stream", () => {
   test("frames carry id = globalEventId, event = kind and the record as data", async () => {
@@ -154,11 +153,15 @@ describe("event stream", () => {
     // A separate process that sends the request and is then stopped: it cannot read, so first the
     // kernel's socket buffers fill, then the server's queue for it.
     const stalled = Bun.spawn(
-      [process.execPath, "-e", `
+      [
+        process.execPath,
+        "-e",
+        `
         const socket = require("node:net").connect(${t.server.port}, "127.0.0.1", () => {
           socket.write("GET /v1/events/stream HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nAuthorization: Bearer ${t.token}\\r\\n\\r\\n", () => console.log(socket.localPort));
         });
-        setInterval(() => {}, 1000);`],
+        setInterval(() => {}, 1000);`,
+      ],
       { stdout: "pipe" },
     );
     const stalledPort = Number(new TextDecoder().decode((await stalled.stdout.getReader().read()).value).trim());

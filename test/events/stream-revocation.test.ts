@@ -15,7 +15,9 @@ afterAll(() => t.stop());
 
 let wallMs = 1;
 async function write(): Promise<void> {
-  const put = await t.json("PUT", "/v1/sync/revocation", { entries: [{ key: "k", value: wallMs, timestamp: { wallMs: wallMs++, counter: 0, deviceId: "d" } }] });
+  const put = await t.json("PUT", "/v1/sync/revocation", {
+    entries: [{ key: "k", value: wallMs, timestamp: { wallMs: wallMs++, counter: 0, deviceId: "d" } }],
+  });
   expect(put.status).toBe(200);
 }
 
@@ -35,7 +37,11 @@ describe("revoking a named token", () => {
     const revoked = await runAtrium(sourceCommand, ["token", "revoke", "phone"], t.dataDir);
     expect(revoked.code).toBe(0);
     const revokedAt = Date.now();
-    await until(async () => phone.closed, (closed) => closed, 3_000);
+    await until(
+      async () => phone.closed,
+      (closed) => closed,
+      3_000,
+    );
     expect(Date.now() - revokedAt).toBeLessThan(2_000);
 
     await write();

@@ -158,7 +158,7 @@ describe("readCodexRateLimits", () => {
   test("malformed lines are skipped", () => {
     writeRollout("2026/03/10", "2026-03-10T10-00-00-a", [
       tokenCount("2026-03-10T10:00:00.000Z", currentLimits(5)),
-      "not json at all, but mentions \"token_count\"",
+      'not json at all, but mentions "token_count"',
       `["token_count"]`,
       JSON.stringify({ timestamp: "2026-03-10T10:01:00Z", type: "event_msg", payload: "token_count" }),
       tokenCount("2026-03-10T10:02:00.000Z", { primary: { used_percent: "high", window_minutes: 300 } }),
@@ -227,7 +227,12 @@ describe("readCodexRateLimits", () => {
     expect(fromLogin).toMatchObject({ email: "dev@example.com", plan: "pro" });
     expect(JSON.stringify(fromLogin)).not.toContain("secret");
 
-    writeRollout("2026/03/10", "2026-03-10T11-00-00-b", [tokenCount("2026-03-10T11:00:00.000Z", currentLimits(2, { plan: "team" }))], new Date("2026-03-10T11:00:00Z"));
+    writeRollout(
+      "2026/03/10",
+      "2026-03-10T11-00-00-b",
+      [tokenCount("2026-03-10T11:00:00.000Z", currentLimits(2, { plan: "team" }))],
+      new Date("2026-03-10T11:00:00Z"),
+    );
     expect(readCodexRateLimits(home.path, NOW)).toMatchObject({ email: "dev@example.com", plan: "team" });
   });
 });

@@ -29,7 +29,6 @@ afterEach(async () => {
   home.remove();
 });
 
-
 const harness = async (id: string) => (await t.json<HarnessBody>("GET", `/v1/harnesses/${id}`)).body;
 
 describe("accounts", () => {
@@ -46,7 +45,10 @@ describe("accounts", () => {
     expect(added.body).toMatchObject({ harnessId: "claude", profileKind: "profile", label: "Work", isActive: false });
     const accountId = added.body.id;
 
-    const checked = await until(() => harness("claude"), (h) => h.auth.accounts.find((a) => a.id === accountId)?.authState === "unauthenticated");
+    const checked = await until(
+      () => harness("claude"),
+      (h) => h.auth.accounts.find((a) => a.id === accountId)?.authState === "unauthenticated",
+    );
     const work = checked.auth.accounts.find((a) => a.id === accountId)!;
     const configHome = /CLAUDE_CONFIG_DIR='([^']+)'/.exec(work.detail ?? "")?.[1];
     expect(configHome).toStartWith(join(t.dataDir, "accounts", "claude"));
@@ -142,7 +144,10 @@ describe("latest versions (asked of the npm registry over HTTP, on demand, kept 
     t = await startTestServer(options);
     await t.ready();
     expect(registry.asked).toEqual([]);
-    const claude = await until(() => harness("claude"), (h) => h.updateInfo.checkedAt !== null);
+    const claude = await until(
+      () => harness("claude"),
+      (h) => h.updateInfo.checkedAt !== null,
+    );
     assertMatchesSchema(Harness, claude);
     expect(claude.updateInfo).toMatchObject({
       installedVersion: "2.1.104",
@@ -156,7 +161,10 @@ describe("latest versions (asked of the npm registry over HTTP, on demand, kept 
     expect(echo.updateInfo).toMatchObject({ latestVersion: null, updateAvailable: false, notes: "updated together with Atrium" });
 
     // A restart keeps the answers: the first read shows them, and the registry is not asked again.
-    await until(async () => registry!.asked.length, (count) => count >= 5);
+    await until(
+      async () => registry!.asked.length,
+      (count) => count >= 5,
+    );
     const askedBefore = registry.asked.length;
     await t.stop();
     t = await startTestServer(options);
@@ -169,7 +177,10 @@ describe("latest versions (asked of the npm registry over HTTP, on demand, kept 
   test("offline: no update, and notes say why", async () => {
     await start({ npm_config_registry: "http://127.0.0.1:9/" }, true);
     await t.ready();
-    const codex = await until(() => harness("codex"), (h) => h.updateInfo.checkedAt !== null);
+    const codex = await until(
+      () => harness("codex"),
+      (h) => h.updateInfo.checkedAt !== null,
+    );
     expect(codex.updateInfo.latestVersion).toBeNull();
     expect(codex.updateInfo.updateAvailable).toBe(false);
     expect(codex.updateInfo.notes).toContain("could not be reached");

@@ -43,7 +43,10 @@ async function harnessEvents(after: number): Promise<Array<Static<typeof EventRe
     if (next.value) text += new TextDecoder().decode(next.value);
   }
   await reader.cancel();
-  return text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)));
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)));
 }
 
 describe("harness detection", () => {
@@ -207,7 +210,10 @@ describe("enable and disable", () => {
   });
 
   test("unknown ids are 404 and bad bodies 400, changing nothing", async () => {
-    for (const [method, path] of [["GET", "/v1/harnesses/nope"], ["PATCH", "/v1/harnesses/nope"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/harnesses/nope"],
+      ["PATCH", "/v1/harnesses/nope"],
+    ] as const) {
       const response = await t.json(method, path, method === "PATCH" ? { enabled: true } : undefined);
       expect(response.status).toBe(404);
       assertMatchesSchema(ErrorBody, response.body);

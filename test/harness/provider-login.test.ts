@@ -34,7 +34,6 @@ afterEach(async () => {
 
 const authFile = () => join(home.path, ".local", "share", "opencode", "auth.json");
 
-
 /** GitHub's device flow as a loopback server: the first poll is pending, the second grants a token. */
 function fakeGitHub(): string {
   let polls = 0;
@@ -45,7 +44,13 @@ function fakeGitHub(): string {
       const form = new URLSearchParams(await request.text());
       const path = new URL(request.url).pathname;
       if (path === "/login/device/code" && form.get("client_id") && form.get("scope") === "read:user") {
-        return Response.json({ device_code: "dev-1", user_code: "ABCD-1234", verification_uri: "https://github.example/login/device", expires_in: 900, interval: 0.05 });
+        return Response.json({
+          device_code: "dev-1",
+          user_code: "ABCD-1234",
+          verification_uri: "https://github.example/login/device",
+          expires_in: 900,
+          interval: 0.05,
+        });
       }
       if (path === "/login/oauth/access_token" && form.get("device_code") === "dev-1") {
         polls += 1;

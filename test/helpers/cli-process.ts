@@ -19,11 +19,7 @@ export async function runAtrium(command: AtriumCommand, args: string[], home: st
     stderr: "pipe",
     stdin: "ignore",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }
 

@@ -43,8 +43,7 @@ export async function startTestServer(options: Partial<ServerOptions> = {}, owne
     throw error;
   });
   const token = server.adminToken;
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+  const api = (path: string, init: RequestInit = {}) => fetch(server.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
   return {
     server,
     url: server.url,

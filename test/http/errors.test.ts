@@ -126,7 +126,12 @@ describe("error responses", () => {
   });
 
   test("an unknown route is 404 with an {error} body", async () => {
-    for (const [method, path] of [["GET", "/v1/nothing"], ["POST", "/v1/health"], ["DELETE", "/v1/sync/x"], ["GET", "/"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/nothing"],
+      ["POST", "/v1/health"],
+      ["DELETE", "/v1/sync/x"],
+      ["GET", "/"],
+    ] as const) {
       const response = await t.api(path, { method });
       expect(response.status).toBe(404);
       assertMatchesSchema(ErrorBody, await response.json());

@@ -27,7 +27,11 @@ async function getWithHost(url: string, path: string, host: string, token: strin
 
 describe("the Host header of a server on loopback", () => {
   test("another site's name is refused 403 before the token is looked at; loopback names pass, with or without a port", async () => {
-    for (const [path, token] of [["/v1/health", false], ["/v1/info", t.token], ["/v1/sync/x", "wrong"]] as const) {
+    for (const [path, token] of [
+      ["/v1/health", false],
+      ["/v1/info", t.token],
+      ["/v1/sync/x", "wrong"],
+    ] as const) {
       for (const host of ["evil.example", `evil.example:${t.server.port}`, "127.0.0.1.evil.example", "localhost.evil.example"]) {
         const { status, body } = await getWithHost(t.url, path, host, token);
         expect(status).toBe(403);

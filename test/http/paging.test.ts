@@ -46,7 +46,12 @@ test("sessions are paged newest first: each page at most `limit`, the Link heade
   expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
   // The order of one page of all: updatedAt descending (ties, made within a millisecond, by id).
   const whole = (await t.json<Array<{ id: string; updatedAt: string }>>("GET", "/v1/sessions?limit=200")).body;
-  expect(whole.map((session) => session.updatedAt)).toEqual(whole.map((session) => session.updatedAt).sort().reverse());
+  expect(whole.map((session) => session.updatedAt)).toEqual(
+    whole
+      .map((session) => session.updatedAt)
+      .sort()
+      .reverse(),
+  );
   expect(pages.flat()).toEqual(whole.map((session) => session.id));
   expect([...pages.flat()].sort()).toEqual([...sessions].sort());
   // Filters carry over to the next pages.

@@ -52,8 +52,16 @@ describe("refused requests are logged at a bounded rate", () => {
       ["other addresses", "refused a request without a valid token"],
     ]);
     // The window ends: one line with the count of 10.0.0.1 and of the other addresses; 10.0.0.2 was quiet.
-    await until(async () => refusalLines(file).length, (count) => count >= 5, 2_000);
-    expect(refusalLines(file).slice(3).map((line) => [line.address, line.count])).toEqual([
+    await until(
+      async () => refusalLines(file).length,
+      (count) => count >= 5,
+      2_000,
+    );
+    expect(
+      refusalLines(file)
+        .slice(3)
+        .map((line) => [line.address, line.count]),
+    ).toEqual([
       ["10.0.0.1", 999],
       ["other addresses", 1],
     ]);
@@ -61,7 +69,11 @@ describe("refused requests are logged at a bounded rate", () => {
     await Bun.sleep(700);
     expect(refusalLines(file)).toHaveLength(5);
     refusals.refused("10.0.0.1", refusal);
-    expect(refusalLines(file).slice(5).map((line) => [line.address, line.msg])).toEqual([["10.0.0.1", "refused a request without a valid token"]]);
+    expect(
+      refusalLines(file)
+        .slice(5)
+        .map((line) => [line.address, line.msg]),
+    ).toEqual([["10.0.0.1", "refused a request without a valid token"]]);
     dir.remove();
   });
 });

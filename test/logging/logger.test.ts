@@ -23,7 +23,10 @@ describe("logging", () => {
     const logger = new FileLogger({ file, level: "info", echoToStderr: false, maxBytes: 1024 * 1024 });
     logger.debug("hidden");
     logger.info("shown", { n: 1 });
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: "info", msg: "shown", n: 1 });
     expect(Date.parse(lines[0].time)).not.toBeNaN();

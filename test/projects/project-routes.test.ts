@@ -91,7 +91,15 @@ describe("projects from git", () => {
 
   test("refused URL forms are 400 and clone nothing", async () => {
     const before = readdirSync(projectsDir());
-    for (const url of ["--upload-pack=touch /tmp/atrium-pwned", "ext::sh -c touch% /tmp/atrium-pwned", "fd::3", "ftp://x/y", "rel/path", "https://", "git://:99999/x"]) {
+    for (const url of [
+      "--upload-pack=touch /tmp/atrium-pwned",
+      "ext::sh -c touch% /tmp/atrium-pwned",
+      "fd::3",
+      "ftp://x/y",
+      "rel/path",
+      "https://",
+      "git://:99999/x",
+    ]) {
       const response = await t.json("POST", "/v1/projects/from-git", { url });
       expect(response.status).toBe(400);
     }
@@ -212,7 +220,11 @@ describe("project updates", () => {
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "origin" } }), 400, '"worktreeBase');
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "x;rm", branch: "main" } }), 400, '"worktreeBase');
     // Names git would read as options.
-    await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "--upload-pack", branch: "main" } }), 400, '"worktreeBase.remote"');
+    await expectError(
+      await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "--upload-pack", branch: "main" } }),
+      400,
+      '"worktreeBase.remote"',
+    );
     await expectError(await t.json("PATCH", `/v1/projects/${project.id}`, { worktreeBase: { remote: "origin", branch: "-x" } }), 400, '"worktreeBase.branch"');
     expect((await t.json<ProjectBody>("GET", `/v1/projects/${project.id}`)).body.name).toBe("epsilon");
   });

@@ -58,7 +58,7 @@ beforeAll(async () => {
   fakeBin = join(work, "fake-bin");
   mkdirSync(fakeBin);
   for (const tool of ["systemctl", "launchctl"]) {
-    writeFileSync(join(fakeBin, tool), "#!/bin/sh\necho \"$0: not usable in this test\" >&2\nexit 1\n");
+    writeFileSync(join(fakeBin, tool), '#!/bin/sh\necho "$0: not usable in this test" >&2\nexit 1\n');
     chmodSync(join(fakeBin, tool), 0o755);
   }
 }, 120_000);
@@ -127,8 +127,8 @@ async function version(binary: string): Promise<string> {
 }
 
 const manifestSha = (dir: string, channel = "stable") =>
-  (JSON.parse(readFileSync(join(dir, `${channel}.json`), "utf8")) as { manifest: { files: Record<string, { sha256: string }> } }).manifest
-    .files[hostKey]!.sha256;
+  (JSON.parse(readFileSync(join(dir, `${channel}.json`), "utf8")) as { manifest: { files: Record<string, { sha256: string }> } }).manifest.files[hostKey]!
+    .sha256;
 
 const systemdAnalyze = Bun.which("systemd-analyze");
 
@@ -260,7 +260,16 @@ describe("install.sh", () => {
       expect(unit).toContain("WantedBy=default.target\n");
       const path = /^Environment="PATH=([^"]+)"$/m.exec(unit)?.[1]?.split(":") ?? [];
       expect(path[0]).toBe(join(m.prefix, "bin"));
-      for (const dir of [toolDir, join(m.home, ".local", "bin"), join(m.home, ".bun", "bin"), join(m.home, ".npm-global", "bin"), "/usr/local/bin", "/opt/homebrew/bin", "/usr/bin", "/bin"]) {
+      for (const dir of [
+        toolDir,
+        join(m.home, ".local", "bin"),
+        join(m.home, ".bun", "bin"),
+        join(m.home, ".npm-global", "bin"),
+        "/usr/local/bin",
+        "/opt/homebrew/bin",
+        "/usr/bin",
+        "/bin",
+      ]) {
         expect(path).toContain(dir);
       }
       expect(path.some((dir) => dir.includes("node_modules"))).toBe(false);

@@ -139,7 +139,10 @@ describe("npm run release", () => {
   }, 60_000);
 
   test("the release executable carries the release public key", () => {
-    const body = release.keys.publicKeyPem.split("\n").filter((line) => line && !line.startsWith("-----")).join("");
+    const body = release.keys.publicKeyPem
+      .split("\n")
+      .filter((line) => line && !line.startsWith("-----"))
+      .join("");
     expect(readFileSync(release.binary).includes(Buffer.from(body))).toBe(true);
   });
 
@@ -183,10 +186,8 @@ describe("npm run release", () => {
 
 describe("manifest helpers", () => {
   test("canonicalJson sorts keys at every depth and has no whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x y" }, u: undefined })).toBe(
-      '{"a":{"c":"x y","d":[3,{"y":null,"z":true}]},"b":1}',
-    );
-    expect(canonicalJson("say \"hi\"\n")).toBe('"say \\"hi\\"\\n"');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x y" }, u: undefined })).toBe('{"a":{"c":"x y","d":[3,{"y":null,"z":true}]},"b":1}');
+    expect(canonicalJson('say "hi"\n')).toBe('"say \\"hi\\"\\n"');
     expect(JSON.parse(canonicalJson(signed))).toEqual(signed);
   });
 

@@ -52,7 +52,10 @@ const readdirBackups = () => (existsSync(paths.backups) ? readdirSync(paths.back
 
 /** The listener's address, from the runtime file it writes as soon as it listens. */
 async function listenerUrl(): Promise<string> {
-  const runtime = await until(async () => readRuntimeFile(paths.runtime), (info) => info?.pid === process.pid);
+  const runtime = await until(
+    async () => readRuntimeFile(paths.runtime),
+    (info) => info?.pid === process.pid,
+  );
   return runtime!.url;
 }
 
@@ -106,7 +109,10 @@ describe("starting on a database that needs migrating", () => {
     expect(running.body.migration.progress).toBeLessThan(1);
     expect(running.body.database).toMatchObject({ state: "ok", schemaVersion: latestSchemaVersion });
     // The migration itself is under way: its step is named.
-    const migrating = await until(() => health(url), (answer) => answer.body.migration.detail?.includes("migration " + NEXT) === true);
+    const migrating = await until(
+      () => health(url),
+      (answer) => answer.body.migration.detail?.includes("migration " + NEXT) === true,
+    );
     expect(migrating.body.migration).toMatchObject({ state: "running", progress: 0.5 });
     expect(migrating.body.migration.detail).toBe(`migration ${NEXT} (fill numbers): step 2 of 2, to schema ${NEXT}`);
 

@@ -54,7 +54,10 @@ test("a database locked by another process while a reply streams: the server kee
   const sessionId = await echoSession(api);
   const count = 60_000;
   await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: `/long ${count}` });
-  await until(async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body, (d) => (d.conversation[1]?.text.length ?? 0) > 1000);
+  await until(
+    async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body,
+    (d) => (d.conversation[1]?.text.length ?? 0) > 1000,
+  );
 
   const unlock = lockDatabase(join(home.path, "atrium.db"));
   try {
@@ -74,7 +77,9 @@ test("a database locked by another process while a reply streams: the server kee
     expect(health.database.detail).toContain("locked by another process");
     expect((await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).status).toBe(200);
     // A write the client asks for meanwhile is refused with the reason, and nothing is half-done.
-    const refused = await api.json<{ error: string }>("PUT", "/v1/sync/ui", { entries: [{ key: "k", value: 1, timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }] });
+    const refused = await api.json<{ error: string }>("PUT", "/v1/sync/ui", {
+      entries: [{ key: "k", value: 1, timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }],
+    });
     expect(refused.status).toBe(503);
     assertMatchesSchema(ErrorBody, refused.body);
     expect(refused.body.error).toContain("locked by another process");
@@ -93,7 +98,11 @@ test("a database locked by another process while a reply streams: the server kee
   // Every chunk the agent sent is there, once, in order: nothing was lost while the writes failed.
   expect(done.conversation[1]!.text).toBe(longReply(count));
   expect(done.session).toMatchObject({ sidebarState: "idle", status: null });
-  const healthy = await until(async () => (await api.json<Health>("GET", "/v1/health")).body, (body) => body.status === "ok", 5000);
+  const healthy = await until(
+    async () => (await api.json<Health>("GET", "/v1/health")).body,
+    (body) => body.status === "ok",
+    5000,
+  );
   expect(healthy.database.state).toBe("ok");
   serve.child.kill("SIGTERM");
   expect(await serve.child.exited).toBe(0);
@@ -107,7 +116,10 @@ test("writes that keep failing end the turn in error with its text kept; the nex
   const api: Client = { json: (method, path, body) => t.json(method, path, body) };
   const sessionId = await echoSession(api);
   await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "/long 1000000" });
-  await until(async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body, (d) => (d.conversation[1]?.text.length ?? 0) > 1000);
+  await until(
+    async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body,
+    (d) => (d.conversation[1]?.text.length ?? 0) > 1000,
+  );
   const unlock = lockDatabase(join(t.dataDir, "atrium.db"));
   await Bun.sleep(2000);
   unlock();
@@ -121,11 +133,19 @@ test("writes that keep failing end the turn in error with its text kept; the nex
   expect(ended.session.status).toMatch(/^the reply could not be written for \d+ s \(the database is locked by another process/);
   // What the agent sent before it was stopped is all there, in order.
   const text = ended.conversation[1]!.text;
-  const sent = text.trim().split(" ").filter((word) => word !== "chunk").map(Number);
+  const sent = text
+    .trim()
+    .split(" ")
+    .filter((word) => word !== "chunk")
+    .map(Number);
   expect(sent.length).toBeGreaterThan(100);
   expect(sent).toEqual(sent.map((_, index) => index));
   await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "after" });
-  const next = await until(async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body, (d) => d.conversation[3]?.isGenerating === false, 10_000);
+  const next = await until(
+    async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body,
+    (d) => d.conversation[3]?.isGenerating === false,
+    10_000,
+  );
   expect(next.conversation[3]).toMatchObject({ text: "Echo: after", stopReason: "end_turn" });
 }, 60_000);
 
@@ -151,49 +171,64 @@ function smallDisk(sizeMiB: number): { path: string; fill(): void; free(): void;
 
 const canMount = process.platform === "linux" && process.getuid?.() === 0;
 
-test.if(canMount)("a full disk: writes answer 507 saying so, health says why, uploads leave nothing behind, and the server starts and serves reads on it", async () => {
-  const disk = smallDisk(8);
-  let serve: ServeProcess | undefined = await startServe(sourceCommand, disk.path);
-  cleanups.push(async () => {
-    // Gracefully: the server stops the agents it started, which hold files on the disk.
-    serve?.child.kill("SIGTERM");
-    await serve?.child.exited;
-    await disk.remove();
-  });
-  const api = () => apiClient(serve!.url, readFileSync(join(disk.path, "token"), "utf8").trim());
-  const sessionId = await echoSession(api());
-  await api().json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "before the disk filled" });
-  await until(async () => (await api().json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body, (d) => d.conversation[1]?.isGenerating === false);
-  const entry = (value: unknown) => ({ entries: [{ key: "k", value, timestamp: { wallMs: Date.now(), counter: 0, deviceId: "d" } }] });
+test.if(canMount)(
+  "a full disk: writes answer 507 saying so, health says why, uploads leave nothing behind, and the server starts and serves reads on it",
+  async () => {
+    const disk = smallDisk(8);
+    let serve: ServeProcess | undefined = await startServe(sourceCommand, disk.path);
+    cleanups.push(async () => {
+      // Gracefully: the server stops the agents it started, which hold files on the disk.
+      serve?.child.kill("SIGTERM");
+      await serve?.child.exited;
+      await disk.remove();
+    });
+    const api = () => apiClient(serve!.url, readFileSync(join(disk.path, "token"), "utf8").trim());
+    const sessionId = await echoSession(api());
+    await api().json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "before the disk filled" });
+    await until(
+      async () => (await api().json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body,
+      (d) => d.conversation[1]?.isGenerating === false,
+    );
+    const entry = (value: unknown) => ({ entries: [{ key: "k", value, timestamp: { wallMs: Date.now(), counter: 0, deviceId: "d" } }] });
 
-  disk.fill();
-  // Enough rows that SQLite must grow the file (small writes may still fit in free pages).
-  let refused: { status: number; body: { error: string } } | undefined;
-  for (let attempt = 0; attempt < 50 && !refused; attempt++) {
-    const answer = await api().json<{ error: string }>("PUT", "/v1/sync/bulk", entry("x".repeat(200_000)));
-    if (answer.status !== 200) refused = answer;
-  }
-  expect(refused?.status).toBe(507);
-  assertMatchesSchema(ErrorBody, refused!.body);
-  expect(refused!.body.error).toContain("disk holding Atrium's data is full");
-  const health = (await api().json<Health>("GET", "/v1/health")).body;
-  expect(health).toMatchObject({ status: "degraded", database: { state: "write_failing" } });
-  expect(health.database.detail).toContain("full");
-  const upload = await api().json<{ error: string }>("POST", "/v1/files", { name: "big.bin", mimeType: "application/octet-stream", contentBase64: Buffer.alloc(4 * 1024 * 1024).toString("base64") });
-  expect(upload.status).toBe(507);
-  expect(Bun.spawnSync(["sh", "-c", `ls ${join(disk.path, "files")} | grep -c partial`]).stdout.toString().trim()).toBe("0");
+    disk.fill();
+    // Enough rows that SQLite must grow the file (small writes may still fit in free pages).
+    let refused: { status: number; body: { error: string } } | undefined;
+    for (let attempt = 0; attempt < 50 && !refused; attempt++) {
+      const answer = await api().json<{ error: string }>("PUT", "/v1/sync/bulk", entry("x".repeat(200_000)));
+      if (answer.status !== 200) refused = answer;
+    }
+    expect(refused?.status).toBe(507);
+    assertMatchesSchema(ErrorBody, refused!.body);
+    expect(refused!.body.error).toContain("disk holding Atrium's data is full");
+    const health = (await api().json<Health>("GET", "/v1/health")).body;
+    expect(health).toMatchObject({ status: "degraded", database: { state: "write_failing" } });
+    expect(health.database.detail).toContain("full");
+    const upload = await api().json<{ error: string }>("POST", "/v1/files", {
+      name: "big.bin",
+      mimeType: "application/octet-stream",
+      contentBase64: Buffer.alloc(4 * 1024 * 1024).toString("base64"),
+    });
+    expect(upload.status).toBe(507);
+    expect(
+      Bun.spawnSync(["sh", "-c", `ls ${join(disk.path, "files")} | grep -c partial`])
+        .stdout.toString()
+        .trim(),
+    ).toBe("0");
 
-  // Stopped and started again on the full disk: it serves what it has.
-  serve.child.kill("SIGTERM");
-  await serve.child.exited;
-  serve = await startServe(sourceCommand, disk.path);
-  const reread = await api().json<DetailBody>("GET", `/v1/sessions/${sessionId}`);
-  expect(reread.status).toBe(200);
-  expect(reread.body.conversation.map((item) => item.text)).toEqual(["before the disk filled", "Echo: before the disk filled"]);
-  expect((await api().json<Health>("GET", "/v1/health")).status).toBe(200);
+    // Stopped and started again on the full disk: it serves what it has.
+    serve.child.kill("SIGTERM");
+    await serve.child.exited;
+    serve = await startServe(sourceCommand, disk.path);
+    const reread = await api().json<DetailBody>("GET", `/v1/sessions/${sessionId}`);
+    expect(reread.status).toBe(200);
+    expect(reread.body.conversation.map((item) => item.text)).toEqual(["before the disk filled", "Echo: before the disk filled"]);
+    expect((await api().json<Health>("GET", "/v1/health")).status).toBe(200);
 
-  disk.free();
-  expect((await api().json("PUT", "/v1/sync/ui", entry("dark"))).status).toBe(200);
-  const healthy = (await api().json<Health>("GET", "/v1/health")).body;
-  expect(healthy.database.state).toBe("ok");
-}, 60_000);
+    disk.free();
+    expect((await api().json("PUT", "/v1/sync/ui", entry("dark"))).status).toBe(200);
+    const healthy = (await api().json<Health>("GET", "/v1/health")).body;
+    expect(healthy.database.state).toBe("ok");
+  },
+  60_000,
+);

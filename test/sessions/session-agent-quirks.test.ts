@@ -123,7 +123,11 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
       ["assistant", "echo one", "end_turn"],
     ]);
     // The idle stop ends the agent; the next prompt starts a new process, which must sign in to load.
-    await until(async () => s.agents(), (pids) => pids.length === 0, 5000);
+    await until(
+      async () => s.agents(),
+      (pids) => pids.length === 0,
+      5000,
+    );
     const afterIdle = await s.turn(session.id, "two");
     expect(lastReply(afterIdle)).toMatchObject({ text: "echo two", stopReason: "end_turn" });
     await s.restart();
@@ -150,7 +154,10 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
   });
 
   test("an agent that kept no session (no turn was answered) gets a new one, and the reply holds nothing else", async () => {
-    const s = await quirkServer({ loadSession: true, prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] } });
+    const s = await quirkServer({
+      loadSession: true,
+      prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] },
+    });
     const session = await s.newSession();
     expect((await s.turn(session.id, "fail")).session.status).toBe("Internal error: Connection error.");
     await s.restart();
@@ -219,7 +226,14 @@ describe("config selections (Claude, OpenCode and Codex ran their defaults after
 
 describe("turns that fail, stall or will not stop", () => {
   test("the reason an agent puts in its error's data is shown (Codex: data.message, Qwen: data.details)", async () => {
-    const codexError = { code: -32603, message: "Internal error", data: { message: "stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)", codex_error_info: "other" } };
+    const codexError = {
+      code: -32603,
+      message: "Internal error",
+      data: {
+        message: "stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)",
+        codex_error_info: "other",
+      },
+    };
     const s = await quirkServer({ prompts: { codex: [{ fail: codexError }] } });
     const session = await s.newSession();
     const failed = await s.turn(session.id, "codex");
@@ -259,7 +273,11 @@ describe("turns that fail, stall or will not stop", () => {
     expect(performance.now() - started).toBeLessThan(2000);
     expect(lastReply(settled)).toMatchObject({ text: "working", stopReason: "cancelled" });
     expect(settled.session).toMatchObject({ sidebarState: "idle", status: null });
-    await until(async () => s.agents(), (pids) => !pids.includes(pid!), 3000);
+    await until(
+      async () => s.agents(),
+      (pids) => !pids.includes(pid!),
+      3000,
+    );
     expect(lastReply(await s.turn(session.id, "after"))).toMatchObject({ text: "echo after", stopReason: "end_turn" });
   });
 
@@ -293,16 +311,28 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     const s = await quirkServer(starting, { server: { agentInitializeTimeoutMs: 60_000 } });
     const session = await s.newSession();
     await s.prompt(session.id, "hello");
-    await until(async () => s.agents(), (pids) => pids.length > 0, 5000);
+    await until(
+      async () => s.agents(),
+      (pids) => pids.length > 0,
+      5000,
+    );
     expect((await s.t.json("DELETE", `/v1/sessions/${session.id}`)).status).toBe(200);
-    await until(async () => s.agents(), (pids) => pids.length === 0, 2000);
+    await until(
+      async () => s.agents(),
+      (pids) => pids.length === 0,
+      2000,
+    );
   });
 
   test("stopping the server while an agent starts stops it", async () => {
     const s = await quirkServer(starting, { server: { agentInitializeTimeoutMs: 60_000 } });
     const session = await s.newSession();
     await s.prompt(session.id, "hello");
-    await until(async () => s.agents(), (pids) => pids.length > 0, 5000);
+    await until(
+      async () => s.agents(),
+      (pids) => pids.length > 0,
+      5000,
+    );
     const started = performance.now();
     await s.t.stop();
     expect(performance.now() - started).toBeLessThan(5000);
@@ -318,7 +348,10 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     writeFileSync(scriptFile, JSON.stringify({ outlivesClient: true, prompts: { stuck: [{ terminal: command }, { hang: true }] } }));
     writeFileSync(
       join(home.path, "config.json"),
-      JSON.stringify({ harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }], harnessUpdateCheck: false }),
+      JSON.stringify({
+        harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }],
+        harnessUpdateCheck: false,
+      }),
     );
     const env = scriptedAgentEnv(home.path, scriptFile);
     let serve: ServeProcess | undefined = await startServe(sourceCommand, home.path, ["--port", "0"], env);
@@ -335,14 +368,22 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     expect(session.status).toBe(201);
     await call("POST", `/v1/sessions/${session.body.id}/prompts`, { text: "stuck" });
     // The agent and the command it started.
-    const orphans = await until(async () => processesWith(marker), (pids) => pids.length >= 2, 10_000);
+    const orphans = await until(
+      async () => processesWith(marker),
+      (pids) => pids.length >= 2,
+      10_000,
+    );
     serve.child.kill("SIGKILL");
     await serve.child.exited;
     await Bun.sleep(200);
     // Nothing stopped them: they outlive the server.
     expect(processesWith(marker)).toEqual(orphans);
     serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
-    await until(async () => processesWith(marker), (pids) => pids.length === 0, 5000);
+    await until(
+      async () => processesWith(marker),
+      (pids) => pids.length === 0,
+      5000,
+    );
     const refused = await call<unknown>("POST", "/v1/sessions/ses_nope/cancel");
     assertMatchesSchema(ErrorBody, refused.body);
   }, 40_000);

@@ -76,7 +76,9 @@ describe("goals and token budgets", () => {
     expect((await t.json("DELETE", `/v1/sessions/${session.id}/goal`)).status).toBe(404);
 
     await t.json("PUT", `/v1/sessions/${session.id}/goal`, { objective: "Second", tokenBudget: 10 });
-    const other = await t.json<{ tokensUsed: number; status: string; tokenBudget: number | null }>("PUT", `/v1/sessions/${session.id}/goal`, { objective: "Third" });
+    const other = await t.json<{ tokensUsed: number; status: string; tokenBudget: number | null }>("PUT", `/v1/sessions/${session.id}/goal`, {
+      objective: "Third",
+    });
     expect(other.body).toMatchObject({ tokensUsed: 0, status: "active", tokenBudget: null });
   });
 });

@@ -113,17 +113,35 @@ describe("turns with the scripted agent", () => {
 
   test("a permission request is the pending question; answered it goes to the agent, dismissed it is cancelled", async () => {
     t = await startSessionServer();
-    t.script({ prompts: { "*": [{ permission: { title: "Run rm -rf build", options: [{ optionId: "yes", name: "Yes" }, { optionId: "no", name: "No" }] } }] } });
+    t.script({
+      prompts: {
+        "*": [
+          {
+            permission: {
+              title: "Run rm -rf build",
+              options: [
+                { optionId: "yes", name: "Yes" },
+                { optionId: "no", name: "No" },
+              ],
+            },
+          },
+        ],
+      },
+    });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "first" });
     const asking = await t.until(session.id, (d) => d.pendingQuestion !== null);
     expect(asking.session).toMatchObject({ sidebarState: "waiting", actionRequired: true, actionRequiredKind: "question" });
     const question = asking.pendingQuestion!;
     expect(question.questions[0]!.options.map((option) => option.id)).toEqual(["yes", "no"]);
-    const wrong = await t.json<{ error: string }>("POST", `/v1/sessions/${session.id}/questions/${question.questionId}/answer`, { answers: { permission: { optionIds: ["maybe"] } } });
+    const wrong = await t.json<{ error: string }>("POST", `/v1/sessions/${session.id}/questions/${question.questionId}/answer`, {
+      answers: { permission: { optionIds: ["maybe"] } },
+    });
     expect(wrong.status).toBe(400);
     expect((await t.detail(session.id)).pendingQuestion?.questionId).toBe(question.questionId);
-    const answered = await t.json<SessionBody>("POST", `/v1/sessions/${session.id}/questions/${question.questionId}/answer`, { answers: { permission: { optionIds: ["yes"] } } });
+    const answered = await t.json<SessionBody>("POST", `/v1/sessions/${session.id}/questions/${question.questionId}/answer`, {
+      answers: { permission: { optionIds: ["yes"] } },
+    });
     expect(answered.status).toBe(200);
     const first = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
     expect(lastReply(first)!.text).toBe("chose yes");
@@ -141,7 +159,14 @@ describe("turns with the scripted agent", () => {
     t = await startSessionServer();
     t.script({
       prompts: {
-        "*": [{ elicit: { message: "Deploy settings", properties: { target: { type: "string", enum: ["staging", "prod"] }, note: { type: "string" }, confirm: { type: "boolean" } } } }],
+        "*": [
+          {
+            elicit: {
+              message: "Deploy settings",
+              properties: { target: { type: "string", enum: ["staging", "prod"] }, note: { type: "string" }, confirm: { type: "boolean" } },
+            },
+          },
+        ],
       },
     });
     const session = await t.newSession();
@@ -177,7 +202,15 @@ describe("turns with the scripted agent", () => {
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "plan it" });
     const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
     expect(done.sessionPlan).toEqual({ entries: [{ content: "Step one", priority: "high", status: "in_progress" }] });
-    expect(done.session.usage).toMatchObject({ used: 1200, size: 200000, costAmount: 0.25, costCurrency: "USD", costKind: "reported", totalTokens: 120, inputTokens: 100 });
+    expect(done.session.usage).toMatchObject({
+      used: 1200,
+      size: 200000,
+      costAmount: 0.25,
+      costCurrency: "USD",
+      costKind: "reported",
+      totalTokens: 120,
+      inputTokens: 100,
+    });
     expect(done.pendingPlanApproval).toBe(true);
     expect(done.session).toMatchObject({ sidebarState: "waiting", actionRequiredKind: "plan_approval", configSelections: { mode: "default" } });
     const approved = await t.json<SessionBody>("POST", `/v1/sessions/${session.id}/plan/approve`);
@@ -190,7 +223,10 @@ describe("turns with the scripted agent", () => {
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
     await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
-    const set = await t.json<{ configId: string; configOptions: Array<{ id: string; currentValue: string }> }>("POST", `/v1/sessions/${session.id}/config`, { configId: "mode", value: "default" });
+    const set = await t.json<{ configId: string; configOptions: Array<{ id: string; currentValue: string }> }>("POST", `/v1/sessions/${session.id}/config`, {
+      configId: "mode",
+      value: "default",
+    });
     expect(set.status).toBe(200);
     expect(set.body.configOptions.find((option) => option.id === "mode")!.currentValue).toBe("default");
     expect((await t.detail(session.id)).session.configSelections).toEqual({ mode: "default" });
@@ -242,8 +278,18 @@ describe("faults", () => {
     const outside = join(t.dataDir, "secret.txt");
     writeFileSync(outside, "keep out");
     mkdirSync(join(session.cwd, "sub"), { recursive: true });
-    t.script({ prompts: { in: [{ readFile: join(session.cwd, "sub", "..", "inside.txt") }], out: [{ readFile: outside }], up: [{ readFile: join(session.cwd, "..", "..", "secret.txt") }] } });
-    for (const [text, expected] of [["in", "read: in here"], ["out", "refused:"], ["up", "refused:"]] as const) {
+    t.script({
+      prompts: {
+        in: [{ readFile: join(session.cwd, "sub", "..", "inside.txt") }],
+        out: [{ readFile: outside }],
+        up: [{ readFile: join(session.cwd, "..", "..", "secret.txt") }],
+      },
+    });
+    for (const [text, expected] of [
+      ["in", "read: in here"],
+      ["out", "refused:"],
+      ["up", "refused:"],
+    ] as const) {
       await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text });
       const done = await t.until(session.id, (d) => d.conversation.at(-1)?.stopReason === "end_turn" && d.conversation.at(-2)?.text === text);
       expect(lastReply(done)!.text).toStartWith(expected);

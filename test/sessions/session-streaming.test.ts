@@ -32,8 +32,13 @@ test("a long reply reaches every live client with none dropped, no event is over
   expect(expected.length).toBeGreaterThan(1.4 * MiB);
   await t.json("POST", `/v1/sessions/${session.body.id}/prompts`, { text: `/long ${count}` });
 
-  const completedOf = (client: SseClient) => client.frames.find((frame) => frame.event === "session.message.completed" && frame.data.includes('"role":"assistant"'));
-  await until(async () => clients.map(completedOf), (found) => found.every((frame) => frame !== undefined), 60_000);
+  const completedOf = (client: SseClient) =>
+    client.frames.find((frame) => frame.event === "session.message.completed" && frame.data.includes('"role":"assistant"'));
+  await until(
+    async () => clients.map(completedOf),
+    (found) => found.every((frame) => frame !== undefined),
+    60_000,
+  );
   for (const client of clients) {
     expect(client.closed).toBe(false);
     for (const frame of client.frames) expect(frame.data.length).toBeLessThan(MiB);
@@ -74,8 +79,16 @@ test("a short reply's completed event still carries its text", async () => {
   const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
   const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
   await t.json("POST", `/v1/sessions/${session.body.id}/prompts`, { text: "hello" });
-  await until(async () => (await t!.json<DetailBody>("GET", `/v1/sessions/${session.body.id}`)).body, (d) => d.conversation[1]?.isGenerating === false);
-  const events = (await t.json<Array<{ kind: string; payload: { item?: { role: string; text: string }; textOmitted?: boolean } }>>("GET", `/v1/sessions/${session.body.id}/events`)).body;
+  await until(
+    async () => (await t!.json<DetailBody>("GET", `/v1/sessions/${session.body.id}`)).body,
+    (d) => d.conversation[1]?.isGenerating === false,
+  );
+  const events = (
+    await t.json<Array<{ kind: string; payload: { item?: { role: string; text: string }; textOmitted?: boolean } }>>(
+      "GET",
+      `/v1/sessions/${session.body.id}/events`,
+    )
+  ).body;
   const completed = events.filter((event) => event.kind === "session.message.completed").map((event) => event.payload);
   expect(completed).toEqual([expect.objectContaining({ textOmitted: false, item: expect.objectContaining({ role: "assistant", text: "Echo: hello" }) })]);
 });

@@ -75,7 +75,10 @@ describe("terminals the agent runs (background tasks)", () => {
     expect((await t.json("GET", `/v1/sessions/${session.id}/tasks/term_nope`)).status).toBe(404);
     expect((await t.json("GET", `/v1/sessions/ses_nope/tasks/${task.terminalKey}`)).status).toBe(404);
 
-    const events = await t.json<Array<{ kind: string; payload: { backgroundTasks: Array<{ status: string }> } }>>("GET", `/v1/sessions/${session.id}/events?limit=1000`);
+    const events = await t.json<Array<{ kind: string; payload: { backgroundTasks: Array<{ status: string }> } }>>(
+      "GET",
+      `/v1/sessions/${session.id}/events?limit=1000`,
+    );
     const published = events.body.filter((event) => event.kind === "session.tasks").map((event) => event.payload.backgroundTasks.map((each) => each.status));
     expect(published).toContainEqual(["running"]);
 

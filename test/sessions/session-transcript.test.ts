@@ -48,7 +48,14 @@ describe("transcript details (endpoint 12)", () => {
     ]);
     const [thought, tool1, , tool2] = page.body.entries as Array<{ revision: number; payload: Record<string, unknown> }>;
     expect(thought!.payload).toEqual({ type: "thought", text: "Let me look." });
-    expect(tool1!.payload).toMatchObject({ type: "tool_call", toolCallId: "t1", title: "ls -la", kind: "execute", status: "completed", rawInput: { command: "ls -la" } });
+    expect(tool1!.payload).toMatchObject({
+      type: "tool_call",
+      toolCallId: "t1",
+      title: "ls -la",
+      kind: "execute",
+      status: "completed",
+      rawInput: { command: "ls -la" },
+    });
     expect(tool1!.payload.content).toEqual([{ type: "content", content: { type: "text", text: "a.txt\nb.txt" } }]);
     expect(tool1!.revision).toBe(3);
     // Long output is cut, saying how much was left out.

@@ -14,7 +14,10 @@ beforeEach(() => {
 afterEach(() => dir.remove());
 
 const tableNames = (store: Store) =>
-  store.db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+  store.db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .all()
+    .map((r) => r.name);
 
 describe("migrations", () => {
   test("a new database is brought to the latest version, in WAL mode", () => {

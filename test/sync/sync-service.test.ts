@@ -66,9 +66,14 @@ describe("sync entries", () => {
   });
 
   test("a key or device id with a lone surrogate is refused: stored as UTF-8, \\uD800 and \\uDC00 would be one key", () => {
-    expect(() => sync.put("ui", { entries: [{ key: "ok", value: 1, timestamp: at(1) }, { key: "\uD800", value: 1, timestamp: at(1) }] })).toThrow(
-      new InvalidInputError('body field "entries[1].key" is invalid: it holds a lone UTF-16 surrogate, which is not text'),
-    );
+    expect(() =>
+      sync.put("ui", {
+        entries: [
+          { key: "ok", value: 1, timestamp: at(1) },
+          { key: "\uD800", value: 1, timestamp: at(1) },
+        ],
+      }),
+    ).toThrow(new InvalidInputError('body field "entries[1].key" is invalid: it holds a lone UTF-16 surrogate, which is not text'));
     expect(() => sync.put("ui", { entries: [{ key: "k", value: 1, timestamp: at(1, 0, "phone\uDC00") }] })).toThrow(
       'body field "entries[0].timestamp.deviceId" is invalid',
     );

@@ -53,7 +53,12 @@ describe("how the server is kept running", () => {
     expect(await detectServiceMode(paths, env())).toEqual({ kind: "none" });
     mkdirSync(paths.root, { recursive: true });
     writeFileSync(join(paths.root, "atrium.pid"), `${process.pid}\n`);
-    expect(await detectServiceMode(paths, env())).toMatchObject({ kind: "background", pid: process.pid, active: true, logFile: join(paths.logs, "stdout.log") });
+    expect(await detectServiceMode(paths, env())).toMatchObject({
+      kind: "background",
+      pid: process.pid,
+      active: true,
+      logFile: join(paths.logs, "stdout.log"),
+    });
     writeFileSync(join(paths.root, "atrium.pid"), "999999999\n");
     expect(await detectServiceMode(paths, env())).toMatchObject({ kind: "background", active: false });
   });

@@ -43,7 +43,14 @@ export async function writeRelease(dir: string, spec: ReleaseSpec): Promise<stri
   const signed = await writeReleaseFiles(
     dir,
     [{ key: PLATFORM, name }],
-    { channel, version: spec.version, buildNumber: spec.buildNumber, publishedAt: new Date().toISOString(), notes: spec.notes ?? `release ${spec.version}`, minServiceVersion: null },
+    {
+      channel,
+      version: spec.version,
+      buildNumber: spec.buildNumber,
+      publishedAt: new Date().toISOString(),
+      notes: spec.notes ?? `release ${spec.version}`,
+      minServiceVersion: null,
+    },
     null,
     spec.signer,
   );

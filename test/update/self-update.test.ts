@@ -171,7 +171,11 @@ afterAll(async () => {
   if (pid > 0) {
     try {
       process.kill(pid, "SIGTERM");
-      await until(async () => existsSync(join(home, "server.lock")), (present) => !present, 15_000);
+      await until(
+        async () => existsSync(join(home, "server.lock")),
+        (present) => !present,
+        15_000,
+      );
     } catch {
       // already gone
     }
@@ -205,7 +209,10 @@ describe("self-update of a compiled server", () => {
     // Were the refusal to fail, this release could not be installed anyway (wrong key).
     host.root = release("other-key");
     writeFileSync(agentScript, JSON.stringify({ prompts: { slow: [{ chunk: "started" }, { sleep: 2500 }, { chunk: " and finished" }] } }));
-    await until(() => api<{ readiness: { state: string } }>("GET", "/v1/harnesses/scripted"), (h) => h.body.readiness.state === "ready");
+    await until(
+      () => api<{ readiness: { state: string } }>("GET", "/v1/harnesses/scripted"),
+      (h) => h.body.readiness.state === "ready",
+    );
     const session = await api<{ id: string }>("POST", "/v1/sessions", { projectId, harnessId: "scripted" });
     expect(session.status).toBe(201);
     sessionId = session.body.id;
@@ -292,7 +299,11 @@ describe("self-update of a compiled server", () => {
         return false;
       }
     };
-    await until(() => alive(before.process.pid), (running) => !running, 5_000);
+    await until(
+      () => alive(before.process.pid),
+      (running) => !running,
+      5_000,
+    );
   }, 60_000);
 
   test("updates end to end: the new version serves, data intact, the old binary kept as .previous", async () => {
@@ -376,7 +387,12 @@ function supervisedInstall(name: string) {
     executable: supervisedExecutable,
     start: () => Bun.spawn([supervisedExecutable, "serve", "--port", String(supervisedPort)], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" }),
     /** Waits until the given version answers health with everything served (any migration done). */
-    serving: (version: string) => until(() => health(url), (answer) => answer?.release.version === version && answer.status === "ok", 30_000),
+    serving: (version: string) =>
+      until(
+        () => health(url),
+        (answer) => answer?.release.version === version && answer.status === "ok",
+        30_000,
+      ),
     api: <T>(method: string, path: string, body?: unknown) => requestJson<T>(url, token(), method, path, body),
     /** Applies the update from the release host; the old server exits with 75 for the manager to restart it. */
     async applyAndExit(running: Bun.Subprocess) {

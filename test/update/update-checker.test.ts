@@ -36,7 +36,13 @@ beforeAll(async () => {
       manifest.files = { "plan9-mips": manifest.files[PLATFORM]! };
     },
   });
-  await writeRelease(join(dir.path, "needs-newer"), { executable, version: "2.0.0", buildNumber: 20, signer, alter: (manifest) => void (manifest.minServiceVersion = "1.5.0") });
+  await writeRelease(join(dir.path, "needs-newer"), {
+    executable,
+    version: "2.0.0",
+    buildNumber: 20,
+    signer,
+    alter: (manifest) => void (manifest.minServiceVersion = "1.5.0"),
+  });
 });
 
 afterAll(() => {
@@ -81,9 +87,15 @@ describe("update check", () => {
   });
 
   test("orders by build number within a channel and by version across channels", () => {
-    expect(compareReleases({ version: "1.0.0", buildNumber: 5, channel: "stable" }, { version: "1.1.0", buildNumber: 4, channel: "stable" })).toBeGreaterThan(0);
-    expect(compareReleases({ version: "1.2.9", buildNumber: 50, channel: "stable" }, { version: "1.3.0-alpha.2", buildNumber: 48, channel: "alpha" })).toBeLessThan(0);
-    expect(compareReleases({ version: "1.3.0", buildNumber: 51, channel: "stable" }, { version: "1.3.0-alpha.2", buildNumber: 48, channel: "alpha" })).toBeGreaterThan(0);
+    expect(compareReleases({ version: "1.0.0", buildNumber: 5, channel: "stable" }, { version: "1.1.0", buildNumber: 4, channel: "stable" })).toBeGreaterThan(
+      0,
+    );
+    expect(
+      compareReleases({ version: "1.2.9", buildNumber: 50, channel: "stable" }, { version: "1.3.0-alpha.2", buildNumber: 48, channel: "alpha" }),
+    ).toBeLessThan(0);
+    expect(
+      compareReleases({ version: "1.3.0", buildNumber: 51, channel: "stable" }, { version: "1.3.0-alpha.2", buildNumber: 48, channel: "alpha" }),
+    ).toBeGreaterThan(0);
   });
 
   test("a manifest signed by another key, or changed after signing, fails the check and says why", async () => {

@@ -56,7 +56,15 @@ describe("GET /v1/update and POST /v1/update/check", () => {
     const { status, body } = await fromSource.json<UpdateStatus>("GET", "/v1/update");
     expect(status).toBe(200);
     assertMatchesSchema(UpdateStatus, body);
-    expect(body).toMatchObject({ channel: "stable", checkedAt: null, latestVersion: null, updateAvailable: false, canSelfUpdate: false, migrationState: "idle", lastApply: null });
+    expect(body).toMatchObject({
+      channel: "stable",
+      checkedAt: null,
+      latestVersion: null,
+      updateAvailable: false,
+      canSelfUpdate: false,
+      migrationState: "idle",
+      lastApply: null,
+    });
     expect(body.detail).toContain("runs from source");
   });
 
@@ -133,7 +141,12 @@ describe("POST /v1/update/apply on a release build", () => {
   test("an up-to-date server answers 409 saying so", async () => {
     host.root = join(dir.path, "good");
     const upToDate = await startTestServer({
-      update: { baseUrl: host.url, publicKey: signer.publicKeyPem, build: { ...oldRelease, version: "1.1.0", buildNumber: 11 }, executable: installedExecutable },
+      update: {
+        baseUrl: host.url,
+        publicKey: signer.publicKeyPem,
+        build: { ...oldRelease, version: "1.1.0", buildNumber: 11 },
+        executable: installedExecutable,
+      },
     });
     try {
       const { status, body } = await upToDate.json<{ error: string }>("POST", "/v1/update/apply");

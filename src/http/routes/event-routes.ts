@@ -10,13 +10,9 @@ import { bearerToken } from "../auth-guard.ts";
 import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
 
 const StreamQuery = Type.Object({
-  after: Type.Optional(
-    Type.Integer({ minimum: 0, description: "Replay events after this globalEventId; without it only new events are sent." }),
-  ),
+  after: Type.Optional(Type.Integer({ minimum: 0, description: "Replay events after this globalEventId; without it only new events are sent." })),
   sessionId: Type.Optional(Type.String({ minLength: 1, description: "Only events of this session." })),
-  kind: Type.Optional(
-    Type.String({ minLength: 1, description: "Comma-separated kinds; `session.*` matches a prefix." }),
-  ),
+  kind: Type.Optional(Type.String({ minLength: 1, description: "Comma-separated kinds; `session.*` matches a prefix." })),
 });
 
 /** `Last-Event-ID` (sent by EventSource on reconnect) wins over `after`, which stays in the URL. */

@@ -1,13 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import {
-  AddLocationBody,
-  CloneProjectBody,
-  CreateProjectBody,
-  Project,
-  ProjectList,
-  UpdateProjectBody,
-  Worktree,
-} from "../../schemas/projects.ts";
+import { AddLocationBody, CloneProjectBody, CreateProjectBody, Project, ProjectList, UpdateProjectBody, Worktree } from "../../schemas/projects.ts";
 import type { ProjectService } from "../../projects/project-service.ts";
 import type { WorktreeService } from "../../projects/worktree-service.ts";
 import { pageResponse } from "../paging.ts";

@@ -87,9 +87,18 @@ export class AgentProcess {
       .onNotification("session/update", ({ params }) => handlers.onUpdate(params))
       .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
       .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
-      .onRequest("fs/read_text_file", serve((params: acp.ReadTextFileRequest) => handlers.readTextFile(params)))
-      .onRequest("fs/write_text_file", serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)))
-      .onRequest("terminal/create", serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)))
+      .onRequest(
+        "fs/read_text_file",
+        serve((params: acp.ReadTextFileRequest) => handlers.readTextFile(params)),
+      )
+      .onRequest(
+        "fs/write_text_file",
+        serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)),
+      )
+      .onRequest(
+        "terminal/create",
+        serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)),
+      )
       .onRequest(
         "terminal/output",
         serve((params: acp.TerminalOutputRequest) => {
@@ -98,9 +107,18 @@ export class AgentProcess {
           return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
         }),
       )
-      .onRequest("terminal/wait_for_exit", serve((params: acp.WaitForTerminalExitRequest) => handlers.terminals.waitForExit(params.terminalId)))
-      .onRequest("terminal/kill", serve((params: { terminalId: string }) => (handlers.terminals.kill(params.terminalId), {})))
-      .onRequest("terminal/release", serve((params: { terminalId: string }) => (handlers.terminals.release(params.terminalId), {})));
+      .onRequest(
+        "terminal/wait_for_exit",
+        serve((params: acp.WaitForTerminalExitRequest) => handlers.terminals.waitForExit(params.terminalId)),
+      )
+      .onRequest(
+        "terminal/kill",
+        serve((params: { terminalId: string }) => (handlers.terminals.kill(params.terminalId), {})),
+      )
+      .onRequest(
+        "terminal/release",
+        serve((params: { terminalId: string }) => (handlers.terminals.release(params.terminalId), {})),
+      );
     const connection = app.connect(ndJsonStream(output, child.stdout));
     const stderr = { tail: "" };
     void AgentProcess.collectStderr(child.stderr, stderr);
@@ -198,5 +216,12 @@ export class AgentProcess {
 export class AgentStartError extends Error {}
 
 function lastLine(text: string): string {
-  return text.trim().split("\n").filter((line) => line.trim().length > 0).at(-1)?.trim() ?? "";
+  return (
+    text
+      .trim()
+      .split("\n")
+      .filter((line) => line.trim().length > 0)
+      .at(-1)
+      ?.trim() ?? ""
+  );
 }
