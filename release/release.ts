@@ -94,7 +94,7 @@ export async function writeReleaseFiles(
   // The format `sha256sum -c` and `shasum -a 256 -c` read: hash, two spaces, name.
   writeFileSync(join(dir, "SHA256SUMS"), entries.map((file) => `${file.sha256}  ${file.name}\n`).join(""));
   const signed = signer.sign({ ...fields, files });
-  writeFileSync(join(dir, `${fields.channel}.json`), canonicalJson(signed) + "\n");
+  writeFileSync(join(dir, `${fields.channel}.json`), `${canonicalJson(signed)}\n`);
   return signed;
 }
 

@@ -109,7 +109,7 @@ export function writeJsonReport(report: Record<string, unknown>): string {
   const file = join(dir, `bench-${new Date().toISOString().replaceAll(":", "-")}.json`);
   // Three decimals are more than any of these figures can vouch for.
   const rounded = (_key: string, value: unknown) => (typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1000) / 1000 : value);
-  writeFileSync(file, JSON.stringify(report, rounded, 2) + "\n");
+  writeFileSync(file, `${JSON.stringify(report, rounded, 2)}\n`);
   return file;
 }
 

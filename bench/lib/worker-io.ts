@@ -8,6 +8,6 @@ export function readWorkerConfig<T>(): T {
 
 /** Writes the result and exits, so that no lingering socket or timer can keep the worker alive. */
 export async function finishWorker(result: unknown): Promise<never> {
-  await Bun.write(Bun.stdout, JSON.stringify(result) + "\n");
+  await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`);
   process.exit(0);
 }

@@ -110,7 +110,7 @@ function readyFromFakes(harnesses: HarnessView[], fakes: string): number {
   const ids = harnesses.map((harness) => harness.id).join(",");
   if (ids !== HARNESSES.join(",")) throw new Error(`the rescan listed ${ids}, not ${HARNESSES.join(",")}`);
   return harnesses.filter(({ id, readiness, auth }) => {
-    const fromFake = id === "echo" || readiness.path?.startsWith(fakes + "/") === true;
+    const fromFake = id === "echo" || readiness.path?.startsWith(`${fakes}/`) === true;
     return readiness.state === "ready" && readiness.version !== null && fromFake && auth.state !== "checking";
   }).length;
 }

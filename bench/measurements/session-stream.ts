@@ -106,7 +106,10 @@ async function atriumRound(bench: SessionBench, sessionId: string, expected: str
       throw new Error(`MISMATCH: session.message.completed carries ${completedText.length} characters (textOmitted ${omitted}), not what it should`);
     }
     let received = 0;
-    const allTextAt = deltas.find((delta) => (received += delta.text.length) >= expected.length)!.receivedAt;
+    const allTextAt = deltas.find((delta) => {
+      received += delta.text.length;
+      return received >= expected.length;
+    })!.receivedAt;
     return {
       rate,
       report,

@@ -30,7 +30,7 @@ export function readOrCreateAdminToken(tokenFile: string): string {
     if (token.length > 0) return token;
   }
   const token = generateToken();
-  writeFileSync(tokenFile, token + "\n", { mode: 0o600, flag: "w" });
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600, flag: "w" });
   chmodSync(tokenFile, 0o600);
   return token;
 }

@@ -89,7 +89,7 @@ function printHuman(report: StatusReport): void {
         `login ${harness.auth.state}${harness.enabled ? "" : " (disabled)"}`,
     ),
   ];
-  process.stdout.write(lines.join("\n") + "\n");
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 function describeMigration(migration: Health["migration"]): string {
@@ -110,7 +110,7 @@ export const statusCommand = defineCommand({
   run: ({ args }) =>
     runCli(async () => {
       const report = await readStatus();
-      if (args.json) process.stdout.write(JSON.stringify(report, null, 2) + "\n");
+      if (args.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else printHuman(report);
       if (!report.running) process.exit(1);
     }),

@@ -24,7 +24,7 @@ const listCommand = defineCommand({
   run: ({ args }) =>
     withTokens((tokens) => {
       const list = tokens.list();
-      if (args.json) return process.stdout.write(JSON.stringify(list, null, 2) + "\n");
+      if (args.json) return process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       if (list.length === 0) return process.stdout.write("no named tokens (the admin token is printed by `atrium token`)\n");
       for (const token of list) {
         process.stdout.write(`${token.name}\tcreated ${token.createdAt}\tlast used ${token.lastUsedAt ?? "never"}\n`);

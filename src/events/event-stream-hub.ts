@@ -142,7 +142,10 @@ class StreamConnection {
   }
 
   private hear(event: LoggedEvent): void {
-    if (this.heardDuringReplay === null) return this.queueEvent(event, true);
+    if (this.heardDuringReplay === null) {
+      this.queueEvent(event, true);
+      return;
+    }
     this.heardDuringReplay.push(event);
     if (this.heardDuringReplay.length > this.limits.replayPageSize * 20) this.drop("could not finish its replay");
   }
@@ -168,8 +171,8 @@ class StreamConnection {
     if (this.closed) return;
     this.queue.push(chunk);
     this.queuedBytes += chunk.byteLength;
-    if (live && this.queuedBytes > this.limits.maxQueuedBytes) return this.drop("fell behind");
-    this.wake?.();
+    if (live && this.queuedBytes > this.limits.maxQueuedBytes) this.drop("fell behind");
+    else this.wake?.();
   }
 
   private drop(reason: string): void {

@@ -121,7 +121,10 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     handOver(full, fullTokens) {
       tokens = fullTokens;
       const early: Record<string, Record<string, (request: Request, server: Server<undefined>) => Promise<Response>>> = {};
-      for (const route of options.routes) (early[route.path] ??= {})[route.method] = (request, server) => serveRoute(route, request, server);
+      for (const route of options.routes) {
+        early[route.path] ??= {};
+        early[route.path]![route.method] = (request, server) => serveRoute(route, request, server);
+      }
       server.reload({ routes: early, fetch: (request, server) => full.fetch(request, server), error });
       handOver(full);
     },

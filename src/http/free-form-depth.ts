@@ -48,7 +48,7 @@ export function tooDeepFreeFormField(schema: TSchema, value: unknown, path = "")
       if (name in value) inside.push([property, value[name], `${path}/${name}`]);
     }
   } else if (TypeGuard.IsArray(schema) && Array.isArray(value)) {
-    value.forEach((item, index) => inside.push([schema.items, item, `${path}/${index}`]));
+    for (const [index, item] of value.entries()) inside.push([schema.items, item, `${path}/${index}`]);
   } else if (TypeGuard.IsRecord(schema) && isPlainObject(value)) {
     const valueSchema = Object.values(schema.patternProperties)[0];
     if (valueSchema) for (const [key, item] of Object.entries(value)) inside.push([valueSchema, item, `${path}/${key}`]);

@@ -74,7 +74,7 @@ export class FileLogger implements Logger {
     if (!this.enabled(level)) return;
     const time = (this.options.now?.() ?? new Date()).toISOString();
     const entry = { time, level, msg: redact(message), ...(fields ? (redact(fields) as LogFields) : {}) };
-    const line = JSON.stringify(entry) + "\n";
+    const line = `${JSON.stringify(entry)}\n`;
     try {
       this.rotateIfNeeded(line.length);
       appendFileSync(this.options.file, line, { mode: 0o600 });
@@ -82,7 +82,7 @@ export class FileLogger implements Logger {
       this.reportWriteFailure(error);
     }
     if (this.options.echoToStderr) {
-      process.stderr.write(`${time} ${level.toUpperCase().padEnd(5)} ${entry.msg}${fields ? " " + JSON.stringify(redact(fields)) : ""}\n`);
+      process.stderr.write(`${time} ${level.toUpperCase().padEnd(5)} ${entry.msg}${fields ? ` ${JSON.stringify(redact(fields))}` : ""}\n`);
     }
   }
 

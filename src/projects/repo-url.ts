@@ -26,6 +26,7 @@ export function redactCredentials(text: string): string {
  */
 export function checkCloneUrl(url: string): void {
   if (url.trim() !== url || url.length === 0) throw new InvalidInputError("url must not be empty or padded with spaces");
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(url)) throw new InvalidInputError("url must not contain control characters");
   if (url.startsWith("-")) throw new InvalidInputError("url must not start with '-' (git would read it as an option)");
   if (REMOTE_HELPER.test(url)) throw new InvalidInputError("url must not name a git remote helper (transport::address)");

@@ -11,7 +11,7 @@ export interface RuntimeInfo {
 }
 
 export function writeRuntimeFile(path: string, info: RuntimeInfo): void {
-  writeFileSync(path, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+  writeFileSync(path, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function readRuntimeFile(path: string): RuntimeInfo | undefined {

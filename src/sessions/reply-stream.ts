@@ -66,7 +66,8 @@ export class ReplyStream {
 
   appendThought(text: string): void {
     if (text.length === 0) return;
-    const key = (this.openThought ??= thoughtKey(++this.thoughts));
+    this.openThought ??= thoughtKey(++this.thoughts);
+    const key = this.openThought;
     this.pendingThoughts.set(key, (this.pendingThoughts.get(key) ?? "") + text);
     this.scheduleFlush();
   }

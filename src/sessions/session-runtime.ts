@@ -1,4 +1,3 @@
-import type * as acp from "@agentclientprotocol/sdk";
 import type { Store } from "../store/database.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
@@ -382,7 +381,9 @@ export class SessionRuntime {
   /** Sets the session's status from a timer, where nothing above would catch a failed write. */
   private recordStatus(status: string | null): void {
     try {
-      this.deps.records.update(this.sessionId, (session) => void (session.status = status));
+      this.deps.records.update(this.sessionId, (session) => {
+        session.status = status;
+      });
     } catch (error) {
       this.deps.logger.error("recording the session's status failed", { sessionId: this.sessionId, error });
     }

@@ -73,9 +73,13 @@ export class SessionRepository {
   list(filter: SessionFilter, limit: number, cursor?: string): Page<StoredSession> {
     const where: string[] = [];
     const values: Array<string | number> = [];
-    if (filter.projectId) where.push("project_id = ?"), values.push(filter.projectId);
-    if (filter.harnessId) where.push("harness_id = ?"), values.push(filter.harnessId);
-    if (filter.state) where.push("sidebar_state = ?"), values.push(filter.state);
+    const condition = (sql: string, value: string | number) => {
+      where.push(sql);
+      values.push(value);
+    };
+    if (filter.projectId) condition("project_id = ?", filter.projectId);
+    if (filter.harnessId) condition("harness_id = ?", filter.harnessId);
+    if (filter.state) condition("sidebar_state = ?", filter.state);
     if (cursor !== undefined) {
       const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
       where.push("(updated_at, id) < (?, ?)");

@@ -47,7 +47,7 @@ function readJson(path: string): unknown {
 /** Written beside the target and renamed over it, so a reader never sees half a file. */
 function writeJsonAtomically(path: string, value: unknown): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, path);
 }
 

@@ -36,7 +36,7 @@ describe("access tokens", () => {
 
   test("the admin token verifies; anything else does not", () => {
     expect(tokens.verify(admin)).toEqual({ name: "admin" });
-    expect(tokens.verify(admin + "x")).toBeNull();
+    expect(tokens.verify(`${admin}x`)).toBeNull();
     expect(tokens.verify("")).toBeNull();
   });
 

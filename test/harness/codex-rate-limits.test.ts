@@ -182,7 +182,7 @@ describe("readCodexRateLimits", () => {
     const afterBytes = 3 * chunk - 1001 - 5;
     const chatter = `${message("2026-03-10T11:00:00.000Z", "résumé — ünïcödé ✓ ".repeat(40))}\n`.repeat(500);
     const paddingBytes = afterBytes - Buffer.byteLength(chatter) - Buffer.byteLength(`${message("2026-03-10T11:01:00.000Z", "")}\n`);
-    const after = chatter + `${message("2026-03-10T11:01:00.000Z", "a".repeat(paddingBytes))}\n`;
+    const after = `${chatter}${message("2026-03-10T11:01:00.000Z", "a".repeat(paddingBytes))}\n`;
     expect(Buffer.byteLength(after)).toBe(afterBytes);
     const dir = join(home.path, "sessions", "2026", "03", "10");
     mkdirSync(dir, { recursive: true });
@@ -199,7 +199,7 @@ describe("readCodexRateLimits", () => {
 
   test("limits far from a rollout's end are not searched for", () => {
     const chatter = `${message("2026-03-10T11:00:00.000Z", "x".repeat(1000))}\n`;
-    const body = `${tokenCount("2026-03-10T09:00:00.000Z", currentLimits(10))}\n` + chatter.repeat(Math.ceil((6 * 1024 * 1024) / chatter.length));
+    const body = `${tokenCount("2026-03-10T09:00:00.000Z", currentLimits(10))}\n${chatter.repeat(Math.ceil((6 * 1024 * 1024) / chatter.length))}`;
     const dir = join(home.path, "sessions", "2026", "03", "10");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "rollout-2026-03-10T09-00-00-long.jsonl"), body);

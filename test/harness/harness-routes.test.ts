@@ -7,7 +7,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Harness, HarnessList } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { EventRecord } from "../../src/schemas/events.ts";
+import type { EventRecord } from "../../src/schemas/events.ts";
 
 type HarnessBody = Static<typeof Harness>;
 

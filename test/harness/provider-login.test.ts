@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import { Harness, ProviderLoginAttempt } from "../../src/schemas/harnesses.ts";
+import { type Harness, ProviderLoginAttempt } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 
 type Attempt = Static<typeof ProviderLoginAttempt>;

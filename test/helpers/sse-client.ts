@@ -37,8 +37,7 @@ export class SseClient {
     try {
       for await (const chunk of body) {
         buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
+        for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
           this.parse(buffer.slice(0, end));
           buffer = buffer.slice(end + 2);
         }

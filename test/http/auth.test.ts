@@ -52,7 +52,7 @@ describe("bearer guard", () => {
 
   test("a malformed Authorization header is refused", async () => {
     for (const header of ["Basic abc", "Bearer", "Bearer ", t.token]) {
-      await expectUnauthorized(await fetch(t.url + "/v1/info", { headers: { authorization: header } }));
+      await expectUnauthorized(await fetch(`${t.url}/v1/info`, { headers: { authorization: header } }));
     }
   });
 
@@ -61,23 +61,23 @@ describe("bearer guard", () => {
   });
 
   test("loopback health without an Authorization header answers 200", async () => {
-    const response = await fetch(t.url + "/v1/health");
+    const response = await fetch(`${t.url}/v1/health`);
     expect(response.status).toBe(200);
     assertMatchesSchema(Health, await response.json());
   });
 
   test("health through a proxy (remote-style) without a token is 401", async () => {
     for (const header of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
-      await expectUnauthorized(await fetch(t.url + "/v1/health", { headers: { [header]: "203.0.113.9" } }));
+      await expectUnauthorized(await fetch(`${t.url}/v1/health`, { headers: { [header]: "203.0.113.9" } }));
     }
   });
 
   test("health with a wrong token is 401 even from loopback", async () => {
-    await expectUnauthorized(await fetch(t.url + "/v1/health", { headers: { authorization: "Bearer nope" } }));
+    await expectUnauthorized(await fetch(`${t.url}/v1/health`, { headers: { authorization: "Bearer nope" } }));
   });
 
   test("unknown routes need a token too, then answer 404", async () => {
-    await expectUnauthorized(await fetch(t.url + "/v1/no-such-route"));
+    await expectUnauthorized(await fetch(`${t.url}/v1/no-such-route`));
     const response = await t.api("/v1/no-such-route");
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: string }).error).toContain("/v1/no-such-route");
@@ -86,7 +86,7 @@ describe("bearer guard", () => {
   test("a named token works until it is revoked", async () => {
     const paths = dataPaths(t.dataDir);
     const created = withStore(paths, (store) => new AccessTokens("unused", new TokenRepository(store)).create("phone"));
-    const withNamed = () => fetch(t.url + "/v1/info", { headers: { authorization: `Bearer ${created.token}` } });
+    const withNamed = () => fetch(`${t.url}/v1/info`, { headers: { authorization: `Bearer ${created.token}` } });
     expect((await withNamed()).status).toBe(200);
     withStore(paths, (store) => new AccessTokens("unused", new TokenRepository(store)).revoke("phone"));
     await expectUnauthorized(await withNamed());

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const nestedArrays = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
-const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 const entryText = (key: string, valueText: string, wallMs = 1) =>
   `{"key":"${key}","value":${valueText},"timestamp":{"wallMs":${wallMs},"counter":0,"deviceId":"d1"}}`;
 

@@ -17,7 +17,7 @@ afterAll(() => t.stop());
 
 /** Every `$ref` in the document, to check that each one resolves. */
 function refs(node: unknown, found: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((item) => refs(item, found));
+  if (Array.isArray(node)) for (const item of node) refs(item, found);
   else if (node && typeof node === "object") {
     for (const [key, value] of Object.entries(node)) {
       if (key === "$ref" && typeof value === "string") found.push(value);

@@ -8,7 +8,7 @@ import { until } from "../helpers/poll.ts";
 
 describe("logging", () => {
   test("redact scrubs tokens in text and secret-named fields", () => {
-    const token = "atr_" + "A".repeat(43);
+    const token = `atr_${"A".repeat(43)}`;
     expect(redact(`Bearer ${token}`)).toBe("Bearer atr_[redacted]");
     expect(redact({ authorization: "Bearer x", nested: { apiKey: "k", count: 3 }, list: [token] })).toEqual({
       authorization: "[redacted]",

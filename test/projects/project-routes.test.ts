@@ -7,7 +7,7 @@ import { makeBareRepo, makeCheckout, type BareRepo } from "../helpers/git-fixtur
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Project, ProjectList } from "../../src/schemas/projects.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { EventRecord } from "../../src/schemas/events.ts";
+import type { EventRecord } from "../../src/schemas/events.ts";
 import type { Static } from "@sinclair/typebox";
 
 type ProjectBody = Static<typeof Project>;

@@ -71,7 +71,7 @@ describe("npm run release", () => {
 
   test("the manifest is canonical JSON on one line, signed by the release key, and describes the release", () => {
     const text = readFileSync(join(release.dir, "stable.json"), "utf8");
-    expect(text).toBe(canonicalJson(signed) + "\n");
+    expect(text).toBe(`${canonicalJson(signed)}\n`);
     const manifest = verifySignedManifest(signed, release.keys.publicKeyPem);
     const expected: ReleaseManifest = {
       channel: "stable",

@@ -111,7 +111,7 @@ describe("starting on a database that needs migrating", () => {
     // The migration itself is under way: its step is named.
     const migrating = await until(
       () => health(url),
-      (answer) => answer.body.migration.detail?.includes("migration " + NEXT) === true,
+      (answer) => answer.body.migration.detail?.includes(`migration ${NEXT}`) === true,
     );
     expect(migrating.body.migration).toMatchObject({ state: "running", progress: 0.5 });
     expect(migrating.body.migration.detail).toBe(`migration ${NEXT} (fill numbers): step 2 of 2, to schema ${NEXT}`);

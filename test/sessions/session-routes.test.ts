@@ -306,7 +306,13 @@ describe("faults", () => {
     await t.server.stop();
     const again = await startSessionServer({ dataDir });
     const cleanupFirst = t.cleanup;
-    t = { ...again, cleanup: async () => (await again.cleanup(), await cleanupFirst()) };
+    t = {
+      ...again,
+      cleanup: async () => {
+        await again.cleanup();
+        await cleanupFirst();
+      },
+    };
     const after = await t.detail(session.id);
     expect(lastReply(after)).toMatchObject({ isGenerating: false, stopReason: "interrupted" });
     expect(after.session).toMatchObject({ sidebarState: "idle", status: "the turn was interrupted by a server restart", hasUnreadError: false });

@@ -57,7 +57,7 @@ export async function writeRelease(dir: string, spec: ReleaseSpec): Promise<stri
   if (spec.alter) {
     const manifest = structuredClone(signed.manifest);
     spec.alter(manifest);
-    writeFileSync(join(dir, `${channel}.json`), canonicalJson(spec.signer.sign(manifest)) + "\n");
+    writeFileSync(join(dir, `${channel}.json`), `${canonicalJson(spec.signer.sign(manifest))}\n`);
   }
   return join(dir, name);
 }

@@ -41,7 +41,9 @@ beforeAll(async () => {
     version: "2.0.0",
     buildNumber: 20,
     signer,
-    alter: (manifest) => void (manifest.minServiceVersion = "1.5.0"),
+    alter: (manifest) => {
+      manifest.minServiceVersion = "1.5.0";
+    },
   });
 });
 

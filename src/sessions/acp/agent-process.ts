@@ -113,11 +113,17 @@ export class AgentProcess {
       )
       .onRequest(
         "terminal/kill",
-        serve((params: { terminalId: string }) => (handlers.terminals.kill(params.terminalId), {})),
+        serve((params: { terminalId: string }) => {
+          handlers.terminals.kill(params.terminalId);
+          return {};
+        }),
       )
       .onRequest(
         "terminal/release",
-        serve((params: { terminalId: string }) => (handlers.terminals.release(params.terminalId), {})),
+        serve((params: { terminalId: string }) => {
+          handlers.terminals.release(params.terminalId);
+          return {};
+        }),
       );
     const connection = app.connect(ndJsonStream(output, child.stdout));
     const stderr = { tail: "" };
