@@ -4,7 +4,9 @@ import { claude } from "./definitions/claude.ts";
 import { codex } from "./definitions/codex.ts";
 import { gemini } from "./definitions/gemini.ts";
 import { opencode } from "./definitions/opencode.ts";
-import { copilot, goose, qwen } from "./definitions/others.ts";
+import { copilot } from "./definitions/copilot.ts";
+import { goose } from "./definitions/goose.ts";
+import { qwen } from "./definitions/qwen.ts";
 import { echoHarness } from "./definitions/echo.ts";
 
 /** A harness the user declares in config.json. */

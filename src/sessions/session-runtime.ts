@@ -145,7 +145,7 @@ export class SessionRuntime {
   }
 
   /** Starts the next queued prompt when no turn runs (and nothing holds the queue). */
-  kick(): void {
+  startNextPrompt(): void {
     if (this.draining || this.closed) return;
     this.draining = true;
     void this.drain()
@@ -155,7 +155,7 @@ export class SessionRuntime {
         // prompt is still queued, and the queue tries again with backoff.
         this.deps.logger.error("a session's next turn could not start; trying again", { sessionId: this.sessionId, error });
         clearTimeout(this.holdTimer);
-        this.holdTimer = setTimeout(() => this.kick(), backoffMs(++this.startFailures, 10_000));
+        this.holdTimer = setTimeout(() => this.startNextPrompt(), backoffMs(++this.startFailures, 10_000));
       })
       .finally(() => (this.draining = false));
   }
@@ -231,7 +231,7 @@ export class SessionRuntime {
       const heldBy = this.deps.heldBy(session);
       if (heldBy) {
         // Checked again shortly: the update ends on its own and then the queue goes on.
-        this.holdTimer = setTimeout(() => this.kick(), 1000);
+        this.holdTimer = setTimeout(() => this.startNextPrompt(), 1000);
         return;
       }
       // A failed turn is shown on its reply and the session; the queue still goes on.

@@ -79,7 +79,7 @@ export class SessionService {
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
-    this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).kick() });
+    this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).startNextPrompt() });
   }
 
   exists(id: string): boolean {
@@ -95,7 +95,7 @@ export class SessionService {
     this.holds.add(hold);
     return () => {
       if (!this.holds.delete(hold)) return;
-      for (const runtime of this.runtimes.values()) runtime.kick();
+      for (const runtime of this.runtimes.values()) runtime.startNextPrompt();
     };
   }
 
@@ -126,7 +126,7 @@ export class SessionService {
     }
     if (interrupted.length > 0) this.deps.logger.info("marked turns interrupted by the restart", { count: interrupted.length });
     for (const id of this.deps.sessions.ids()) {
-      if (this.deps.queue.list(id).length > 0) this.runtime(id).kick();
+      if (this.deps.queue.list(id).length > 0) this.runtime(id).startNextPrompt();
     }
   }
 
@@ -315,7 +315,7 @@ export class SessionService {
       stored.pendingPlanApproval = false;
       if (stored.sidebarState === "waiting") stored.sidebarState = this.runtimes.get(id)?.isTurnRunning ? "working" : "idle";
     });
-    this.runtime(id).kick();
+    this.runtime(id).startNextPrompt();
     return session;
   }
 
@@ -363,7 +363,7 @@ export class SessionService {
       this.records.emit(id, "session.goal", { goal });
     });
     runtime?.restartGoalCount();
-    this.runtime(id).kick();
+    this.runtime(id).startNextPrompt();
     return goal!;
   }
 
@@ -375,7 +375,7 @@ export class SessionService {
       stored.goal = null;
       this.records.emit(id, "session.goal", { goal: null });
     });
-    this.runtime(id).kick();
+    this.runtime(id).startNextPrompt();
     return session;
   }
 

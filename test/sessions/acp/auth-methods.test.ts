@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { chooseAuthMethod } from "../../../src/sessions/acp/auth-methods.ts";
 import { gemini } from "../../../src/harness/definitions/gemini.ts";
-import { qwen } from "../../../src/harness/definitions/others.ts";
+import { qwen } from "../../../src/harness/definitions/qwen.ts";
 import { readJson } from "../../../src/harness/detection.ts";
 import type { HarnessDefinition } from "../../../src/harness/harness-definition.ts";
 import { makeTempDir } from "../../helpers/temp-dir.ts";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { unknownAuth, type HarnessDefinition } from "../harness-definition.ts";
+import type { HarnessDefinition } from "../harness-definition.ts";
 
 /** Qwen Code keeps its OAuth login in ~/.qwen/oauth_creds.json; API keys it reads from its settings. */
 export const qwen: HarnessDefinition = {
@@ -26,34 +26,4 @@ export const qwen: HarnessDefinition = {
     }
     return { state: "unknown", detail: "no Qwen OAuth login found; an API key in its settings cannot be checked offline" };
   },
-};
-
-export const copilot: HarnessDefinition = {
-  id: "copilot",
-  name: "Copilot CLI",
-  symbolName: "copilot",
-  source: "builtin",
-  launchKind: "executable",
-  executable: "copilot",
-  versionArgs: ["--version"],
-  acpCommand: ["copilot", "--acp"],
-  npmPackage: "@github/copilot",
-  installHint: "npm install -g @github/copilot",
-  loginMethods: [{ id: "github", name: "GitHub account", description: "Sign in with GitHub", kind: "browser" }],
-  probeAuth: unknownAuth("Copilot CLI has no offline way to read its login state"),
-};
-
-export const goose: HarnessDefinition = {
-  id: "goose",
-  name: "Goose",
-  symbolName: "goose",
-  source: "builtin",
-  launchKind: "executable",
-  executable: "goose",
-  versionArgs: ["--version"],
-  acpCommand: ["goose", "acp"],
-  brewFormula: "block-goose-cli",
-  installHint: "brew install block-goose-cli, or see the Goose documentation",
-  loginMethods: [],
-  probeAuth: unknownAuth("Goose keeps provider keys in its own configuration; it has no offline login check"),
 };

@@ -1,0 +1,16 @@
+import { unknownAuth, type HarnessDefinition } from "../harness-definition.ts";
+
+export const copilot: HarnessDefinition = {
+  id: "copilot",
+  name: "Copilot CLI",
+  symbolName: "copilot",
+  source: "builtin",
+  launchKind: "executable",
+  executable: "copilot",
+  versionArgs: ["--version"],
+  acpCommand: ["copilot", "--acp"],
+  npmPackage: "@github/copilot",
+  installHint: "npm install -g @github/copilot",
+  loginMethods: [{ id: "github", name: "GitHub account", description: "Sign in with GitHub", kind: "browser" }],
+  probeAuth: unknownAuth("Copilot CLI has no offline way to read its login state"),
+};
