@@ -2,7 +2,6 @@ import { defineCommand } from "citty";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { parseLogLevel } from "../logging/logger.ts";
 import { AtriumServer } from "../server/atrium-server.ts";
-import { isLoopbackAddress } from "../http/auth-guard.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
 import { updateSettingsFromConfig } from "../update/update-config.ts";
@@ -41,9 +40,6 @@ export const serveCommand = defineCommand({
         const code = (error as { code?: string }).code;
         if (code === "EADDRINUSE") throw new CliError(`${host}:${port} is already in use (is another atrium running?)`);
         throw new CliError(`could not start: ${(error as Error).message}`);
-      }
-      if (!isLoopbackAddress(host) && host !== "localhost") {
-        server.logger.warn("listening beyond this machine; every request needs a bearer token", { host });
       }
       // The last line of defence for a long-running server: an error no caller caught is logged, and
       // the server goes on serving (each write path handles its own failures; this catches a miss).

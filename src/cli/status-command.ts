@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
-import { readRuntimeFile } from "../server/runtime-file.ts";
+import { readRuntimeFile } from "../config/runtime-file.ts";
 import type { Health, ServerInfo } from "../schemas/system.ts";
 import type { Harness } from "../schemas/harnesses.ts";
 import { describeServiceMode, detectServiceMode, type ServiceMode } from "../system/service-mode.ts";

@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { DataPaths } from "../config/paths.ts";
-import { readRuntimeFile } from "../server/runtime-file.ts";
+import { readRuntimeFile } from "../config/runtime-file.ts";
 import type { UpdateStatus } from "../schemas/update.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { installedPlatformKey, type ReleaseChannel } from "../update/manifest.ts";

@@ -21,6 +21,7 @@ import { buildInfo } from "../system/build-info.ts";
 import { FileLogger, type Logger, type LogLevel } from "../logging/logger.ts";
 import { createHttpApp, serveOn } from "../http/app.ts";
 import { hostCheck } from "../http/host-check.ts";
+import { isLoopbackAddress } from "../http/auth-guard.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
 import { syncRoutes } from "../http/routes/sync-routes.ts";
@@ -30,7 +31,7 @@ import { WorktreeRepository } from "../store/worktree-repository.ts";
 import { ProjectService } from "../projects/project-service.ts";
 import { WorktreeService } from "../projects/worktree-service.ts";
 import type { Route } from "../http/route.ts";
-import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.ts";
+import { removeRuntimeFile, writeRuntimeFile } from "../config/runtime-file.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
 import { homedir } from "node:os";
 import { HarnessService } from "../harness/harness-service.ts";
@@ -230,6 +231,9 @@ export class AtriumServer {
           logger.error("server.json could not be written; atrium status will not find this server", { error });
         }
         logger.info(message, { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
+        if (!isLoopbackAddress(options.host) && options.host !== "localhost") {
+          logger.warn("listening beyond this machine; every request needs a bearer token", { host: options.host });
+        }
         return url;
       };
 

@@ -131,10 +131,9 @@ export class Store {
     return this.depth > 0;
   }
 
-  /** Integrity as SQLite sees it, for the health report. */
-  quickCheck(): string {
-    const row = this.db.query<{ quick_check: string }, []>("PRAGMA quick_check").get();
-    return row?.quick_check ?? "unknown";
+  /** Throws when SQLite cannot answer a query (the file is gone, unreadable, corrupt). */
+  ping(): void {
+    this.db.query("SELECT 1").get();
   }
 
   journalMode(): string {

@@ -62,7 +62,7 @@ export class SystemStatus {
     if (!this.lastProbe || nowMs - this.lastProbe.atMs >= DATABASE_PROBE_MS) {
       let answer: DatabaseAnswer;
       try {
-        this.deps.store.db.query("SELECT 1").get();
+        this.deps.store.ping();
         answer = { state: "ok" };
       } catch (error) {
         answer = { state: "error", detail: error instanceof Error ? error.message : String(error) };

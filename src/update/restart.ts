@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dataPaths } from "../config/paths.ts";
-import { readRuntimeFile } from "../server/runtime-file.ts";
+import { readRuntimeFile } from "../config/runtime-file.ts";
 import type { Logger } from "../logging/logger.ts";
 import { describeRelease } from "./release-order.ts";
 import { rollBackUpdate } from "./roll-back.ts";

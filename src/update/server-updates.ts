@@ -22,19 +22,11 @@ export interface ServerUpdateOptions extends Partial<UpdateSettings> {
   drainTimeoutMs?: number;
 }
 
-/** The session hooks the update uses (SessionService has them). */
-export interface SessionsForUpdate {
-  busySessions(): string[];
-  holdNewTurns(reason: string): () => void;
-  /** The session's title, undefined when there is no such session. */
-  titleOf(id: string): string | undefined;
-}
-
 export interface ServerUpdateDeps {
   options: ServerUpdateOptions | undefined;
   dataDir: string;
   logger: Logger;
-  sessions: SessionsForUpdate;
+  sessions: UpdateSessions;
   migrationState: () => UpdateStatus["migrationState"];
   /** Stops the whole server (port, data-dir lock, database) before the new build starts. */
   stopServer: () => Promise<void>;
@@ -65,19 +57,10 @@ export function createServerUpdates(deps: ServerUpdateDeps): UpdateService {
   const publicKey = options.publicKey === undefined ? embeddedUpdatePublicKey() : options.publicKey;
   const state = new UpdateStateFiles(deps.dataDir);
   const restartMode = detectRestartMode();
-  const sessions: UpdateSessions = {
-    busySessions: () => deps.sessions.busySessions(),
-    holdNewTurns: (reason) => deps.sessions.holdNewTurns(reason),
-    describe: (ids) =>
-      ids.map((id) => {
-        const title = deps.sessions.titleOf(id);
-        return title ? `"${title}" (${id})` : id;
-      }),
-  };
   return new UpdateService({
     checker: new UpdateChecker({ baseUrl: settings.baseUrl, publicKey, installed: build, platformKey: installedPlatformKey() }),
     state,
-    sessions,
+    sessions: deps.sessions,
     installed: build,
     channel: settings.channel,
     selfUpdate: selfUpdateCapability(build.compiled, publicKey, options.executable ?? process.execPath),

@@ -11,12 +11,12 @@ import { stageUpdate } from "./stage-update.ts";
 import type { CheckResult, UpdateChecker, UpdateTarget } from "./update-checker.ts";
 import type { PendingUpdate, UpdateStateFiles } from "./update-state-files.ts";
 
-/** What the update needs of the sessions: who is busy, and holding new turns while it swaps. */
+/** What the update needs of the sessions (SessionService has it): who is busy, and holding new turns while it swaps. */
 export interface UpdateSessions {
   busySessions(): string[];
   holdNewTurns(reason: string): () => void;
-  /** How to name a session in a message: its title and id. */
-  describe(ids: string[]): string[];
+  /** The session's title, undefined when there is no such session. */
+  titleOf(id: string): string | undefined;
 }
 
 export interface UpdateServiceDeps {
@@ -191,7 +191,7 @@ export class UpdateService {
     const busy = this.deps.sessions.busySessions();
     if (busy.length === 0) return;
     throw new ConflictError(
-      `cannot update while a prompt is in flight in ${this.deps.sessions.describe(busy).join(", ")}; nothing was interrupted, try again when ${busy.length === 1 ? "it finishes" : "they finish"}`,
+      `cannot update while a prompt is in flight in ${this.describeSessions(busy).join(", ")}; nothing was interrupted, try again when ${busy.length === 1 ? "it finishes" : "they finish"}`,
     );
   }
 
@@ -257,7 +257,7 @@ export class UpdateService {
     const deadline = Date.now() + (this.deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     while (this.deps.sessions.busySessions().length > 0) {
       if (Date.now() > deadline) {
-        const busy = this.deps.sessions.describe(this.deps.sessions.busySessions());
+        const busy = this.describeSessions(this.deps.sessions.busySessions());
         throw new Error(
           `a prompt was still in flight in ${busy.join(", ")} after the download; nothing was interrupted and the installed executable is unchanged`,
         );
@@ -284,5 +284,13 @@ export class UpdateService {
 
   private nowText(): string {
     return (this.deps.now?.() ?? new Date()).toISOString();
+  }
+
+  /** Sessions as a message names them: their title and id. */
+  private describeSessions(ids: string[]): string[] {
+    return ids.map((id) => {
+      const title = this.deps.sessions.titleOf(id);
+      return title ? `"${title}" (${id})` : id;
+    });
   }
 }

@@ -9,7 +9,7 @@ import { Store } from "../../src/store/database.ts";
 import { TokenRepository } from "../../src/store/token-repository.ts";
 import { AccessTokens } from "../../src/auth/access-tokens.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration } from "../../src/store/migrations.ts";
-import { readRuntimeFile } from "../../src/server/runtime-file.ts";
+import { readRuntimeFile } from "../../src/config/runtime-file.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { until } from "../helpers/poll.ts";
