@@ -96,6 +96,7 @@ export class Store {
     }
     if (this.depth === 0) {
       if (this.failing && this.totalChanges() > this.failing.changesAt) this.failing = undefined;
+      this.checkpointer?.afterCommit();
       const callbacks = this.afterCommit;
       this.afterCommit = [];
       for (const callback of callbacks) callback();

@@ -1,10 +1,19 @@
 import type { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
 
 /** SQLite's own threshold, restored if the background checkpoints stop working. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /** A backstop only: background checkpoints keep the WAL far below this in normal use. */
 const BACKSTOP_AUTOCHECKPOINT_PAGES = 4000;
 const CHECKPOINT_INTERVAL_MS = 250;
+/**
+ * Past this, the writer copies the WAL itself, waiting for the worker if it must. The backstop alone
+ * cannot bound a burst: its checkpoint is skipped whenever the worker holds the checkpoint lock, and a
+ * worker slowed down by a busy machine holds it most of the time while the WAL grows on.
+ */
+const WAL_LIMIT_BYTES = 20 * 1024 * 1024;
+/** How many commits go by between looks at the WAL's size (a stat each). */
+const COMMITS_PER_SIZE_CHECK = 64;
 
 /**
  * Moves WAL checkpoints to a worker thread. The main connection keeps automatic checkpoints at a
@@ -12,21 +21,43 @@ const CHECKPOINT_INTERVAL_MS = 250;
  * without bound; if the worker fails, the main connection goes back to SQLite's default.
  */
 export class WalCheckpointer {
+  private commitsSinceCheck = 0;
+
   private constructor(
     private readonly worker: Worker,
     private readonly main: Database,
+    private readonly walPath: string,
   ) {}
 
   static start(main: Database, path: string, onFailure: (error: unknown) => void): WalCheckpointer {
     main.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
     const worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
-    const checkpointer = new WalCheckpointer(worker, main);
+    const checkpointer = new WalCheckpointer(worker, main, `${path}-wal`);
     worker.addEventListener("error", (event) => {
       checkpointer.fallBack();
       onFailure(event.error ?? event.message);
     });
     worker.postMessage({ type: "start", path, intervalMs: CHECKPOINT_INTERVAL_MS });
     return checkpointer;
+  }
+
+  /** After each outermost commit: a WAL grown past its limit is copied back and emptied now. */
+  afterCommit(): void {
+    if (++this.commitsSinceCheck < COMMITS_PER_SIZE_CHECK) return;
+    this.commitsSinceCheck = 0;
+    let walBytes: number;
+    try {
+      walBytes = statSync(this.walPath).size;
+    } catch {
+      return;
+    }
+    if (walBytes <= WAL_LIMIT_BYTES) return;
+    try {
+      // Waits (busy_timeout) for the worker's checkpoint and for readers, then starts the WAL over.
+      this.main.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // Busy past the timeout: the next look tries again; the write itself has committed.
+    }
   }
 
   /** Lets the worker close its connection, then ends it. */
