@@ -4,7 +4,6 @@ import { parseLogLevel } from "../logging/logger.ts";
 import { AtriumServer } from "../server/atrium-server.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
-import { updateSettingsFromConfig } from "../update/update-config.ts";
 
 export const serveCommand = defineCommand({
   meta: { name: "serve", description: "Run the Atrium server in the foreground" },
@@ -28,12 +27,7 @@ export const serveCommand = defineCommand({
           port,
           logLevel: parseLogLevel(args["log-level"] ?? config.logLevel ?? process.env.ATRIUM_LOG_LEVEL),
           echoLogs: process.stderr.isTTY === true,
-          customHarnesses: config.harnesses,
-          harnessUpdateCheck: config.harnessUpdateCheck,
-          githubUrl: config.githubUrl,
-          agentIdleMs: config.agentIdleMinutes === undefined ? undefined : config.agentIdleMinutes * 60_000,
-          update: updateSettingsFromConfig(config),
-          allowedHosts: config.allowedHosts,
+          config,
         });
       } catch (error) {
         if (error instanceof DataDirBusyError) throw new CliError(`${error.message} (${paths.root})`);

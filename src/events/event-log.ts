@@ -1,7 +1,7 @@
 import type { Store } from "../store/database.ts";
 import type { EventRepository, StoredEvent } from "../store/event-repository.ts";
 import type { EventRecord } from "../schemas/events.ts";
-import type { EventKind, EventPayload } from "./catalog.ts";
+import type { Static, TSchema } from "@sinclair/typebox";
 
 /** An event as the log hands it around: the public record plus what filters need. */
 export interface LoggedEvent {
@@ -11,6 +11,9 @@ export interface LoggedEvent {
 
 export type EventListener = (event: LoggedEvent) => void;
 
+/** Event kinds with the schemas of their payloads; each module declares its own (in src/schemas). */
+export type EventKinds = Record<string, TSchema>;
+
 export interface AppendOptions {
   /** Makes this a session event: `id` is then the session's own gap-free sequence. */
   sessionId?: string;
@@ -18,10 +21,12 @@ export interface AppendOptions {
 
 /**
  * The durable, ordered event log. `append` must run inside the transaction of the change it reports;
- * listeners hear of the event only after that transaction commits, in globalEventId order.
+ * listeners hear of the event only after that transaction commits, in globalEventId order. It takes
+ * only the kinds a module declared; a service sees the log typed to its own module's kinds.
  */
-export class EventLog {
+export class EventLog<Kinds extends EventKinds = EventKinds> {
   private readonly listeners = new Set<EventListener>();
+  private readonly accepted: EventKinds = {};
 
   constructor(
     private readonly store: Store,
@@ -30,7 +35,18 @@ export class EventLog {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  append<K extends EventKind>(kind: K, subjectId: string, payload: EventPayload<K>, options: AppendOptions = {}): EventRecord {
+  /** Takes these kinds from now on (a module's events). */
+  accept(kinds: EventKinds): void {
+    Object.assign(this.accepted, kinds);
+  }
+
+  /** Every kind the log takes, with its payload's schema (the OpenAPI document lists them). */
+  get kinds(): EventKinds {
+    return { ...this.accepted };
+  }
+
+  append<K extends keyof Kinds & string>(kind: K, subjectId: string, payload: Static<Kinds[K]>, options: AppendOptions = {}): EventRecord {
+    if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
     if (!this.store.inTransaction) {
       throw new Error(`event ${kind} must be appended inside the transaction of the change it reports`);
     }

@@ -1,6 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
 import type { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
+import type { HarnessEvents } from "../schemas/harnesses.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Harness, HarnessAccount, InstallMethod } from "../schemas/harnesses.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
@@ -43,7 +44,7 @@ export interface HarnessServiceDeps {
   store: Store;
   settings: HarnessSettingsRepository;
   accounts: HarnessAccounts;
-  events: EventLog;
+  events: EventLog<typeof HarnessEvents>;
   environment: DetectionEnvironment;
   terminals: TerminalLogs;
   logger: Logger;

@@ -1,4 +1,5 @@
 import type { Store } from "../store/database.ts";
+import type { HarnessEvents } from "../schemas/harnesses.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
 import { NotFoundError } from "../errors.ts";
@@ -33,7 +34,7 @@ export class TerminalLogs {
 
   constructor(
     private readonly store: Store,
-    private readonly events: EventLog,
+    private readonly events: EventLog<typeof HarnessEvents>,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
   ) {}

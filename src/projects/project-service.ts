@@ -3,6 +3,7 @@ import { basename, isAbsolute, join } from "node:path";
 import type { Store } from "../store/database.ts";
 import { KeptPages, type SerializedPage } from "../store/page-cursor.ts";
 import type { ProjectRepository, StoredLocation, StoredProject } from "../store/project-repository.ts";
+import type { ProjectEvents } from "../schemas/projects.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { CloneProjectBody, CreateProjectBody, Project, ProjectLocation, RunLocation, UpdateProjectBody, WorktreeBase } from "../schemas/projects.ts";
@@ -17,7 +18,7 @@ import { effectiveWorktreeBase } from "./worktree-base.ts";
 export interface ProjectServiceDeps {
   store: Store;
   projects: ProjectRepository;
-  events: EventLog;
+  events: EventLog<typeof ProjectEvents>;
   logger: Logger;
   serverId: string;
   /** The data dir's `projects/` folder, where clones and scratch folders go. */

@@ -193,3 +193,14 @@ export const StartProviderLoginBody = Type.Object({ method: LoginMethodKind });
 export const RespondProviderLoginBody = Type.Object({
   value: Type.String({ minLength: 1, maxLength: 4096, description: "The answer to the attempt's prompt (the API key)." }),
 });
+
+/** The events the harnesses module publishes, with their payloads. */
+export const HarnessEvents = {
+  "harness.updated": Type.Object({ harness: Harness }),
+  /** Subject: the terminal id. A batch of lines a command the server runs (an install) wrote. */
+  "terminal.output": Type.Object({
+    terminalId: Type.String(),
+    subjectId: Type.String({ description: "What the command is for, e.g. the harness id." }),
+    text: Type.String(),
+  }),
+};

@@ -89,3 +89,19 @@ export const Worktree = Type.Object(
   { $id: "Worktree" },
 );
 export type Worktree = Static<typeof Worktree>;
+
+const ProjectPayload = Type.Object({ project: Project });
+
+/** The events the projects module publishes, with their payloads. */
+export const ProjectEvents = {
+  "project.created": ProjectPayload,
+  "project.updated": ProjectPayload,
+  "project.deleted": ProjectPayload,
+  /** Subject `clone:<projectId>`. */
+  "project.clone.progress": Type.Object({
+    projectId: Type.String({ description: "The id the project will have once the clone is done." }),
+    url: Type.String(),
+    phase: Type.String({ description: "git's phase, e.g. `Receiving objects`." }),
+    percent: Type.Integer({ minimum: 0, maximum: 100 }),
+  }),
+};

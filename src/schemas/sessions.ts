@@ -386,3 +386,37 @@ export const SessionEventsQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: "A per-session event id; only later events are returned." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: "500 by default." })),
 });
+
+/** The events the sessions module publishes, with their payloads. */
+export const SessionEvents = {
+  // Session events: subject and sessionId are the session id, so each session's `id` sequence has no gaps.
+  "session.created": Type.Object({ session: Session }),
+  "session.updated": Type.Object({ session: Session }),
+  "session.deleted": Type.Object({ sessionId: Type.String() }),
+  /** A conversation item began: the user's prompt, or the agent's reply (isGenerating). */
+  "session.message.created": Type.Object({ item: ConversationItem }),
+  /**
+   * Streamed text to append to an item; chunks that arrive close together are sent as one delta (at
+   * most 128 Ki characters). The item's stored text is these deltas joined.
+   */
+  "session.message.delta": Type.Object({ itemId: Type.String(), text: Type.String() }),
+  /** The item ended. Its text is left out (`textOmitted`) past 64 KiB: the deltas carry it, and so does the session detail. */
+  "session.message.completed": Type.Object({
+    item: ConversationItem,
+    textOmitted: Type.Boolean({ description: "`item.text` is empty because the text is longer than 64 KiB." }),
+  }),
+  "session.prompt.queued": Type.Object({ prompt: QueuedPrompt }),
+  "session.prompt.updated": Type.Object({ prompt: QueuedPrompt }),
+  "session.prompt.removed": Type.Object({ promptId: Type.String() }),
+  "session.prompt.started": Type.Object({ promptId: Type.String(), itemId: Type.String() }),
+  /** The pending question, or null once it is answered or withdrawn. */
+  "session.question": Type.Object({ question: Type.Union([PendingQuestion, Type.Null()]) }),
+  "session.plan": Type.Object({ plan: SessionPlan }),
+  "session.usage": Type.Object({ usage: SessionUsage }),
+  "session.goal": Type.Object({ goal: Type.Union([Goal, Type.Null()]) }),
+  /** An entry of a reply's details (a thought, a tool call) was added or changed: read it at endpoint 12. */
+  "session.transcript": Type.Object({ itemId: Type.String(), key: Type.String(), position: Type.Integer(), revision: Type.Integer() }),
+  /** The session's background tasks (commands the agent runs) changed: one started, ended or was released. */
+  "session.tasks": Type.Object({ backgroundTasks: Type.Array(BackgroundTask) }),
+  "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
+};

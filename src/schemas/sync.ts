@@ -27,3 +27,11 @@ export const SyncResponseEntry = Type.Object({
 
 export const SyncNamespace = Type.Object({ namespace: Type.String(), entries: Type.Array(SyncResponseEntry) }, { $id: "SyncNamespace" });
 export type SyncNamespace = Static<typeof SyncNamespace>;
+
+/** The events the sync module publishes, with their payloads. */
+export const SyncEvents = {
+  "sync.changed": Type.Object({
+    namespace: Type.String(),
+    keys: Type.Array(Type.String(), { description: "The keys whose entry changed." }),
+  }),
+};

@@ -3,6 +3,7 @@ import type { Logger } from "../logging/logger.ts";
 import type { BackgroundTask } from "../schemas/sessions.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { NotFoundError } from "../errors.ts";
+import type { Clock, ClockTimer } from "../clock.ts";
 import type { AgentClientHandlers, AgentLaunch } from "./acp/agent-process.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
@@ -25,6 +26,7 @@ export interface SessionAgentDeps {
   logger: Logger;
   /** An agent with no turn for this long is stopped; the next prompt starts it again. */
   idleStopMs: number;
+  clock: Clock;
   handlers: SessionAgentHandlers;
   /** The agent's background tasks changed: a command started or ended, or the agent stopped. */
   onTasksChanged(): void;
@@ -45,7 +47,7 @@ export class SessionAgent {
   /** The commands the current agent started (`terminal/*`); they end with it. */
   private terminals: Terminals | undefined;
   private fileAccess: FileAccess | undefined;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private idleTimer: ClockTimer | undefined;
 
   constructor(private readonly deps: SessionAgentDeps) {}
 
@@ -130,20 +132,20 @@ export class SessionAgent {
 
   /** Stops it for good: the session is stopped or deleted. */
   close(): void {
-    clearTimeout(this.idleTimer);
+    this.deps.clock.clearTimeout(this.idleTimer);
     this.abortOpening();
     this.stop();
   }
 
   /** A turn starts: the agent is not idle. */
   holdIdleStop(): void {
-    clearTimeout(this.idleTimer);
+    this.deps.clock.clearTimeout(this.idleTimer);
   }
 
   /** A turn ended: the agent is stopped if no other starts within the idle time. */
   scheduleIdleStop(): void {
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => {
+    this.deps.clock.clearTimeout(this.idleTimer);
+    this.idleTimer = this.deps.clock.setTimeout(() => {
       if (this.deps.busy()) return;
       this.deps.logger.info("stopping an idle agent", { sessionId: this.deps.sessionId });
       this.stop();

@@ -5,6 +5,7 @@ import type { ChildProcesses } from "../process/child-processes.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { chooseAuthMethod } from "./acp/auth-methods.ts";
 import type { SessionLaunch } from "./session-agent.ts";
+import type { AgentChannelFactory } from "./acp/agent-channel.ts";
 
 /**
  * How a session's agent is started: its harness's ACP command in the session's folder, with the
@@ -13,7 +14,7 @@ import type { SessionLaunch } from "./session-agent.ts";
  */
 export function sessionLaunch(
   session: StoredSession,
-  deps: { harnesses: HarnessService; children: ChildProcesses; initializeTimeoutMs: number },
+  deps: { harnesses: HarnessService; children: ChildProcesses; initializeTimeoutMs: number; openAgentChannel?: AgentChannelFactory },
 ): SessionLaunch {
   const spec = deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
   const { definition, env } = spec;
@@ -24,6 +25,7 @@ export function sessionLaunch(
     env,
     initializeTimeoutMs: deps.initializeTimeoutMs,
     children: deps.children,
+    openChannel: deps.openAgentChannel,
     harnessName: definition.name,
     loginInstruction: spec.loginInstruction,
     chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),

@@ -1,7 +1,8 @@
+import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
+import type { SessionEvents } from "../schemas/sessions.ts";
 import type { EventLog } from "../events/event-log.ts";
-import type { EventKind, EventPayload } from "../events/catalog.ts";
 import type { ConversationItem, Session } from "../schemas/sessions.ts";
 
 /** Past this many characters, `session.message.completed` leaves the text out (events stay small). */
@@ -53,7 +54,7 @@ export class SessionRecords {
   constructor(
     private readonly store: Store,
     private readonly sessions: SessionRepository,
-    private readonly events: EventLog,
+    private readonly events: EventLog<typeof SessionEvents>,
     readonly serverId: string,
     private readonly now: () => Date,
   ) {}
@@ -73,7 +74,7 @@ export class SessionRecords {
   }
 
   /** Appends a session event; must run inside the change's transaction. */
-  emit<K extends EventKind>(sessionId: string, kind: K, payload: EventPayload<K>): void {
+  emit<K extends keyof typeof SessionEvents>(sessionId: string, kind: K, payload: Static<(typeof SessionEvents)[K]>): void {
     this.events.append(kind, sessionId, payload, { sessionId });
   }
 

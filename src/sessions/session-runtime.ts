@@ -23,6 +23,7 @@ import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { ReplyStream } from "./reply-stream.ts";
 import { quietStatus, SilenceWatch } from "./silence-watch.ts";
 import { backoffMs } from "../store/storage-errors.ts";
+import type { Clock, ClockTimer } from "../clock.ts";
 
 export interface SessionRuntimeDeps {
   store: Store;
@@ -40,6 +41,8 @@ export interface SessionRuntimeDeps {
   deltaFlushMs: number;
   /** An agent with no turn for this long is stopped; the next prompt starts it again. */
   idleStopMs: number;
+  /** Times the idle stop and the held queue's next look. */
+  clock: Clock;
   /** After a cancel, the agent has this long to end the turn itself; then it is stopped. */
   cancelGraceMs: number;
   /** A turn with no word from the agent for this long says so in the session's status. */
@@ -47,6 +50,9 @@ export interface SessionRuntimeDeps {
   /** A reply whose writes keep failing this long ends its turn in error (its text kept). */
   writeFailureLimitMs: number;
 }
+
+/** How soon a queue held by an update looks again (the update ends on its own). */
+const HOLD_RECHECK_MS = 1000;
 
 interface Turn {
   promptId: string;
@@ -80,7 +86,7 @@ export class SessionRuntime {
   private draining = false;
   /** Turns in a row that could not start, for the backoff before the next try. */
   private startFailures = 0;
-  private holdTimer: ReturnType<typeof setTimeout> | undefined;
+  private holdTimer: ClockTimer | undefined;
   private closed = false;
 
   constructor(
@@ -91,6 +97,7 @@ export class SessionRuntime {
       sessionId,
       logger: deps.logger,
       idleStopMs: deps.idleStopMs,
+      clock: deps.clock,
       busy: () => this.turn !== undefined || this.closed,
       onTasksChanged: () => this.publishTasks(),
       handlers: {
@@ -154,8 +161,8 @@ export class SessionRuntime {
         // The turn could not start (its first write failed: a locked database, a full disk); the
         // prompt is still queued, and the queue tries again with backoff.
         this.deps.logger.error("a session's next turn could not start; trying again", { sessionId: this.sessionId, error });
-        clearTimeout(this.holdTimer);
-        this.holdTimer = setTimeout(() => this.startNextPrompt(), backoffMs(++this.startFailures, 10_000));
+        this.deps.clock.clearTimeout(this.holdTimer);
+        this.holdTimer = this.deps.clock.setTimeout(() => this.startNextPrompt(), backoffMs(++this.startFailures, 10_000));
       })
       .finally(() => (this.draining = false));
   }
@@ -206,7 +213,7 @@ export class SessionRuntime {
   /** Stops the agent and forgets the live state; a turn in flight ends as interrupted. */
   stop(): void {
     this.closed = true;
-    clearTimeout(this.holdTimer);
+    this.deps.clock.clearTimeout(this.holdTimer);
     this.turn?.silence.stop();
     this.turn?.reply.close();
     this.questions.withdraw();
@@ -231,7 +238,7 @@ export class SessionRuntime {
       const heldBy = this.deps.heldBy(session);
       if (heldBy) {
         // Checked again shortly: the update ends on its own and then the queue goes on.
-        this.holdTimer = setTimeout(() => this.startNextPrompt(), 1000);
+        this.holdTimer = this.deps.clock.setTimeout(() => this.startNextPrompt(), HOLD_RECHECK_MS);
         return;
       }
       // A failed turn is shown on its reply and the session; the queue still goes on.

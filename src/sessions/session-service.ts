@@ -6,6 +6,7 @@ import type { ConversationRepository } from "../store/conversation-repository.ts
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
+import type { SessionEvents } from "../schemas/sessions.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { EventRecord } from "../schemas/events.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -36,6 +37,24 @@ import { readDetailsPage } from "./transcript-pages.ts";
 import { sessionLaunch } from "./session-launch.ts";
 import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
+import type { Clock } from "../clock.ts";
+import type { AgentChannelFactory } from "./acp/agent-channel.ts";
+
+/** How long a session's agent and its turns get for each step. */
+export interface SessionTimings {
+  /** An agent must answer ACP `initialize` within this long. */
+  initializeTimeoutMs: number;
+  /** An agent with no turn for this long is stopped; the next prompt starts it again. */
+  idleStopMs: number;
+  /** Streamed text is written and published at least this often while a reply streams. */
+  deltaFlushMs: number;
+  /** After a cancel, an agent that has not ended its turn within this long is stopped. */
+  cancelGraceMs: number;
+  /** A turn with no word from its agent for this long says so in the session's status. */
+  silenceNoticeMs: number;
+  /** A reply whose writes keep failing (locked database, full disk) this long ends its turn in error. */
+  writeFailureLimitMs: number;
+}
 
 export interface SessionServiceDeps {
   store: Store;
@@ -44,20 +63,18 @@ export interface SessionServiceDeps {
   queue: PromptQueueRepository;
   transcript: TranscriptRepository;
   files: UploadedFiles;
-  events: EventLog;
+  events: EventLog<typeof SessionEvents>;
   harnesses: HarnessService;
   projects: ProjectService;
   worktrees: WorktreeService;
   logger: Logger;
   serverId: string;
-  initializeTimeoutMs: number;
-  idleStopMs: number;
-  deltaFlushMs: number;
-  cancelGraceMs: number;
-  silenceNoticeMs: number;
-  writeFailureLimitMs: number;
+  timings: SessionTimings;
+  clock: Clock;
   /** Every agent process is recorded here, so shutdown and the next start can stop it. */
   children: ChildProcesses;
+  /** How agents are reached: their process's stdio unless a test connects agents in its own process. */
+  openAgentChannel?: AgentChannelFactory;
   now?: () => Date;
 }
 
@@ -401,12 +418,9 @@ export class SessionService {
         transcript: this.deps.transcript,
         files: this.deps.files,
         logger: this.deps.logger,
-        deltaFlushMs: this.deps.deltaFlushMs,
-        idleStopMs: this.deps.idleStopMs,
-        cancelGraceMs: this.deps.cancelGraceMs,
-        silenceNoticeMs: this.deps.silenceNoticeMs,
-        writeFailureLimitMs: this.deps.writeFailureLimitMs,
-        launch: (session) => sessionLaunch(session, this.deps),
+        ...this.deps.timings,
+        clock: this.deps.clock,
+        launch: (session) => sessionLaunch(session, { ...this.deps, initializeTimeoutMs: this.deps.timings.initializeTimeoutMs }),
         heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });
       this.runtimes.set(id, runtime);

@@ -1,5 +1,6 @@
 import type { Store } from "../store/database.ts";
 import type { StoredSyncEntry, SyncRepository } from "../store/sync-repository.ts";
+import type { SyncEvents } from "../schemas/sync.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { SyncNamespace, SyncPutBody, SyncTimestamp } from "../schemas/sync.ts";
 import { InvalidInputError } from "../errors.ts";
@@ -40,7 +41,7 @@ export class SyncService {
   constructor(
     private readonly store: Store,
     private readonly entries: SyncRepository,
-    private readonly events: EventLog,
+    private readonly events: EventLog<typeof SyncEvents>,
   ) {}
 
   get(namespace: string): SyncNamespace {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { dataPaths } from "../config/paths.ts";
 import { readRuntimeFile } from "../config/runtime-file.ts";
 import type { Logger } from "../logging/logger.ts";
+import type { Clock } from "../clock.ts";
 import { describeRelease } from "./release-order.ts";
 import { rollBackUpdate } from "./roll-back.ts";
 import type { PendingUpdate, UpdateStateFiles } from "./update-state-files.ts";
@@ -48,6 +49,8 @@ export interface RestartRequest {
   stopServer(): Promise<void>;
   state: UpdateStateFiles;
   logger: Logger;
+  /** Times the health wait, the stop of a new build that failed and the restart of the previous one. */
+  clock: Clock;
   exit(code: number): never;
 }
 
@@ -71,11 +74,11 @@ export async function restartIntoNewBuild(request: RestartRequest): Promise<neve
     logger.info("the new build is healthy; this process ends", { pid: child.pid, version: pending.targetVersion });
     return request.exit(0);
   }
-  await stopProcessGroup(child);
+  await stopProcessGroup(child, request.clock);
   // Read again: the new build records there whether it migrated the database.
   rollBackUpdate(request.state.readPending() ?? pending, request.state, logger, failure);
   const again = startServer(pending.executable, request.serveArgs, request.dataDir);
-  const listening = await waitForRuntimeFile(request.dataDir, again, RESTORED_START_WAIT_MS);
+  const listening = await waitForRuntimeFile(request.dataDir, again, RESTORED_START_WAIT_MS, request.clock);
   logger.info(listening ? "the previous build is running again" : "the previous build was started but has not said it is listening", { pid: again.pid });
   return request.exit(listening ? 0 : 1);
 }
@@ -96,18 +99,20 @@ function startServer(executable: string, serveArgs: string[], dataDir: string): 
  * is alive and making progress, so the wait goes on.
  */
 async function waitUntilHealthy(child: Bun.Subprocess, request: RestartRequest): Promise<string | undefined> {
-  const { pending } = request;
+  const { pending, clock } = request;
   const target = describeRelease({ version: pending.targetVersion, buildNumber: pending.targetBuildNumber });
-  let deadline = Date.now() + request.healthTimeoutMs;
+  let deadline = clock.now() + request.healthTimeoutMs;
   let exited = false;
-  void child.exited.then(() => (exited = true));
-  while (Date.now() < deadline) {
+  void child.exited.then(() => {
+    exited = true;
+  });
+  while (clock.now() < deadline) {
     if (exited) return `the new server ${target} exited with ${child.exitCode ?? child.signalCode} before it became healthy`;
     const verdict = judgeHealth(await fetchHealth(request.dataDir, child.pid), pending);
     if (verdict.state === "healthy") return undefined;
     if (verdict.state === "failed") return `the new server ${target} ${verdict.reason}`;
-    if (verdict.state === "migrating") deadline = Date.now() + request.healthTimeoutMs;
-    await Bun.sleep(HEALTH_POLL_MS);
+    if (verdict.state === "migrating") deadline = clock.now() + request.healthTimeoutMs;
+    await clock.sleep(HEALTH_POLL_MS);
   }
   return `the new server ${target} did not become healthy within ${Math.round(request.healthTimeoutMs / 1000)} s`;
 }
@@ -146,7 +151,7 @@ async function fetchHealth(dataDir: string, pid: number): Promise<HealthAnswer |
   }
 }
 
-async function stopProcessGroup(child: Bun.Subprocess): Promise<void> {
+async function stopProcessGroup(child: Bun.Subprocess, clock: Clock): Promise<void> {
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid, signal);
@@ -155,19 +160,19 @@ async function stopProcessGroup(child: Bun.Subprocess): Promise<void> {
     }
   };
   signalGroup("SIGTERM");
-  const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(STOP_GRACE_MS).then(() => false)]);
+  const stopped = await Promise.race([child.exited.then(() => true), clock.sleep(STOP_GRACE_MS).then(() => false)]);
   if (!stopped) {
     signalGroup("SIGKILL");
     await child.exited;
   }
 }
 
-async function waitForRuntimeFile(dataDir: string, child: Bun.Subprocess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+async function waitForRuntimeFile(dataDir: string, child: Bun.Subprocess, timeoutMs: number, clock: Clock): Promise<boolean> {
+  const deadline = clock.now() + timeoutMs;
+  while (clock.now() < deadline) {
     if (readRuntimeFile(dataPaths(dataDir).runtime)?.pid === child.pid) return true;
     if (child.exitCode !== null || child.signalCode !== null) return false;
-    await Bun.sleep(HEALTH_POLL_MS);
+    await clock.sleep(HEALTH_POLL_MS);
   }
   return false;
 }

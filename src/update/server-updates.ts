@@ -2,7 +2,8 @@ import type { Logger } from "../logging/logger.ts";
 import type { UpdateStatus } from "../schemas/update.ts";
 import { buildInfo, type BuildInfo } from "../system/build-info.ts";
 import { installedPlatformKey } from "./manifest.ts";
-import { QUIET_UPDATE_SETTINGS, type UpdateSettings } from "./update-config.ts";
+import type { UpdateSettings } from "./update-config.ts";
+import type { Clock } from "../clock.ts";
 import { embeddedUpdatePublicKey } from "./update-key.ts";
 import { detectRestartMode, restartIntoNewBuild } from "./restart.ts";
 import { selfUpdateCapability } from "./self-update.ts";
@@ -11,8 +12,8 @@ import { UpdateService, type UpdateSessions } from "./update-service.ts";
 import { UpdateStateFiles } from "./update-state-files.ts";
 import { UpdateStartupGuard } from "./startup-guard.ts";
 
-/** ServerOptions.update: settings from config.json, plus what tests replace. */
-export interface ServerUpdateOptions extends Partial<UpdateSettings> {
+/** What tests replace in the server's updates. */
+export interface UpdateTuning {
   /** The key manifests must be signed with; this build's embedded one by default. */
   publicKey?: string | null;
   /** The executable an update replaces; this process's own by default. */
@@ -23,13 +24,16 @@ export interface ServerUpdateOptions extends Partial<UpdateSettings> {
 }
 
 export interface ServerUpdateDeps {
-  options: ServerUpdateOptions | undefined;
+  /** config.json's update keys with their defaults. */
+  settings: UpdateSettings;
+  tuning: UpdateTuning | undefined;
   dataDir: string;
   logger: Logger;
   sessions: UpdateSessions;
   migrationState: () => UpdateStatus["migrationState"];
   /** Stops the whole server (port, data-dir lock, database) before the new build starts. */
   stopServer: () => Promise<void>;
+  clock: Clock;
 }
 
 /**
@@ -51,8 +55,8 @@ export function beginUpdateStartupGuard(dataDir: string, logger: Logger, build: 
 
 /** The server's UpdateService with its collaborators. */
 export function createServerUpdates(deps: ServerUpdateDeps): UpdateService {
-  const options = deps.options ?? {};
-  const settings: UpdateSettings = { ...QUIET_UPDATE_SETTINGS, ...withoutUndefined(options) };
+  const { settings } = deps;
+  const options = deps.tuning ?? {};
   const build = options.build ?? buildInfo;
   const publicKey = options.publicKey === undefined ? embeddedUpdatePublicKey() : options.publicKey;
   const state = new UpdateStateFiles(deps.dataDir);
@@ -76,20 +80,13 @@ export function createServerUpdates(deps: ServerUpdateDeps): UpdateService {
         stopServer: deps.stopServer,
         state,
         logger: deps.logger,
+        clock: deps.clock,
         exit: (code) => process.exit(code),
       }),
     migrationState: deps.migrationState,
     logger: deps.logger,
     checkIntervalMs: settings.checkIntervalHours * 3_600_000,
     drainTimeoutMs: options.drainTimeoutMs,
+    clock: deps.clock,
   });
-}
-
-function withoutUndefined(options: ServerUpdateOptions): Partial<UpdateSettings> {
-  const settings: Partial<UpdateSettings> = {};
-  if (options.baseUrl !== undefined) settings.baseUrl = options.baseUrl;
-  if (options.channel !== undefined) settings.channel = options.channel;
-  if (options.checkIntervalHours !== undefined) settings.checkIntervalHours = options.checkIntervalHours;
-  if (options.restartTimeoutSeconds !== undefined) settings.restartTimeoutSeconds = options.restartTimeoutSeconds;
-  return settings;
 }

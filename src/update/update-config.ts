@@ -29,11 +29,3 @@ export function updateSettingsFromConfig(config: ConfigFile): UpdateSettings {
     restartTimeoutSeconds: config.updateRestartTimeoutSeconds ?? DEFAULT_UPDATE_RESTART_TIMEOUT_SECONDS,
   };
 }
-
-/** A server started without settings (tests, embedding) never checks on its own. */
-export const QUIET_UPDATE_SETTINGS: UpdateSettings = {
-  baseUrl: DEFAULT_UPDATE_BASE_URL,
-  channel: "stable",
-  checkIntervalHours: 0,
-  restartTimeoutSeconds: DEFAULT_UPDATE_RESTART_TIMEOUT_SECONDS,
-};

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../logging/logger.ts";
+import type { Clock } from "../clock.ts";
 import type { ApplyState, LastApply, UpdateStatus } from "../schemas/update.ts";
 import type { ReleaseChannel } from "./manifest.ts";
 import { describeRelease, type ReleaseIdentity } from "./release-order.ts";
@@ -37,7 +38,8 @@ export interface UpdateServiceDeps {
   checkIntervalMs: number;
   /** How long draining waits for a turn that started during the download. */
   drainTimeoutMs?: number;
-  now?: () => Date;
+  /** Times the drain's wait for turns in flight, and stamps the apply's history. */
+  clock: Clock;
 }
 
 const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -254,15 +256,15 @@ export class UpdateService {
 
   /** A turn that started while the download ran gets a short while to finish; then the update gives up. */
   private async waitUntilIdle(): Promise<void> {
-    const deadline = Date.now() + (this.deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+    const deadline = this.deps.clock.now() + (this.deps.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     while (this.deps.sessions.busySessions().length > 0) {
-      if (Date.now() > deadline) {
+      if (this.deps.clock.now() > deadline) {
         const busy = this.describeSessions(this.deps.sessions.busySessions());
         throw new Error(
           `a prompt was still in flight in ${busy.join(", ")} after the download; nothing was interrupted and the installed executable is unchanged`,
         );
       }
-      await Bun.sleep(DRAIN_POLL_MS);
+      await this.deps.clock.sleep(DRAIN_POLL_MS);
     }
   }
 
@@ -283,7 +285,7 @@ export class UpdateService {
   }
 
   private nowText(): string {
-    return (this.deps.now?.() ?? new Date()).toISOString();
+    return new Date(this.deps.clock.now()).toISOString();
   }
 
   /** Sessions as a message names them: their title and id. */

@@ -106,7 +106,10 @@ function agentSuite(agent: AgentFacts): void {
   const replies: string[] = [];
 
   const startServer = async (env = harnessEnv, dir = dataDir) => {
-    const server = await startTestServer({ dataDir: dir, harnessEnv: env, probeTimeoutMs: 60_000, agentInitializeTimeoutMs: 60_000 });
+    const server = await startTestServer({
+      dataDir: dir,
+      tuning: { modules: { harnesses: { env: env, probeTimeoutMs: 60_000 }, sessions: { initializeTimeoutMs: 60_000 } } },
+    });
     await server.ready();
     return server;
   };

@@ -27,6 +27,12 @@ describe("event log", () => {
     expect(log.cursor()).toBe(0);
   });
 
+  test("a kind no module declared is refused, and nothing is written", () => {
+    expect(() => store.transaction(() => log.append("plugin.started", "p", change(["a"])))).toThrow("not a kind any module declared");
+    expect(log.cursor()).toBe(0);
+    expect(heard).toEqual([]);
+  });
+
   test("events are heard only after their transaction commits", () => {
     store.transaction(() => {
       log.append("sync.changed", "sync:n", change(["a"]));

@@ -75,7 +75,7 @@ describe("event stream", () => {
   });
 
   test("replay and live join with no gap and no duplicate while writes keep coming", async () => {
-    t = await startTestServer({ streamLimits: { replayPageSize: 7 } });
+    t = await startTestServer({ tuning: { streamLimits: { replayPageSize: 7 } } });
     base = await t.ready();
     for (let i = 0; i < 40; i++) await write("a");
     const writer = (async () => {
@@ -135,7 +135,7 @@ describe("event stream", () => {
   });
 
   test("heartbeats keep a quiet stream alive", async () => {
-    t = await startTestServer({ streamLimits: { heartbeatMs: 30 } });
+    t = await startTestServer({ tuning: { streamLimits: { heartbeatMs: 30 } } });
     base = await t.ready();
     const client = stream();
     await client.ready;
@@ -148,7 +148,7 @@ describe("event stream", () => {
   });
 
   test("a client that stops reading is dropped without holding up the others", async () => {
-    t = await startTestServer({ streamLimits: { maxQueuedBytes: 1024 * 1024 } });
+    t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 1024 * 1024 } } });
     base = await t.ready();
     // A separate process that sends the request and is then stopped: it cannot read, so first the
     // kernel's socket buffers fill, then the server's queue for it.

@@ -21,7 +21,10 @@ let home: ReturnType<typeof makeTempDir>;
 
 async function start(extraEnv: Record<string, string> = {}, harnessUpdateCheck = false): Promise<void> {
   home = makeTempDir("atrium-accounts-");
-  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path, ...extraEnv }, probeTimeoutMs: 2000, harnessUpdateCheck });
+  t = await startTestServer({
+    config: { harnessUpdateCheck },
+    tuning: { modules: { harnesses: { env: { PATH, HOME: home.path, ...extraEnv }, probeTimeoutMs: 2000 } } },
+  });
 }
 
 afterEach(async () => {
@@ -140,7 +143,11 @@ describe("latest versions (asked of the npm registry over HTTP, on demand, kept 
     cleanupsAfter.push(() => data.remove());
     // Where npm itself would look: the user's ~/.npmrc (the environment would win over it).
     writeFileSync(join(home.path, ".npmrc"), `; a comment\nregistry=${registry.url}\n`);
-    const options = { dataDir: data.path, harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000, harnessUpdateCheck: true };
+    const options = {
+      dataDir: data.path,
+      config: { harnessUpdateCheck: true },
+      tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } },
+    };
     t = await startTestServer(options);
     await t.ready();
     expect(registry.asked).toEqual([]);

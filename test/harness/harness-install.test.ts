@@ -16,7 +16,7 @@ async function start(extraEnv: Record<string, string> = {}): Promise<void> {
   const bin = join(dirs.path, "bin");
   Bun.spawnSync(["mkdir", "-p", bin]);
   const PATH = [bin, join(import.meta.dir, "..", "fixtures", "fake-npm"), "/usr/bin", "/bin"].join(":");
-  t = await startTestServer({ harnessEnv: { PATH, HOME: dirs.path, FAKE_NPM_BIN: bin, ...extraEnv }, probeTimeoutMs: 2000 });
+  t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: dirs.path, FAKE_NPM_BIN: bin, ...extraEnv }, probeTimeoutMs: 2000 } } } });
 }
 
 afterEach(async () => {

@@ -22,7 +22,7 @@ let startCursor: number;
 
 beforeAll(async () => {
   home = makeTempDir("atrium-home-");
-  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+  t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS } } } });
   startCursor = await t.ready();
 });
 afterAll(async () => {
@@ -92,7 +92,9 @@ describe("harness detection", () => {
   });
 
   test("a harness not on the PATH is missing, with how to install it", async () => {
-    const t2 = await startTestServer({ harnessEnv: { PATH: "/nonexistent", HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+    const t2 = await startTestServer({
+      tuning: { modules: { harnesses: { env: { PATH: "/nonexistent", HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS } } },
+    });
     await t2.ready();
     const claude = (await t2.json<HarnessBody>("GET", "/v1/harnesses/claude")).body;
     expect(claude.readiness).toEqual({
@@ -124,7 +126,7 @@ describe("harness detection", () => {
       [["claude-agent-acp", "codex-acp"], "claude is not on", "claude-agent-acp"],
     ] as const) {
       const bin = only([...names]);
-      const t2 = await startTestServer({ harnessEnv: { PATH: bin.path, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS });
+      const t2 = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH: bin.path, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS } } } });
       await t2.ready();
       const harnesses = byId((await t2.json<HarnessBody[]>("GET", "/v1/harnesses")).body);
       for (const id of ["claude", "codex"]) {
@@ -228,14 +230,13 @@ describe("enable and disable", () => {
 describe("harnesses from config.json", () => {
   test("are listed with source config; a built-in id is refused at start", async () => {
     const custom = await startTestServer({
-      harnessEnv: { PATH, HOME: home.path },
-      probeTimeoutMs: PROBE_TIMEOUT_MS,
-      customHarnesses: [{ id: "my-agent", name: "My agent", executable: "gemini", acpArgs: ["--acp"] }],
+      config: { harnesses: [{ id: "my-agent", name: "My agent", executable: "gemini", acpArgs: ["--acp"] }] },
+      tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS } } },
     });
     await custom.ready();
     const mine = (await custom.json<HarnessBody>("GET", "/v1/harnesses/my-agent")).body;
     expect(mine).toMatchObject({ source: "config", name: "My agent", readiness: { state: "ready", version: "0.9.0" }, auth: { state: "unknown" } });
     await custom.stop();
-    await expect(startTestServer({ customHarnesses: [{ id: "claude", name: "x", executable: "x" }] })).rejects.toThrow("built-in id");
+    await expect(startTestServer({ config: { harnesses: [{ id: "claude", name: "x", executable: "x" }] } })).rejects.toThrow("built-in id");
   });
 });

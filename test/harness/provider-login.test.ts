@@ -22,7 +22,7 @@ let github: ReturnType<typeof Bun.serve> | undefined;
 
 async function start(githubUrl?: string): Promise<void> {
   home = makeTempDir("atrium-login-");
-  t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000, githubUrl });
+  t = await startTestServer({ config: { githubUrl }, tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } } });
 }
 
 afterEach(async () => {

@@ -1,4 +1,7 @@
-import { AtriumServer, type ServerOptions } from "../../src/server/atrium-server.ts";
+import { AtriumServer } from "../../src/server/atrium-server.ts";
+import type { ServerTuning } from "../../src/server/server-options.ts";
+import type { ConfigFile } from "../../src/config/config.ts";
+import type { LogLevel } from "../../src/logging/logger.ts";
 import { makeTempDir } from "./temp-dir.ts";
 import { join } from "node:path";
 
@@ -21,21 +24,48 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** A test's server: where it keeps its data, config.json's keys, and the seams tests use. */
+export interface TestServerOptions {
+  dataDir?: string;
+  host?: string;
+  logLevel?: LogLevel;
+  config?: ConfigFile;
+  tuning?: ServerTuning;
+}
+
+type Plain = Record<string, unknown>;
+const isPlain = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `base` with `override` laid over it, nested objects merged (a test's tuning keeps the helper's). */
+export function mergeOptions<T extends object>(base: T, override: T): T {
+  const merged: Plain = { ...(base as Plain) };
+  for (const [key, value] of Object.entries(override)) {
+    const under = merged[key];
+    merged[key] = isPlain(under) && isPlain(value) ? mergeOptions(under, value) : value;
+  }
+  return merged as T;
+}
+
+const TEST_DEFAULTS: TestServerOptions = {
+  logLevel: "debug",
+  // Tests must not ask the real registry, nor check for updates; the tests of those turn them on against fakes.
+  config: { harnessUpdateCheck: false, updateCheckIntervalHours: 0 },
+  // Tests wait for the first scan (ready()); they need no quiet start-up window before it.
+  tuning: { modules: { harnesses: { atriumCommand: ATRIUM_FROM_SOURCE, firstScanDelayMs: 0 } } },
+};
+
 /** A real Atrium server on a free loopback port with its own temp data dir. */
-export async function startTestServer(options: Partial<ServerOptions> = {}, ownedDir?: ReturnType<typeof makeTempDir>): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}, ownedDir?: ReturnType<typeof makeTempDir>): Promise<TestServer> {
   const dir = options.dataDir ? ownedDir : makeTempDir();
   const dataDir = options.dataDir ?? dir!.path;
+  const { host, logLevel, config, tuning } = mergeOptions(TEST_DEFAULTS, options);
   const server = await AtriumServer.start({
-    host: "127.0.0.1",
+    host: host ?? "127.0.0.1",
     port: 0,
-    logLevel: "debug",
+    logLevel: logLevel ?? "debug",
     echoLogs: false,
-    // Tests must not ask the real registry; the tests of the check turn it on with a fake registry.
-    harnessUpdateCheck: false,
-    atriumCommand: ATRIUM_FROM_SOURCE,
-    // Tests wait for the first scan (ready()); they need no quiet start-up window before it.
-    firstScanDelayMs: 0,
-    ...options,
+    config: config ?? {},
+    tuning,
     dataDir,
   }).catch((error: unknown) => {
     // A start a test expects to fail leaves no data dir behind.

@@ -4,6 +4,7 @@ import { migrate } from "../../src/store/migrations.ts";
 import { EventRepository } from "../../src/store/event-repository.ts";
 import { EventLog } from "../../src/events/event-log.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { MODULES } from "../../src/modules/modules.ts";
 
 export interface TestStore {
   store: Store;
@@ -12,14 +13,16 @@ export interface TestStore {
   close(): void;
 }
 
-/** A real, migrated SQLite file in a temp dir, with an event log over it. */
+/** A real, migrated SQLite file in a temp dir, with an event log over it that takes every module's events. */
 export function openTestStore(): TestStore {
   const dir = makeTempDir();
   const store = Store.open(join(dir.path, "atrium.db"));
   migrate(store);
+  const log = new EventLog(store, new EventRepository(store), "srv_test");
+  for (const module of MODULES) log.accept(module.eventKinds);
   return {
     store,
-    log: new EventLog(store, new EventRepository(store), "srv_test"),
+    log,
     dir: dir.path,
     close() {
       store.close();

@@ -47,7 +47,7 @@ describe("the Host header of a server on loopback", () => {
   });
 
   test("allowedHosts admits names of the user's choosing; a server bound beyond loopback checks none", async () => {
-    const allowing = await startTestServer({ allowedHosts: ["atrium.internal", "Proxy.Example:8443"] });
+    const allowing = await startTestServer({ config: { allowedHosts: ["atrium.internal", "Proxy.Example:8443"] } });
     try {
       for (const host of ["atrium.internal", `atrium.internal:${allowing.server.port}`, "proxy.example"]) {
         expect((await getWithHost(allowing.url, "/v1/info", host, allowing.token)).status).toBe(200);

@@ -66,7 +66,7 @@ test("a start that fails even before the database opens leaves no lock behind", 
   const { AtriumServer } = await import("../../src/server/atrium-server.ts");
   const home = makeTempDir();
   mkdirSync(join(home.path, "atrium.db")); // a folder where the database file should be
-  await expect(AtriumServer.start({ dataDir: home.path, host: "127.0.0.1", port: 0, logLevel: "info", echoLogs: false })).rejects.toThrow();
+  await expect(AtriumServer.start({ dataDir: home.path, host: "127.0.0.1", port: 0, logLevel: "info", echoLogs: false, config: {} })).rejects.toThrow();
   expect(existsSync(join(home.path, "server.lock"))).toBe(false);
   home.remove();
 });

@@ -54,7 +54,7 @@ describe("the data dir is private", () => {
     await first.server.stop();
     const next = await startTestServer({
       dataDir: first.dataDir,
-      migrations: [...migrations, { version: latestSchemaVersion + 1, name: "one more table", sql: "CREATE TABLE extra (x INTEGER)" }],
+      tuning: { migrations: [...migrations, { version: latestSchemaVersion + 1, name: "one more table", sql: "CREATE TABLE extra (x INTEGER)" }] },
     });
     await next.ready();
     expect(readdirSync(join(first.dataDir, "backups"))).toHaveLength(1);

@@ -81,7 +81,7 @@ describe("starting on a database that needs migrating", () => {
   });
 
   test("health shows the migration running with its progress; other requests get 503; then everything is served, data intact", async () => {
-    const starting = startTestServer({ dataDir: dir.path, migrations: [...migrations, slowMigration] });
+    const starting = startTestServer({ dataDir: dir.path, tuning: { migrations: [...migrations, slowMigration] } });
     const url = await listenerUrl();
     // A client polling health from now on, through the migration and the hand-over to the full
     // server: the same socket serves throughout, so no attempt is ever refused.
@@ -158,7 +158,7 @@ describe("starting on a database that needs migrating", () => {
   }, 30_000);
 
   test("a failing migration leaves the database as it was; the server stays up, saying why, and serves nothing else", async () => {
-    t = await startTestServer({ dataDir: dir.path, migrations: [...migrations, failingMigration] });
+    t = await startTestServer({ dataDir: dir.path, tuning: { migrations: [...migrations, failingMigration] } });
     const failed = await health(t.url);
     expect(failed.status).toBe(200);
     assertMatchesSchema(Health, failed.body);

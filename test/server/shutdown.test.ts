@@ -3,7 +3,7 @@ import { connect } from "node:net";
 import { startTestServer } from "../helpers/test-server.ts";
 
 test("a request that never finishes holds a graceful stop only for the grace period", async () => {
-  const t = await startTestServer({ shutdownGraceMs: 300 });
+  const t = await startTestServer({ tuning: { shutdownGraceMs: 300 } });
   const socket = connect(t.server.port, "127.0.0.1");
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
   // Half a body, then nothing: the request stays in flight.

@@ -110,7 +110,7 @@ test("a database locked by another process while a reply streams: the server kee
 }, 90_000);
 
 test("writes that keep failing end the turn in error with its text kept; the next turn runs once the lock is gone", async () => {
-  const t = await startTestServer({ replyWriteFailureLimitMs: 400 });
+  const t = await startTestServer({ tuning: { modules: { sessions: { writeFailureLimitMs: 400 } } } });
   cleanups.push(() => t.stop());
   await t.ready();
   const api: Client = { json: (method, path, body) => t.json(method, path, body) };

@@ -9,7 +9,7 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { apiClient } from "../helpers/api-client.ts";
-import type { ServerOptions } from "../../src/server/atrium-server.ts";
+import { mergeOptions, type TestServerOptions } from "../helpers/test-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { QueuedPrompt, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -48,19 +48,19 @@ function processesWith(marker: string): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-async function quirkServer(script: unknown, options: { env?: Record<string, string>; server?: Partial<ServerOptions> } = {}): Promise<QuirkServer> {
+async function quirkServer(script: unknown, options: { env?: Record<string, string>; server?: TestServerOptions } = {}): Promise<QuirkServer> {
   const dir = makeTempDir("atrium-quirks-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify(script));
   const marker = `quirk-${crypto.randomUUID()}`;
-  const serverOptions: Partial<ServerOptions> = {
+  const defaults: TestServerOptions = {
     dataDir: join(dir.path, "data"),
-    customHarnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }],
-    harnessEnv: scriptedAgentEnv(dir.path, scriptFile, options.env),
-    probeTimeoutMs: 5000,
-    agentInitializeTimeoutMs: 10_000,
-    ...options.server,
+    config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }] },
+    tuning: {
+      modules: { harnesses: { env: scriptedAgentEnv(dir.path, scriptFile, options.env), probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 10_000 } },
+    },
   };
+  const serverOptions = mergeOptions(defaults, options.server ?? {});
   let t = await startTestServer(serverOptions);
   await t.ready();
   cleanups.push(async () => {
@@ -116,7 +116,10 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
   };
 
   test("Atrium signs in with the method the credentials fit; after an idle stop and after a restart the session loads, and the replayed history stays out of the new reply", async () => {
-    const s = await quirkServer({ auth, loadSession: true, prompts: {} }, { env: { SCRIPTED_API_KEY: "key" }, server: { agentIdleMs: 300 } });
+    const s = await quirkServer(
+      { auth, loadSession: true, prompts: {} },
+      { env: { SCRIPTED_API_KEY: "key" }, server: { config: { agentIdleMinutes: 300 / 60_000 } } },
+    );
     const session = await s.newSession();
     expect(texts(await s.turn(session.id, "one"))).toEqual([
       ["user", "one", null],
@@ -261,7 +264,10 @@ describe("turns that fail, stall or will not stop", () => {
   });
 
   test("a cancel the agent does not honour (Gemini kept working a minute): the turn ends within the grace, the agent is stopped and starts again for the next prompt", async () => {
-    const s = await quirkServer({ loadSession: true, prompts: { stuck: [{ chunk: "working" }, { hang: true }] } }, { server: { agentCancelGraceMs: 300 } });
+    const s = await quirkServer(
+      { loadSession: true, prompts: { stuck: [{ chunk: "working" }, { hang: true }] } },
+      { server: { tuning: { modules: { sessions: { cancelGraceMs: 300 } } } } },
+    );
     const session = await s.newSession();
     await s.prompt(session.id, "stuck");
     await s.until(session.id, (d) => lastReply(d)?.text === "working");
@@ -282,7 +288,10 @@ describe("turns that fail, stall or will not stop", () => {
   });
 
   test("a quiet agent (retrying an unreachable provider): the status says so while the turn runs, and clears when it speaks", async () => {
-    const s = await quirkServer({ prompts: { slow: [{ sleep: 1500 }, { chunk: "done" }] } }, { server: { agentSilenceNoticeMs: 300 } });
+    const s = await quirkServer(
+      { prompts: { slow: [{ sleep: 1500 }, { chunk: "done" }] } },
+      { server: { tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } } },
+    );
     const session = await s.newSession();
     await s.prompt(session.id, "slow");
     const quiet = await s.until(session.id, (d) => d.session.status !== null);
@@ -294,7 +303,10 @@ describe("turns that fail, stall or will not stop", () => {
   });
 
   test("a slow --version (Gemini takes 4 s on a busy machine) keeps the harness ready, and sessions run", async () => {
-    const s = await quirkServer({ prompts: {} }, { env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { probeTimeoutMs: 500 } });
+    const s = await quirkServer(
+      { prompts: {} },
+      { env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { tuning: { modules: { harnesses: { probeTimeoutMs: 500 } } } } },
+    );
     const harness = await s.t.json<Static<typeof Harness>>("GET", "/v1/harnesses/scripted");
     assertMatchesSchema(Harness, harness.body);
     expect(harness.body).toMatchObject({ enabled: true, readiness: { state: "ready" } });
@@ -308,7 +320,7 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
   const starting = { initialize: "hang", prompts: {} };
 
   test("deleting a session whose agent is still starting stops it at once", async () => {
-    const s = await quirkServer(starting, { server: { agentInitializeTimeoutMs: 60_000 } });
+    const s = await quirkServer(starting, { server: { tuning: { modules: { sessions: { initializeTimeoutMs: 60_000 } } } } });
     const session = await s.newSession();
     await s.prompt(session.id, "hello");
     await until(
@@ -325,7 +337,7 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
   });
 
   test("stopping the server while an agent starts stops it", async () => {
-    const s = await quirkServer(starting, { server: { agentInitializeTimeoutMs: 60_000 } });
+    const s = await quirkServer(starting, { server: { tuning: { modules: { sessions: { initializeTimeoutMs: 60_000 } } } } });
     const session = await s.newSession();
     await s.prompt(session.id, "hello");
     await until(

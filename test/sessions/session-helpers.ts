@@ -4,7 +4,7 @@ import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
-import type { ServerOptions } from "../../src/server/atrium-server.ts";
+import { mergeOptions, type TestServerOptions } from "../helpers/test-server.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 
 export type SessionBody = Static<typeof Session>;
@@ -37,17 +37,15 @@ export function scriptedAgentEnv(dir: string, scriptFile: string, extra: Record<
 
 export const SCRIPTED_AGENT = AGENT;
 
-export async function startSessionServer(options: Partial<ServerOptions> = {}): Promise<SessionTestServer> {
+export async function startSessionServer(options: TestServerOptions = {}): Promise<SessionTestServer> {
   const dir = makeTempDir("atrium-sessions-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify({ prompts: {} }));
-  const t = await startTestServer({
-    customHarnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }],
-    harnessEnv: scriptedAgentEnv(dir.path, scriptFile),
-    probeTimeoutMs: 5000,
-    agentInitializeTimeoutMs: 5000,
-    ...options,
-  });
+  const defaults: TestServerOptions = {
+    config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }] },
+    tuning: { modules: { harnesses: { env: scriptedAgentEnv(dir.path, scriptFile), probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
+  };
+  const t = await startTestServer(mergeOptions(defaults, options));
   const detail = async (id: string, query = "") => (await t.json<DetailBody>("GET", `/v1/sessions/${id}${query}`)).body;
   return {
     ...t,

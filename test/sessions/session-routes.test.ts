@@ -262,7 +262,7 @@ describe("faults", () => {
   });
 
   test("an agent that never answers initialize is stopped at the time limit with a clear error", async () => {
-    t = await startSessionServer({ agentInitializeTimeoutMs: 800 });
+    t = await startSessionServer({ tuning: { modules: { sessions: { initializeTimeoutMs: 800 } } } });
     t.script({ initialize: "hang", prompts: {} });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hello" });

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { SseClient } from "../helpers/sse-client.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import { eventPayloads } from "../../src/events/catalog.ts";
+import { SessionEvents } from "../../src/schemas/sessions.ts";
 import type { DetailBody } from "./session-helpers.ts";
 
 let t: TestServer | undefined;
@@ -20,7 +20,7 @@ const MiB = 1024 * 1024;
 test("a long reply reaches every live client with none dropped, no event is over 1 MiB, and its text is written once", async () => {
   // A backlog limit well under the reply: before, the completed event carried the whole text and
   // alone overflowed it, dropping every client at the end of the reply.
-  t = await startTestServer({ streamLimits: { maxQueuedBytes: 512 * 1024 } });
+  t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 512 * 1024 } } });
   await t.ready();
   const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
   const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
@@ -43,10 +43,10 @@ test("a long reply reaches every live client with none dropped, no event is over
     expect(client.closed).toBe(false);
     for (const frame of client.frames) expect(frame.data.length).toBeLessThan(MiB);
     const deltas = client.frames.filter((frame) => frame.event === "session.message.delta").map((frame) => JSON.parse(frame.data).payload);
-    for (const delta of deltas) assertMatchesSchema(eventPayloads["session.message.delta"], delta);
+    for (const delta of deltas) assertMatchesSchema(SessionEvents["session.message.delta"], delta);
     expect(deltas.map((delta) => delta.text).join("")).toBe(expected);
     const completed = JSON.parse(completedOf(client)!.data).payload;
-    assertMatchesSchema(eventPayloads["session.message.completed"], completed);
+    assertMatchesSchema(SessionEvents["session.message.completed"], completed);
     expect(completed).toMatchObject({ textOmitted: true, item: { text: "", isGenerating: false, stopReason: "end_turn" } });
     client.close();
   }

@@ -35,7 +35,9 @@ describe("a harness being updated", () => {
     };
     mkdirSync(bin, { recursive: true });
     expect(spawnSync(join(fixtures, "fake-npm", "npm"), ["install", "-g", "@google/gemini-cli"], { env }).status).toBe(0);
-    t = await startTestServer({ harnessEnv: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000, agentInitializeTimeoutMs: 5000 });
+    t = await startTestServer({
+      tuning: { modules: { harnesses: { env: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
+    });
     await until(
       () => t.json<Array<{ id: string; readiness: { state: string } }>>("GET", "/v1/harnesses"),
       (list) => list.body.find((harness) => harness.id === "gemini")?.readiness.state === "ready",

@@ -62,7 +62,7 @@ describe("usage limits (endpoint 15)", () => {
     const loggedAt = new Date(Date.now() - 60_000);
     writeCodexLogin(join(home.path, ".codex"));
     writeCodexRollout(join(home.path, ".codex"), loggedAt);
-    t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000 });
+    t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } } });
     await until(
       () => t.json<Array<{ id: string; readiness: { state: string } }>>("GET", "/v1/harnesses"),
       (list) => list.body.find((harness) => harness.id === "codex")?.readiness.state === "ready",
@@ -99,7 +99,7 @@ describe("usage limits (endpoint 15)", () => {
 
   test("a harness that keeps no limits says so; an unknown session is 404", async () => {
     home = makeTempDir("atrium-limits-");
-    t = await startTestServer({ harnessEnv: { PATH, HOME: home.path }, probeTimeoutMs: 2000 });
+    t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } } });
     await t.ready();
     const id = await sessionOf("echo");
     const limits = await t.json<Limits>("GET", `/v1/sessions/${id}/usage-limits`);

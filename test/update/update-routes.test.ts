@@ -42,7 +42,7 @@ beforeAll(async () => {
   Bun.spawnSync(["mkdir", "-p", join(dir.path, "install")]);
   writeFileSync(installedExecutable, script("1.0.0"), { mode: 0o755 });
   host.root = join(dir.path, "good");
-  fromSource = await startTestServer({ update: { baseUrl: host.url, publicKey: signer.publicKeyPem } });
+  fromSource = await startTestServer({ config: { updateBaseUrl: host.url }, tuning: { modules: { updates: { publicKey: signer.publicKeyPem } } } });
 });
 
 afterAll(async () => {
@@ -92,7 +92,8 @@ describe("POST /v1/update/apply on a release build", () => {
   let t: SessionTestServer;
   beforeAll(async () => {
     t = await startSessionServer({
-      update: { baseUrl: host.url, publicKey: signer.publicKeyPem, build: oldRelease, executable: installedExecutable, drainTimeoutMs: 1_000 },
+      config: { updateBaseUrl: host.url },
+      tuning: { modules: { updates: { publicKey: signer.publicKeyPem, build: oldRelease, executable: installedExecutable, drainTimeoutMs: 1_000 } } },
     });
   });
   afterAll(() => t.cleanup());
@@ -141,11 +142,9 @@ describe("POST /v1/update/apply on a release build", () => {
   test("an up-to-date server answers 409 saying so", async () => {
     host.root = join(dir.path, "good");
     const upToDate = await startTestServer({
-      update: {
-        baseUrl: host.url,
-        publicKey: signer.publicKeyPem,
-        build: { ...oldRelease, version: "1.1.0", buildNumber: 11 },
-        executable: installedExecutable,
+      config: { updateBaseUrl: host.url },
+      tuning: {
+        modules: { updates: { publicKey: signer.publicKeyPem, build: { ...oldRelease, version: "1.1.0", buildNumber: 11 }, executable: installedExecutable } },
       },
     });
     try {

@@ -1,8 +1,7 @@
 import type { ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AcpRefusal } from "./acp-refusal.ts";
-import { killGroup } from "../../process/run-command.ts";
-import type { ChildProcesses } from "../../process/child-processes.ts";
+import { AgentStartError, spawnAgentChannel, type AgentChannel, type AgentChannelFactory, type AgentSpawn } from "./agent-channel.ts";
 import type { Terminals } from "./terminals.ts";
 
 /** What the agent asks of the client; a session's runtime answers. */
@@ -16,51 +15,36 @@ export interface AgentClientHandlers {
   terminals: Terminals;
 }
 
-export interface AgentLaunch {
-  command: string[];
-  cwd: string;
-  env: Record<string, string | undefined>;
+export interface AgentLaunch extends AgentSpawn {
   /** `initialize` must be answered within this long, or the agent is stopped and the start fails. */
   initializeTimeoutMs: number;
-  /** Where the child is recorded while it runs, so shutdown and the next start can stop it. */
-  children: ChildProcesses;
+  /** What the agent is reached over; a child process on its stdio unless a test gives another. */
+  openChannel?: AgentChannelFactory;
 }
 
-/** Keeps the end of what the agent wrote to stderr: the reason given when it crashes. */
-const STDERR_TAIL_BYTES = 4096;
-
 /**
- * One agent process speaking ACP over its stdio, in its own process group. The server is the ACP
- * client: requests from the agent go to the handlers; `exited` settles when the process ends.
+ * One agent speaking ACP, usually a process on its stdio (see agent-channel.ts). The server is the ACP
+ * client: requests from the agent go to the handlers; `exited` settles when the agent ends.
  */
 export class AgentProcess {
   readonly exited: Promise<number>;
   private stopped = false;
 
   private constructor(
-    private readonly child: Bun.Subprocess<"pipe", "pipe", "pipe">,
+    private readonly channel: AgentChannel,
     private readonly connection: ClientConnection,
     readonly capabilities: acp.AgentCapabilities,
     /** The sign-ins the agent offers for `authenticate`. */
     readonly authMethods: acp.AuthMethod[],
-    private readonly stderr: { tail: string },
   ) {
-    this.exited = child.exited;
+    this.exited = channel.exited;
   }
 
   /** Starts the agent and waits for its `initialize` answer; an abort ends the start and the process at once. */
   static async start(launch: AgentLaunch, handlers: AgentClientHandlers, signal?: AbortSignal): Promise<AgentProcess> {
     if (signal?.aborted) throw new AgentStartError(`${launch.command[0]} was not started: the session was stopped`);
-    let child: Bun.Subprocess<"pipe", "pipe", "pipe">;
-    try {
-      child = Bun.spawn(launch.command, { cwd: launch.cwd, env: launch.env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
-    } catch (error) {
-      throw new AgentStartError(`could not start ${launch.command[0]}: ${(error as Error).message}`);
-    }
-    launch.children.track(child, launch.command);
-    // Loaded with the first agent: evaluating the SDK (its schemas) was the largest part of the
-    // server's start-up, and a server that runs no session never needs it.
-    const { client, ndJsonStream, PROTOCOL_VERSION, RequestError } = await import("@agentclientprotocol/sdk");
+    const channel = await (launch.openChannel ?? spawnAgentChannel)(launch);
+    const { client, PROTOCOL_VERSION, RequestError } = await import("@agentclientprotocol/sdk");
     /** Answers an agent's request; a refusal becomes the protocol's error of its kind. */
     const serve =
       <P, R>(handle: (params: P) => R | Promise<R>) =>
@@ -73,16 +57,6 @@ export class AgentProcess {
           throw error.kind === "invalidParams" ? RequestError.invalidParams(undefined, error.message) : RequestError.internalError(undefined, error.message);
         }
       };
-    const stdin = child.stdin;
-    const output = new WritableStream<Uint8Array>({
-      async write(chunk) {
-        stdin.write(chunk);
-        await stdin.flush();
-      },
-      async close() {
-        await stdin.end();
-      },
-    });
     const app = client({ name: "atrium" })
       .onNotification("session/update", ({ params }) => handlers.onUpdate(params))
       .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
@@ -125,9 +99,7 @@ export class AgentProcess {
           return {};
         }),
       );
-    const connection = app.connect(ndJsonStream(output, child.stdout));
-    const stderr = { tail: "" };
-    void AgentProcess.collectStderr(child.stderr, stderr);
+    const connection = app.connect(channel.stream);
     const initialize = connection.agent.request("initialize", {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
@@ -141,36 +113,33 @@ export class AgentProcess {
           launch.initializeTimeoutMs,
         );
         const exitedEarly = (code: number) =>
-          new AgentStartError(`${launch.command[0]} exited with ${code} before answering initialize${stderr.tail ? `: ${lastLine(stderr.tail)}` : ""}`);
-        void child.exited.then((code) => reject(exitedEarly(code)));
-        signal?.addEventListener("abort", () => reject(new AgentStartError(`${launch.command[0]} was stopped while it started`)), { once: true });
+          new AgentStartError(
+            `${launch.command[0]} exited with ${code} before answering initialize${channel.stderrTail() ? `: ${lastLine(channel.stderrTail())}` : ""}`,
+          );
+        void channel.exited.then((code) => reject(exitedEarly(code)));
+        const stoppedWhileStarting = () => reject(new AgentStartError(`${launch.command[0]} was stopped while it started`));
+        if (signal?.aborted) stoppedWhileStarting();
+        signal?.addEventListener("abort", stoppedWhileStarting, { once: true });
         initialize
           .then(resolve, async (error: unknown) => {
             // The connection closes before the exit is seen; the exit (and its stderr) says more.
-            const code = await Promise.race([child.exited, Bun.sleep(500).then(() => undefined)]);
+            const code = await Promise.race([channel.exited, Bun.sleep(500).then(() => undefined)]);
             reject(code === undefined ? error : exitedEarly(code));
           })
           .finally(() => clearTimeout(timer));
       });
-      return new AgentProcess(child, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? [], stderr);
+      return new AgentProcess(channel, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? []);
     } catch (error) {
       connection.close();
-      killGroup(child);
+      channel.stop();
       if (error instanceof AgentStartError) throw error;
       throw new AgentStartError(`${launch.command[0]} failed to initialize: ${(error as Error).message}`);
     }
   }
 
-  private static async collectStderr(stream: ReadableStream<Uint8Array>, into: { tail: string }): Promise<void> {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      into.tail = (into.tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES);
-    }
-  }
-
   /** The last thing the agent wrote to stderr, for the error a crash is reported with. */
   lastStderrLine(): string {
-    return lastLine(this.stderr.tail);
+    return lastLine(this.channel.stderrTail());
   }
 
   async authenticate(methodId: string): Promise<void> {
@@ -207,7 +176,7 @@ export class AgentProcess {
   }
 
   get isRunning(): boolean {
-    return !this.stopped && this.child.exitCode === null && this.child.signalCode === null;
+    return !this.stopped && this.channel.running;
   }
 
   /** Ends the agent and whatever it started. */
@@ -215,11 +184,9 @@ export class AgentProcess {
     if (this.stopped) return;
     this.stopped = true;
     this.connection.close();
-    killGroup(this.child);
+    this.channel.stop();
   }
 }
-
-export class AgentStartError extends Error {}
 
 function lastLine(text: string): string {
   return (

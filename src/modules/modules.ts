@@ -1,0 +1,18 @@
+import { filesModule } from "./files-module.ts";
+import { harnessesModule } from "./harnesses-module.ts";
+import type { AtriumModule, ModuleDefinition } from "./module.ts";
+import { projectsModule } from "./projects-module.ts";
+import { sessionsModule } from "./sessions-module.ts";
+import { syncModule } from "./sync-module.ts";
+import { updatesModule } from "./updates-module.ts";
+
+/**
+ * Every resource the server serves, built in this order (a module after those it uses) and stopped
+ * in the reverse. Adding a resource is adding its line here; see docs/architecture.md.
+ */
+export const MODULES = [syncModule, projectsModule, filesModule, harnessesModule, sessionsModule, updatesModule] as const;
+
+/** What tests may replace, per module, by its name. */
+export type ModuleTuning = {
+  [Definition in (typeof MODULES)[number] as Definition["name"]]?: Definition extends ModuleDefinition<string, AtriumModule, infer Tuning> ? Tuning : never;
+};

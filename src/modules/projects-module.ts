@@ -1,0 +1,37 @@
+import { projectRoutes } from "../http/routes/project-routes.ts";
+import { ProjectService } from "../projects/project-service.ts";
+import { WorktreeService } from "../projects/worktree-service.ts";
+import { ProjectEvents } from "../schemas/projects.ts";
+import { ProjectRepository } from "../store/project-repository.ts";
+import { WorktreeRepository } from "../store/worktree-repository.ts";
+import { defineModule } from "./module.ts";
+
+/** Projects (folders, clones, scratch) and the worktrees sessions run in. */
+export const projectsModule = defineModule({
+  name: "projects",
+  features: ["projects", "projects.worktrees"],
+  eventKinds: ProjectEvents,
+  create: ({ store, events, logger, identity, paths }) => {
+    const repository = new ProjectRepository(store);
+    const worktrees = new WorktreeService({
+      store,
+      worktrees: new WorktreeRepository(store),
+      projects: repository,
+      serverId: identity.serverId,
+      worktreesDir: paths.worktrees,
+      logger,
+    });
+    const projects = new ProjectService({
+      store,
+      projects: repository,
+      events,
+      logger,
+      serverId: identity.serverId,
+      projectsDir: paths.projects,
+      removeWorktrees: (projectId) => worktrees.removeAllOf(projectId),
+    });
+    // Before any request: a clone a killed server left half-done is nobody's.
+    projects.removeAbandonedClones();
+    return { projects, worktrees, routes: projectRoutes(projects, worktrees) };
+  },
+});

@@ -1,0 +1,72 @@
+import { sessionRoutes } from "../http/routes/session-routes.ts";
+import { SessionEvents } from "../schemas/sessions.ts";
+import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
+import { type SessionTimings, SessionService } from "../sessions/session-service.ts";
+import { ConversationRepository } from "../store/conversation-repository.ts";
+import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import { SessionRepository } from "../store/session-repository.ts";
+import { TranscriptRepository } from "../store/transcript-repository.ts";
+import { filesModule } from "./files-module.ts";
+import { harnessesModule } from "./harnesses-module.ts";
+import { defineModule } from "./module.ts";
+import { projectsModule } from "./projects-module.ts";
+
+/** What tests shorten (`idleStopMs` comes from config, `agentIdleMinutes`), and agents they run in their own process. */
+export type SessionTuning = Partial<Omit<SessionTimings, "idleStopMs" | "deltaFlushMs">> & { openAgentChannel?: AgentChannelFactory };
+
+const DEFAULT_TIMINGS: SessionTimings = {
+  initializeTimeoutMs: 30_000,
+  idleStopMs: 30 * 60_000,
+  deltaFlushMs: 25,
+  cancelGraceMs: 2_000,
+  silenceNoticeMs: 15_000,
+  writeFailureLimitMs: 30_000,
+};
+
+/** Agent sessions: their queues, conversations and the agent process each one runs. */
+export const sessionsModule = defineModule({
+  name: "sessions",
+  features: ["sessions"],
+  eventKinds: SessionEvents,
+  create: (context, tuning: SessionTuning | undefined) => {
+    const { store, logger, modules, config } = context;
+    const { projects, worktrees } = modules.get(projectsModule);
+    const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
+    const sessions = new SessionService({
+      store,
+      sessions: new SessionRepository(store),
+      conversation: new ConversationRepository(store),
+      transcript: new TranscriptRepository(store),
+      files: modules.get(filesModule).files,
+      queue: new PromptQueueRepository(store),
+      events: context.events,
+      harnesses: modules.get(harnessesModule).harnesses,
+      projects,
+      worktrees,
+      logger,
+      serverId: context.identity.serverId,
+      timings: { ...DEFAULT_TIMINGS, idleStopMs, ...timingsOf(tuning) },
+      clock: context.clock,
+      children: context.children,
+      openAgentChannel: tuning?.openAgentChannel,
+    });
+    return {
+      sessions,
+      routes: sessionRoutes(sessions),
+      start: () => {
+        sessions.recover();
+        return worktrees
+          .pruneOrphans((sessionId) => sessions.exists(sessionId))
+          .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
+          .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
+      },
+      stop: () => sessions.stopAll(),
+    };
+  },
+});
+
+/** The timings a test set (those it left undefined keep their defaults). */
+function timingsOf(tuning: SessionTuning | undefined): Partial<SessionTimings> {
+  const { openAgentChannel: _channel, ...timings } = tuning ?? {};
+  return Object.fromEntries(Object.entries(timings).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,15 @@
+import { syncRoutes } from "../http/routes/sync-routes.ts";
+import { SyncEvents } from "../schemas/sync.ts";
+import { SyncRepository } from "../store/sync-repository.ts";
+import { SyncService } from "../sync/sync-service.ts";
+import { defineModule } from "./module.ts";
+
+/** Settings namespaces clients keep in step across devices. */
+export const syncModule = defineModule({
+  name: "sync",
+  features: ["sync"],
+  eventKinds: SyncEvents,
+  create: ({ store, events }) => ({
+    routes: syncRoutes(new SyncService(store, new SyncRepository(store), events)),
+  }),
+});

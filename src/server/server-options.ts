@@ -1,0 +1,31 @@
+import type { Clock } from "../clock.ts";
+import type { ConfigFile } from "../config/config.ts";
+import type { EventStreamLimits } from "../events/event-stream-hub.ts";
+import type { LogLevel } from "../logging/logger.ts";
+import type { ModuleTuning } from "../modules/modules.ts";
+import type { Migration } from "../store/migrations.ts";
+
+/** How `atrium serve` starts a server: where, and with the user's config.json. */
+export interface ServerOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  logLevel: LogLevel;
+  echoLogs: boolean;
+  /** config.json (each module reads its own keys); `host`, `port` and `logLevel` above win over it. */
+  config: ConfigFile;
+  /** What tests replace; a real server runs without. */
+  tuning?: ServerTuning;
+}
+
+/** The seams tests use: shorter timeouts, another environment, a clock they move on. */
+export interface ServerTuning {
+  clock?: Clock;
+  /** How long a graceful stop waits for in-flight requests before closing their connections. */
+  shutdownGraceMs?: number;
+  /** The schema changes this server applies; every released one by default. */
+  migrations?: Migration[];
+  streamLimits?: Partial<EventStreamLimits>;
+  /** Per module, by its name (src/modules/modules.ts). */
+  modules?: ModuleTuning;
+}
