@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runAtrium, sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { runAtrium, sourceCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Health, ServerInfo } from "../../src/schemas/system.ts";
@@ -160,26 +160,13 @@ describe("atrium CLI", () => {
       env: { ...process.env, ATRIUM_HOME: home.path },
       stdout: "pipe",
     });
-    const reader = follower.stdout.getReader();
-    let seen = "";
-    // One read outstanding at a time: a read abandoned to a timeout would swallow the next chunk.
-    let pending: ReturnType<typeof reader.read> | undefined;
-    const readUntil = async (wanted: string) => {
-      const deadline = Date.now() + 15_000;
-      while (!seen.includes(wanted) && Date.now() < deadline) {
-        pending ??= reader.read();
-        const next = await Promise.race([pending, Bun.sleep(500).then(() => undefined)]);
-        if (next === undefined) continue;
-        pending = undefined;
-        if (next.value) seen += new TextDecoder().decode(next.value);
-      }
-    };
+    const output = new StreamedText(follower.stdout);
     // The last line first: the follower is reading before the new line is written (a loaded machine starts it slowly).
-    await readUntil("\n");
-    expect(seen).not.toContain("refused a request");
+    await output.waitFor("\n");
+    expect(output.text).not.toContain("refused a request");
     await fetch(`${serve.url}/v1/info`); // refused: logged as such
-    await readUntil("refused a request");
+    await output.waitFor("refused a request");
     follower.kill();
-    expect(seen).toContain("refused a request");
+    expect(output.text).toContain("refused a request");
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { SseClient } from "../helpers/sse-client.ts";
@@ -140,8 +141,7 @@ describe("event stream", () => {
     const client = stream();
     await client.ready;
     // The connected comment, then heartbeats; waited for rather than timed, for a loaded CI.
-    const deadline = Date.now() + 5000;
-    while (client.comments < 4 && Date.now() < deadline) await Bun.sleep(20);
+    await client.waitForComments(4);
     expect(client.comments).toBeGreaterThanOrEqual(4);
     expect(client.closed).toBe(false);
     client.close();
@@ -167,7 +167,11 @@ describe("event stream", () => {
     const stalledPort = Number(new TextDecoder().decode((await stalled.stdout.getReader().read()).value).trim());
     const healthy = stream();
     await healthy.ready;
-    for (let i = 0; i < 50 && t.server.openStreams < 2; i++) await Bun.sleep(10);
+    await until(
+      async () => t.server.openStreams,
+      (open) => open >= 2,
+      5000,
+    );
     expect(t.server.openStreams).toBe(2);
     process.kill(stalled.pid, "SIGSTOP");
     // Each write changes 1,000 long keys, so its event is about 250 KB; bounded in count and time.
@@ -186,9 +190,11 @@ describe("event stream", () => {
     expect(t.server.openStreams).toBe(1);
     // The dropped client's connection is cut, not left holding its buffers until it reads again.
     if (existsSync("/proc/net/tcp")) {
-      const deadline = Date.now() + 5000;
-      while (serverSideConnectionTo(stalledPort) && Date.now() < deadline) await Bun.sleep(50);
-      expect(serverSideConnectionTo(stalledPort)).toBe(false);
+      await until(
+        async () => serverSideConnectionTo(stalledPort),
+        (connected) => !connected,
+        5000,
+      );
     }
     stalled.kill("SIGKILL");
     await healthy.waitForFrames(written, 15_000);

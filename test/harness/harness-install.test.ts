@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { SseClient } from "../helpers/sse-client.ts";
+import { until } from "../helpers/poll.ts";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -25,14 +27,12 @@ afterEach(async () => {
 });
 
 /** Polls the harness until its operation has ended. */
-async function settled(id: string): Promise<HarnessBody> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const harness = (await t.json<HarnessBody>("GET", `/v1/harnesses/${id}`)).body;
-    if (harness.lifecycle.phase !== "installing" && harness.lifecycle.phase !== "updating") return harness;
-    if (Date.now() > deadline) throw new Error(`${id} is still ${harness.lifecycle.phase}`);
-    await Bun.sleep(50);
-  }
+function settled(id: string): Promise<HarnessBody> {
+  return until(
+    async () => (await t.json<HarnessBody>("GET", `/v1/harnesses/${id}`)).body,
+    (harness) => harness.lifecycle.phase !== "installing" && harness.lifecycle.phase !== "updating",
+    15_000,
+  );
 }
 
 describe("install and update", () => {
@@ -110,15 +110,9 @@ describe("operations in progress and failures", () => {
     expect(second.status).toBe(409);
     expect(second.body.error).toContain("already installing");
     await settled("gemini");
-    const stream = await t.api(`/v1/events/stream?after=${cursor}&kind=terminal.output`);
-    const reader = stream.body!.getReader();
-    let text = "";
-    const deadline = Date.now() + 3000;
-    while (!text.includes("added 1 package") && Date.now() < deadline) {
-      const next = await Promise.race([reader.read(), Bun.sleep(200).then(() => undefined)]);
-      if (next?.value) text += new TextDecoder().decode(next.value);
-    }
-    await reader.cancel();
+    const stream = new SseClient(`${t.url}/v1/events/stream?after=${cursor}&kind=terminal.output`, { authorization: `Bearer ${t.token}` });
+    await stream.waitFor((frame) => frame.data.includes("added 1 package"), 3000).finally(() => stream.close());
+    const text = stream.frames.map((frame) => frame.data).join("\n");
     expect(text).toContain(`"terminalId":"${first.body.lifecycle.terminalId}"`);
     expect(text).toContain("added 1 package");
   });

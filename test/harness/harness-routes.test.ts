@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Harness, HarnessList } from "../../src/schemas/harnesses.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -33,20 +34,7 @@ afterAll(async () => {
 const byId = (list: HarnessBody[]) => Object.fromEntries(list.map((harness) => [harness.id, harness]));
 
 async function harnessEvents(after: number): Promise<Array<Static<typeof EventRecord>>> {
-  const response = await t.api(`/v1/events/stream?after=${after}&kind=harness.updated`);
-  const reader = response.body!.getReader();
-  let text = "";
-  const deadline = Date.now() + 1000;
-  while (Date.now() < deadline) {
-    const next = await Promise.race([reader.read(), Bun.sleep(150).then(() => undefined)]);
-    if (!next) break;
-    if (next.value) text += new TextDecoder().decode(next.value);
-  }
-  await reader.cancel();
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("data: "))
-    .map((line) => JSON.parse(line.slice(6)));
+  return (await replayedEvents(t, after)).filter((event) => event.kind === "harness.updated");
 }
 
 describe("harness detection", () => {

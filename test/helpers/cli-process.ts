@@ -1,3 +1,4 @@
+import { until } from "./poll.ts";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
@@ -43,20 +44,41 @@ export async function startServe(
     stderr: "pipe",
     stdin: "ignore",
   });
-  const reader = child.stdout.getReader();
-  let output = "";
-  const deadline = Date.now() + 15_000;
-  while (!output.includes("\n")) {
-    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => undefined)]);
-    if (!next || next.done) {
-      child.kill("SIGKILL");
-      throw new Error(`atrium serve printed no line: ${output}${await new Response(child.stderr).text()}`);
-    }
-    output += new TextDecoder().decode(next.value);
+  const stdout = new StreamedText(child.stdout);
+  try {
+    await stdout.waitFor("\n");
+  } catch {
+    child.kill("SIGKILL");
+    throw new Error(`atrium serve printed no line: ${stdout.text}${await new Response(child.stderr).text()}`);
   }
-  reader.releaseLock();
-  const firstLine = output.split("\n")[0]!;
+  const firstLine = stdout.text.split("\n")[0]!;
   const url = /^listening on (http:\/\/\S+)$/.exec(firstLine)?.[1];
   if (!url) throw new Error(`unexpected first line: ${firstLine}`);
   return { child, url, firstLine };
+}
+
+/** What a child writes to a stream, collected as it arrives (so the pipe never fills), and waited on. */
+export class StreamedText {
+  text = "";
+  private ended = false;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    void this.collect(stream);
+  }
+
+  private async collect(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) this.text += decoder.decode(chunk, { stream: true });
+    this.ended = true;
+  }
+
+  /** Resolves once the text holds `wanted`; fails if the stream ends without it, or after `timeoutMs`. */
+  async waitFor(wanted: string, timeoutMs = 15_000): Promise<void> {
+    await until(
+      async () => this.text,
+      (text) => text.includes(wanted) || this.ended,
+      timeoutMs,
+    );
+    if (!this.text.includes(wanted)) throw new Error(`the stream ended without ${JSON.stringify(wanted)}: ${this.text.slice(-2000)}`);
+  }
 }

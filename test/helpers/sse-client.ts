@@ -1,3 +1,6 @@
+import type { EventRecord } from "../../src/schemas/events.ts";
+import type { TestServer } from "./test-server.ts";
+
 export interface SseFrame {
   id?: string;
   event?: string;
@@ -53,8 +56,10 @@ export class SseClient {
     const frame: SseFrame = { data: "" };
     let hasData = false;
     for (const line of block.split("\n")) {
-      if (line.startsWith(":")) this.comments++;
-      else if (line.startsWith("id: ")) frame.id = line.slice(4);
+      if (line.startsWith(":")) {
+        this.comments++;
+        this.notify();
+      } else if (line.startsWith("id: ")) frame.id = line.slice(4);
       else if (line.startsWith("event: ")) frame.event = line.slice(7);
       else if (line.startsWith("data: ")) {
         frame.data += line.slice(6);
@@ -75,15 +80,61 @@ export class SseClient {
 
   /** Resolves once `count` frames have arrived (or the stream closed), failing after `timeoutMs`. */
   async waitForFrames(count: number, timeoutMs = 5000): Promise<SseFrame[]> {
+    await this.waitUntil(
+      () => this.frames.length >= count,
+      () => `got ${this.frames.length} of ${count} frames in ${timeoutMs} ms`,
+      timeoutMs,
+    );
+    return this.frames.slice(0, count);
+  }
+
+  /** Resolves with the first frame that matches once it has arrived, failing after `timeoutMs`. */
+  async waitFor(match: (frame: SseFrame) => boolean, timeoutMs = 5000): Promise<SseFrame> {
+    await this.waitUntil(
+      () => this.frames.some(match),
+      () => `no matching frame among ${this.frames.length} in ${timeoutMs} ms`,
+      timeoutMs,
+    );
+    const found = this.frames.find(match);
+    if (!found) throw new Error("the stream closed before a matching frame arrived");
+    return found;
+  }
+
+  /** Resolves once `count` comments (the connected line, heartbeats) have arrived. */
+  async waitForComments(count: number, timeoutMs = 5000): Promise<void> {
+    await this.waitUntil(
+      () => this.comments >= count,
+      () => `got ${this.comments} of ${count} comments in ${timeoutMs} ms`,
+      timeoutMs,
+    );
+  }
+
+  private async waitUntil(done: () => boolean, failure: () => string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.frames.length < count && !this.closed) {
-      if (Date.now() > deadline) throw new Error(`got ${this.frames.length} of ${count} frames in ${timeoutMs} ms`);
+    while (!done() && !this.closed) {
+      if (Date.now() > deadline) throw new Error(failure());
       await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), Bun.sleep(50)]);
     }
-    return this.frames.slice(0, count);
   }
 
   close(): void {
     this.abort.abort();
   }
+}
+
+/**
+ * Every event logged after `after` up to the log's cursor now, read through the stream's replay as a
+ * client reads it: done when the newest has arrived, not after a guessed time.
+ */
+export async function replayedEvents(server: Pick<TestServer, "url" | "token" | "json">, after: number): Promise<EventRecord[]> {
+  const { cursor } = (await server.json<{ cursor: number }>("GET", "/v1/events/cursor")).body;
+  if (cursor <= after) return [];
+  const client = new SseClient(`${server.url}/v1/events/stream?after=${after}`, { authorization: `Bearer ${server.token}` });
+  await client.ready;
+  try {
+    await client.waitFor((frame) => Number(frame.id) >= cursor);
+  } finally {
+    client.close();
+  }
+  return client.frames.filter((frame) => Number(frame.id) <= cursor).map((frame) => JSON.parse(frame.data) as EventRecord);
 }

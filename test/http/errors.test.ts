@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -174,8 +175,11 @@ test("a body declared far over every limit still gets an {error} 413, before it 
     `PUT /v1/sync/x HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.token}\r\n` +
       "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{",
   );
-  const deadline = Date.now() + 5000;
-  while (!received.includes("}") && Date.now() < deadline) await Bun.sleep(20);
+  await until(
+    async () => received,
+    (text) => text.includes("}"),
+    5000,
+  );
   socket.end();
   expect(received).toStartWith("HTTP/1.1 413");
   expect(received).toContain('{"error":"the request body is larger than the 1024 KiB this route accepts"}');

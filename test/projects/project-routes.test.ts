@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeBareRepo, makeCheckout, type BareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Project, ProjectList } from "../../src/schemas/projects.ts";
@@ -30,23 +31,8 @@ afterAll(async () => {
 const projectsDir = () => join(t.dataDir, "projects");
 const cursor = async () => (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
 
-async function events(after: number): Promise<Array<Static<typeof EventRecord>>> {
-  // Read the log through the SSE replay, as a client would.
-  const response = await t.api(`/v1/events/stream?after=${after}`);
-  const reader = response.body!.getReader();
-  let text = "";
-  const deadline = Date.now() + 500;
-  while (Date.now() < deadline) {
-    const next = await Promise.race([reader.read(), Bun.sleep(100).then(() => undefined)]);
-    if (next?.value) text += new TextDecoder().decode(next.value);
-    else if (next === undefined && text.includes(": connected")) break;
-  }
-  await reader.cancel();
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith("data: "))
-    .map((line) => JSON.parse(line.slice(6)));
-}
+/** The log after `after`, read through the SSE replay as a client would. */
+const events = (after: number): Promise<Array<Static<typeof EventRecord>>> => replayedEvents(t, after);
 
 async function expectError(response: { status: number; body: unknown }, status: number, fragment: string): Promise<void> {
   expect(response.status).toBe(status);

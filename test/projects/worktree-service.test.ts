@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openTestStore, type TestStore } from "../helpers/test-store.ts";
@@ -161,8 +162,19 @@ describe("start-up", () => {
 });
 
 describe("clone progress and disconnects", () => {
+  // A repository big enough that git reports progress and a clone takes a while; made once for both tests.
+  let bigRepo: { dir: ReturnType<typeof makeTempDir>; repo: BareRepo } | undefined;
+  const bigRepository = () => {
+    if (!bigRepo) {
+      const dir = makeTempDir("atrium-git-big-");
+      bigRepo = { dir, repo: makeBareRepo(dir.path, "big", 3000) };
+    }
+    return bigRepo.repo;
+  };
+  afterAll(() => bigRepo?.dir.remove());
+
   test("a long clone reports progress events", async () => {
-    const big = makeBareRepo(fixtures.path, "big", 3000);
+    const big = bigRepository();
     const logger = new FileLogger({ file: join(db.dir, "logs", "p.log"), level: "info", echoToStderr: false, maxBytes: 1 << 20 });
     const fast = new ProjectService({
       store: db.store,
@@ -186,7 +198,7 @@ describe("clone progress and disconnects", () => {
   }, 30_000);
 
   test("a client that disconnects mid-clone leaves either a whole project or nothing", async () => {
-    const big = makeBareRepo(fixtures.path, "slow", 3000);
+    const big = bigRepository();
     db.store.close();
     const server = await startTestServer({ dataDir: db.dir });
     const abort = new AbortController();
@@ -199,25 +211,27 @@ describe("clone progress and disconnects", () => {
       })
       .catch(() => undefined);
     // Abort only once git is really cloning, or the test would prove nothing.
-    const started = Date.now() + 10_000;
-    while (!readdirSync(join(db.dir, "projects")).some((folder) => folder.startsWith(".clone-")) && Date.now() < started) await Bun.sleep(5);
-    expect(readdirSync(join(db.dir, "projects")).some((folder) => folder.startsWith(".clone-"))).toBe(true);
+    await until(
+      async () => readdirSync(join(db.dir, "projects")),
+      (folders) => folders.some((folder) => folder.startsWith(".clone-")),
+      10_000,
+    );
     abort.abort();
     await request;
     // Settled means: the project is listed, or neither its folder nor a clone in progress is left.
     const key = big.bare.replace(/\.git$/, "");
-    const deadline = Date.now() + 20_000;
-    let folders: string[] = [];
-    let listed: Array<{ repoKey: string; locations: Array<{ folderPath: string }> }> = [];
-    while (Date.now() < deadline) {
-      folders = readdirSync(join(db.dir, "projects"));
-      listed = (await server.json<typeof listed>("GET", "/v1/projects")).body.filter((project) => project.repoKey === key);
-      if (listed.length === 1 || !folders.some((folder) => folder === "slow" || folder.startsWith(".clone-"))) break;
-      await Bun.sleep(50);
-    }
+    type Listed = Array<{ repoKey: string; locations: Array<{ folderPath: string }> }>;
+    const { folders, listed } = await until(
+      async () => ({
+        folders: readdirSync(join(db.dir, "projects")),
+        listed: (await server.json<Listed>("GET", "/v1/projects")).body.filter((project) => project.repoKey === key),
+      }),
+      (seen) => seen.listed.length === 1 || !seen.folders.some((folder) => folder === "big" || folder.startsWith(".clone-")),
+      20_000,
+    );
     expect(folders.filter((folder) => folder.startsWith(".clone-"))).toEqual([]);
     if (listed.length === 1) expect(existsSync(join(listed[0]!.locations[0]!.folderPath, "data", "f2999.txt"))).toBe(true);
-    else expect(folders).not.toContain("slow");
+    else expect(folders).not.toContain("big");
     await server.stop();
   }, 40_000);
 });

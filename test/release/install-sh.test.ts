@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runAtrium } from "../helpers/cli-process.ts";
+import { until } from "../helpers/poll.ts";
 import { installShPlatformKey, makeRelease, makeTestKeyPair, scriptRelease, TempDirs, versionScript, type TestRelease } from "./release-fixture.ts";
 
 const installSh = join(import.meta.dir, "..", "..", "install.sh");
@@ -87,8 +88,11 @@ function alive(pid: number): boolean {
 async function stop(pid: number): Promise<void> {
   if (!alive(pid)) return;
   process.kill(pid, "SIGTERM");
-  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(100);
-  if (alive(pid)) process.kill(pid, "SIGKILL");
+  await until(
+    async () => alive(pid),
+    (running) => !running,
+    5000,
+  ).catch(() => process.kill(pid, "SIGKILL"));
 }
 
 interface Machine {

@@ -42,6 +42,14 @@ function lockDatabase(path: string): () => void {
   };
 }
 
+/** Waits until the server's log has `text`: what it did while its database could not say so. */
+const logSays = (dataDir: string, text: string) =>
+  until(
+    async () => readFileSync(join(dataDir, "logs", "atrium.log"), "utf8"),
+    (log) => log.includes(text),
+    10_000,
+  );
+
 test("a database locked by another process while a reply streams: the server keeps serving, says so, and the reply is written whole afterwards", async () => {
   const home = makeTempDir("atrium-locked-");
   let serve: ServeProcess | undefined = await startServe(sourceCommand, home.path);
@@ -83,7 +91,8 @@ test("a database locked by another process while a reply streams: the server kee
     expect(refused.status).toBe(503);
     assertMatchesSchema(ErrorBody, refused.body);
     expect(refused.body.error).toContain("locked by another process");
-    await Bun.sleep(2000);
+    // The streamed reply met the lock too: it is kept to be written again.
+    await logSays(home.path, "a reply could not be written; it is kept and written again");
   } finally {
     unlock();
   }
@@ -121,7 +130,7 @@ test("writes that keep failing end the turn in error with its text kept; the nex
     (d) => (d.conversation[1]?.text.length ?? 0) > 1000,
   );
   const unlock = lockDatabase(join(t.dataDir, "atrium.db"));
-  await Bun.sleep(2000);
+  await logSays(t.dataDir, "a turn ends: its reply cannot be written");
   unlock();
   const ended = await until(
     async () => (await api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`)).body,
@@ -162,7 +171,11 @@ function smallDisk(sizeMiB: number): { path: string; fill(): void; free(): void;
     // A process that still has a file or its cwd there (an agent the server started) keeps the mount
     // busy for a moment: tried again, then detached lazily, so no mount is ever left behind.
     remove: async () => {
-      for (let attempt = 0; attempt < 30 && Bun.spawnSync(["umount", dir.path]).exitCode !== 0; attempt++) await Bun.sleep(100);
+      await until(
+        async () => Bun.spawnSync(["umount", dir.path]).exitCode === 0,
+        (unmounted) => unmounted,
+        3000,
+      ).catch(() => undefined);
       if (Bun.spawnSync(["mountpoint", "-q", dir.path]).exitCode === 0) Bun.spawnSync(["umount", "-l", dir.path]);
       dir.remove();
     },

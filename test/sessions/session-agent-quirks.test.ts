@@ -355,8 +355,10 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     const home = makeTempDir("atrium-orphans-");
     const marker = `orphan-${crypto.randomUUID()}`;
     const scriptFile = join(home.path, "script.json");
-    // A command the agent runs (terminal/create) outlives the server too, unless it is recorded.
-    const command = { command: "/bin/sh", args: ["-c", `sleep 600; echo ${marker}`] };
+    // A command the agent runs (terminal/create) outlives the server too, unless it is recorded. One
+    // process that never forks: a shell's child shows the shell's command line until it execs, and
+    // would come and go in the listing.
+    const command = { command: process.execPath, args: ["-e", "setInterval(() => {}, 60_000)", marker] };
     writeFileSync(scriptFile, JSON.stringify({ outlivesClient: true, prompts: { stuck: [{ terminal: command }, { hang: true }] } }));
     writeFileSync(
       join(home.path, "config.json"),

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -41,14 +42,12 @@ test("kill -9 of the server mid-stream: after a restart the conversation and que
   await serve.child.exited;
 
   serve = await startServe(sourceCommand, home.path);
-  let after: DetailBody;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    after = await call<DetailBody>(serve.url, "GET", `/v1/sessions/${session.id}`);
-    if (after.conversation.length === 4 && after.conversation[3]!.stopReason === "end_turn") break;
-    if (Date.now() > deadline) throw new Error(`the queue did not go on: ${JSON.stringify(after).slice(0, 1500)}`);
-    await Bun.sleep(50);
-  }
+  const url = serve.url;
+  const after = await until(
+    () => call<DetailBody>(url, "GET", `/v1/sessions/${session.id}`),
+    (detail) => detail.conversation.length === 4 && detail.conversation[3]!.stopReason === "end_turn",
+    20_000,
+  );
   const [prompt, interrupted, next, reply] = after.conversation;
   expect(prompt).toMatchObject({ role: "user", text: "/long 1000000" });
   expect(interrupted).toMatchObject({ role: "assistant", isGenerating: false, stopReason: "interrupted" });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import type { Static } from "@sinclair/typebox";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { BackgroundTaskOutput } from "../../src/schemas/sessions.ts";
@@ -60,12 +61,11 @@ describe("terminals the agent runs (background tasks)", () => {
     expect(task).toMatchObject({ description: "sh -c echo $$; echo ready; sleep 60", status: "running", taskType: "terminal", readOnly: true });
     expect(task.toolUseId).toBe(`run-${task.terminalKey}`);
 
-    let read = await t.json<TaskOutput>("GET", `/v1/sessions/${session.id}/tasks/${task.terminalKey}`);
-    const deadline = Date.now() + 5000;
-    while (!read.body.output.includes("ready") && Date.now() < deadline) {
-      await Bun.sleep(20);
-      read = await t.json<TaskOutput>("GET", `/v1/sessions/${session.id}/tasks/${task.terminalKey}`);
-    }
+    const read = await until(
+      () => t.json<TaskOutput>("GET", `/v1/sessions/${session.id}/tasks/${task.terminalKey}`),
+      (answer) => answer.body.output.includes("ready"),
+      5000,
+    );
     expect(read.status).toBe(200);
     assertMatchesSchema(BackgroundTaskOutput, read.body);
     expect(read.body).toMatchObject({ truncated: false, exitCode: null, signal: null });
@@ -84,8 +84,10 @@ describe("terminals the agent runs (background tasks)", () => {
 
     // Deleting the session stops its agent, and the command with it.
     await t.json("DELETE", `/v1/sessions/${session.id}`);
-    const gone = Date.now() + 5000;
-    while (processAlive(pid) && Date.now() < gone) await Bun.sleep(20);
-    expect(processAlive(pid)).toBe(false);
+    await until(
+      async () => processAlive(pid),
+      (alive) => !alive,
+      5000,
+    );
   });
 });

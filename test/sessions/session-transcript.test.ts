@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { until } from "../helpers/poll.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
@@ -103,12 +104,11 @@ describe("transcript details (endpoint 12)", () => {
     const running = await t.until(session.id, (d) => d.session.sidebarState === "working" && lastReply(d) !== undefined);
     const replyId = lastReply(running)!.id;
     const path = `/v1/sessions/${session.id}/transcript/${replyId}/details`;
-    let page = (await t.json<Page>("GET", path)).body;
-    const deadline = Date.now() + 5000;
-    while (page.entries.length < 2 && Date.now() < deadline) {
-      await Bun.sleep(20);
-      page = (await t.json<Page>("GET", path)).body;
-    }
+    const page = await until(
+      async () => (await t.json<Page>("GET", path)).body,
+      (read) => read.entries.length >= 2,
+      5000,
+    );
     expect(page.entries.map((entry) => entry.key)).toEqual(["thought:1", "tool:t1"]);
     expect(page.nextAfter).toBe("a2");
     const empty = (await t.json<Page>("GET", `${path}?after=${page.nextAfter}`)).body;

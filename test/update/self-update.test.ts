@@ -152,7 +152,6 @@ beforeAll(async () => {
     JSON.stringify({
       updateBaseUrl: host.url,
       updateCheckIntervalHours: 6,
-      updateRestartTimeoutSeconds: 8,
       harnessUpdateCheck: false,
       harnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }],
     }),
@@ -267,7 +266,6 @@ describe("self-update of a compiled server", () => {
 
   test("a new build that exits instead of serving is rolled back and the old one restarted (through `atrium update`)", async () => {
     host.root = release("unhealthy");
-    writeFileSync(join(home, "unhealthy-mode"), "exit");
     const before = await serving("1.0.0");
     const result = await runAtrium([executable], ["update"], home);
     expect(result.code).toBe(1);
@@ -279,31 +277,6 @@ describe("self-update of a compiled server", () => {
     expect(status.lastApply).toMatchObject({ state: "failed", targetVersion: "1.1.0" });
     expect(sha256Of(executable)).toBe(oldSha);
     expect(installFolder()).toEqual(["atrium"]);
-  }, 60_000);
-
-  test("a new build that never becomes healthy is killed after the timeout and rolled back", async () => {
-    writeFileSync(join(home, "unhealthy-mode"), "hang");
-    const before = await serving("1.0.0");
-    expect((await api("POST", "/v1/update/apply")).status).toBe(202);
-    const failed = await finishedApply();
-    expect(failed.state).toBe("failed");
-    expect(failed.message).toContain("did not become healthy within 8 s; restored 1.0.0 (build 1)");
-    const after = await serving("1.0.0");
-    expect(after.process.pid).not.toBe(before.process.pid);
-    expect(sha256Of(executable)).toBe(oldSha);
-    // The old process watched the new build, rolled it back, started the old one again and ended.
-    const alive = async (pid: number) => {
-      try {
-        return process.kill(pid, 0);
-      } catch {
-        return false;
-      }
-    };
-    await until(
-      () => alive(before.process.pid),
-      (running) => !running,
-      5_000,
-    );
   }, 60_000);
 
   test("updates end to end: the new version serves, data intact, the old binary kept as .previous", async () => {
