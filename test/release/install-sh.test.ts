@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { processAlive } from "../helpers/processes.ts";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -76,20 +77,11 @@ afterAll(async () => {
   temps.removeAll();
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function stop(pid: number): Promise<void> {
-  if (!alive(pid)) return;
+  if (!processAlive(pid)) return;
   process.kill(pid, "SIGTERM");
   await until(
-    async () => alive(pid),
+    async () => processAlive(pid),
     (running) => !running,
     5000,
   ).catch(() => process.kill(pid, "SIGKILL"));
@@ -284,7 +276,7 @@ describe("install.sh", () => {
       }
 
       firstPid = Number(readFileSync(join(m.data, "atrium.pid"), "utf8"));
-      expect(alive(firstPid)).toBe(true);
+      expect(processAlive(firstPid)).toBe(true);
       expect(readFileSync(join(m.data, "logs", "stdout.log"), "utf8")).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/m);
       // machine() made the data dir with the test's umask (0755): install.sh narrows it.
       const modes = Object.fromEntries(["", "logs", "logs/stdout.log", "atrium.pid"].map((name) => [name, statSync(join(m.data, name)).mode & 0o777]));
@@ -301,7 +293,7 @@ describe("install.sh", () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`stopping atrium (pid ${firstPid})`);
       expect(sha256(m.binary)).toBe(manifestSha(releases.rebuild));
-      expect(alive(firstPid)).toBe(false);
+      expect(processAlive(firstPid)).toBe(false);
       const secondPid = Number(readFileSync(join(m.data, "atrium.pid"), "utf8"));
       expect(secondPid).not.toBe(firstPid);
       const status = await runAtrium([m.binary], ["status", "--json"], m.data);
@@ -311,7 +303,7 @@ describe("install.sh", () => {
       const again = await install(m, ["--base-url", releases.rebuild]);
       expect(again.code).toBe(0);
       expect(again.stdout).toContain(`atrium is already running in the background (pid ${secondPid})`);
-      expect(alive(secondPid)).toBe(true);
+      expect(processAlive(secondPid)).toBe(true);
     });
 
     test("--system writes a system unit that runs as the invoking user", async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { processAlive } from "../helpers/processes.ts";
 import { until } from "../helpers/poll.ts";
 import type { Static } from "@sinclair/typebox";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -11,15 +12,6 @@ let t: SessionTestServer;
 afterEach(async () => {
   await t.cleanup();
 });
-
-const processAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("terminals the agent runs (background tasks)", () => {
   test("a command run to its end: the agent reads its output and exit code, then releases it", async () => {

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { processAlive } from "../helpers/processes.ts";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dataPaths } from "../../src/config/paths.ts";
@@ -35,15 +36,6 @@ afterEach(() => {
   }
   for (const dir of dirs.splice(0)) dir.remove();
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test("a new build that never becomes healthy is killed when the health timeout passes, and the previous build is put back and started", async () => {
   const dir = makeTempDir("atrium-restart-");
@@ -109,7 +101,7 @@ test("a new build that never becomes healthy is killed when the health timeout p
 
   // A second short of the timeout the new build still runs, and nothing is rolled back.
   await clock.advance(HEALTH_TIMEOUT_MS - 1_000);
-  expect(alive(newBuild)).toBe(true);
+  expect(processAlive(newBuild)).toBe(true);
   expect(readFileSync(executable, "utf8")).toContain("new build");
   expect(state.readPending()).toBeDefined();
 
@@ -131,8 +123,8 @@ test("a new build that never becomes healthy is killed when the health timeout p
   expect(result).toBeInstanceOf(Exited);
   expect((result as Exited).code).toBe(0);
 
-  expect(alive(newBuild)).toBe(false);
-  expect(alive(restored)).toBe(true);
+  expect(processAlive(newBuild)).toBe(false);
+  expect(processAlive(restored)).toBe(true);
   expect(readFileSync(executable, "utf8")).toContain("1.0.0");
   expect(existsSync(previous)).toBe(false);
   expect(state.readPending()).toBeUndefined();
