@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -35,8 +36,10 @@ describe("a harness being updated", () => {
     };
     mkdirSync(bin, { recursive: true });
     expect(spawnSync(join(fixtures, "fake-npm", "npm"), ["install", "-g", "@google/gemini-cli"], { env }).status).toBe(0);
+    // The held queue looks again on the server's clock, which this test moves on.
+    const clock = new ManualClock();
     t = await startTestServer({
-      tuning: { modules: { harnesses: { env: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
+      tuning: { clock, modules: { harnesses: { env: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
     });
     await until(
       () => t.json<Array<{ id: string; readiness: { state: string } }>>("GET", "/v1/harnesses"),
@@ -54,11 +57,17 @@ describe("a harness being updated", () => {
     const held = await detail();
     assertMatchesSchema(SessionDetail, held);
     expect(held.updateGate).toEqual({ harnessId: "gemini", harnessName: "Gemini CLI" });
-    await Bun.sleep(500);
+    // The update ends; until the queue's next look the prompt stays queued.
+    await until(
+      () => t.json<{ lifecycle: { phase: string } }>("GET", "/v1/harnesses/gemini"),
+      (harness) => harness.body.lifecycle.phase !== "updating",
+      15_000,
+    );
     const stillHeld = await detail();
     expect(stillHeld.promptQueue.map((prompt) => prompt.text)).toEqual(["during"]);
     expect(lastReply(stillHeld)?.text).toBe("echo before");
 
+    await clock.advance(1_000);
     const after = await until(detail, (d) => lastReply(d)?.text === "echo during" && !lastReply(d)?.isGenerating, 15_000);
     expect(after.updateGate).toBeNull();
     expect(after.promptQueue).toEqual([]);
