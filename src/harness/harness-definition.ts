@@ -59,9 +59,18 @@ export interface HarnessDefinition {
   /** The command that logs in from a terminal, offered in an unauthenticated account's detail. */
   loginCommand?: string[];
   probeAuth(context: ProbeContext): Promise<AuthProbe>;
+  /** Where the CLI reads user-level skills (folders with a SKILL.md); absent when it reads none. */
+  skillsDir?(context: SkillsDirContext): string;
 }
 
 /** The first version-looking token of a `--version` output, e.g. `codex-cli 0.20.0` → `0.20.0`. */
+/** What a harness's skills folder depends on: its account's environment, and Atrium's data dir (echo's). */
+export interface SkillsDirContext {
+  env: Record<string, string | undefined>;
+  home: string;
+  dataDir: string;
+}
+
 export function parseVersion(output: string): string | undefined {
   return /\b(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)\b/.exec(output)?.[1];
 }

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
 import type { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
@@ -46,6 +47,8 @@ export interface HarnessServiceDeps {
   accounts: HarnessAccounts;
   events: EventLog<typeof HarnessEvents>;
   environment: DetectionEnvironment;
+  /** Atrium's data dir (where the echo harness keeps its skills). */
+  dataDir: string;
   terminals: TerminalLogs;
   logger: Logger;
   /** Absent: the latest versions are not looked up (config `harnessUpdateCheck: false`). */
@@ -203,6 +206,19 @@ export class HarnessService {
       this.states.get(id)!.auth.delete(accountId);
       this.changed();
       return this.publishIfChanged(this.view(id));
+    });
+  }
+
+  /**
+   * Where each harness that reads user-level skills keeps them, in its active account's environment.
+   * Only harnesses whose CLI is on this machine: no folders are made for CLIs that are not there.
+   */
+  skillFolders(): Array<{ harnessId: string; harnessName: string; harnessSymbol: string; skillsDir: string }> {
+    return this.deps.definitions.flatMap((definition) => {
+      if (!definition.skillsDir || !this.states.get(definition.id)?.readiness.path) return [];
+      const { env } = this.launchSpec(definition.id);
+      const skillsDir = definition.skillsDir({ env, home: env.HOME ?? homedir(), dataDir: this.deps.dataDir });
+      return [{ harnessId: definition.id, harnessName: definition.name, harnessSymbol: definition.symbolName, skillsDir }];
     });
   }
 

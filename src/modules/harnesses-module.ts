@@ -75,6 +75,7 @@ export const harnessesModule = defineModule({
               retryAfterMs: LATEST_VERSION_RETRY_MS,
             }),
       events,
+      dataDir: paths.root,
       environment: { env, home, timeoutMs: tuning?.probeTimeoutMs ?? PROBE_TIMEOUT_MS, atriumVersion: buildInfo.version, children },
     });
     const providerLogins = new ProviderLogins({

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { HarnessDefinition } from "../harness-definition.ts";
 
 interface ClaudeAuthStatus {
@@ -27,6 +28,8 @@ export const claude: HarnessDefinition = {
     { id: "api-key", name: "Anthropic API key", description: "Use ANTHROPIC_API_KEY", kind: "api_key" },
   ],
   configHomeEnv: "CLAUDE_CONFIG_DIR",
+  // https://docs.claude.com/en/docs/claude-code/skills: personal skills in ~/.claude/skills (the config home).
+  skillsDir: ({ env, home }) => join(env.CLAUDE_CONFIG_DIR || join(home, ".claude"), "skills"),
   loginCommand: ["claude", "auth", "login"],
   async probeAuth(context) {
     const result = await context.run(["auth", "status", "--json"]);

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { HarnessDefinition } from "../harness-definition.ts";
 
 /** Codex: `codex login status` says on stderr how it is logged in (exit 1 when it is not). */
@@ -19,6 +20,8 @@ export const codex: HarnessDefinition = {
     { id: "api-key", name: "OpenAI API key", description: "Use an OpenAI API key", kind: "api_key" },
   ],
   configHomeEnv: "CODEX_HOME",
+  // https://developers.openai.com/codex/skills: user skills in $HOME/.agents/skills; $CODEX_HOME/skills when set.
+  skillsDir: ({ env, home }) => (env.CODEX_HOME ? join(env.CODEX_HOME, "skills") : join(home, ".agents", "skills")),
   loginCommand: ["codex", "login"],
   async probeAuth(context) {
     const result = await context.run(["login", "status"]);

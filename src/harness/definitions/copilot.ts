@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { unknownAuth, type HarnessDefinition } from "../harness-definition.ts";
 
 export const copilot: HarnessDefinition = {
@@ -12,5 +13,7 @@ export const copilot: HarnessDefinition = {
   npmPackage: "@github/copilot",
   installHint: "npm install -g @github/copilot",
   loginMethods: [{ id: "github", name: "GitHub account", description: "Sign in with GitHub", kind: "browser" }],
+  // https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-skills: personal skills in ~/.copilot/skills.
+  skillsDir: ({ home }) => join(home, ".copilot", "skills"),
   probeAuth: unknownAuth("Copilot CLI has no offline way to read its login state"),
 };

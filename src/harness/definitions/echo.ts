@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { HarnessDefinition } from "../harness-definition.ts";
 
 /**
@@ -16,6 +17,8 @@ export function echoHarness(atriumExecutable: string[]): HarnessDefinition {
     acpCommand: [...atriumExecutable, "acp-echo"],
     installHint: "Built into Atrium; nothing to install.",
     loginMethods: [],
+    // Skills the echo agent lists (`/skills`), so the whole flow can be shown without a vendor CLI.
+    skillsDir: ({ dataDir }) => join(dataDir, "echo-skills"),
     probeAuth: async () => ({ state: "authenticated", authMethod: "none", detail: "the built-in echo agent needs no login" }),
   };
 }

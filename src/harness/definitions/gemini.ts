@@ -30,6 +30,8 @@ export const gemini: HarnessDefinition = {
     const selected = selectedAuthType(context.readJson(join(context.home, ".gemini", "settings.json")) as GeminiSettings | undefined);
     return selected && offered.includes(selected) ? selected : undefined;
   },
+  // https://geminicli.com/docs/cli/using-agent-skills: user skills in ~/.gemini/skills.
+  skillsDir: ({ home }) => join(home, ".gemini", "skills"),
   async probeAuth(context) {
     if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
     const dir = join(context.home, ".gemini");

@@ -23,6 +23,8 @@ export const opencode: HarnessDefinition = {
     { id: "api_key", name: "Provider API key", description: "Store a provider's API key for OpenCode", kind: "api_key" },
     { id: "oauth", name: "Provider sign-in", description: "Sign in to a provider in the browser", kind: "browser" },
   ],
+  // https://opencode.ai/docs/skills: global skills in ~/.config/opencode/skills (the XDG config home).
+  skillsDir: ({ env, home }) => join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode", "skills"),
   async probeAuth(context) {
     const auth = context.readJson(opencodeAuthFile(context.env, context.home));
     const providers = auth && typeof auth === "object" ? Object.keys(auth) : [];

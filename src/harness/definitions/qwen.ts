@@ -20,6 +20,8 @@ export const qwen: HarnessDefinition = {
     if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined && offered.includes("qwen-oauth")) return "qwen-oauth";
     return undefined;
   },
+  // https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/: personal skills in ~/.qwen/skills.
+  skillsDir: ({ home }) => join(home, ".qwen", "skills"),
   async probeAuth(context) {
     if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined) {
       return { state: "authenticated", authMethod: "qwen-oauth" };

@@ -1,0 +1,17 @@
+import { skillRoutes } from "../http/routes/skill-routes.ts";
+import { SkillEvents } from "../schemas/skills.ts";
+import { SkillsService } from "../skills/skills-service.ts";
+import { harnessesModule } from "./harnesses-module.ts";
+import { defineModule } from "./module.ts";
+
+/** Skills: each harness's skill folder, and global skills kept once and linked into every harness. */
+export const skillsModule = defineModule({
+  name: "skills",
+  features: ["skills"],
+  eventKinds: SkillEvents,
+  create: ({ store, events, logger, paths, modules }) => {
+    const { harnesses } = modules.get(harnessesModule);
+    const skills = new SkillsService({ canonicalDir: paths.skills, folders: () => harnesses.skillFolders(), store, events, logger });
+    return { routes: skillRoutes(skills) };
+  },
+});

@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ErrorBody } from "../../src/schemas/common.ts";
+import { SkillsListing } from "../../src/schemas/skills.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// Real skill folders and links in a temp HOME; the fake CLIs on the PATH make claude, codex, gemini
+// and opencode present (goose reads no skills; echo's folder is in the data dir).
+
+const fixtures = join(import.meta.dir, "..", "fixtures");
+const PATH = [join(fixtures, "fake-clis"), "/usr/bin", "/bin"].join(":");
+
+let t: TestServer;
+let home: ReturnType<typeof makeTempDir>;
+let dirs: Record<string, string>;
+
+beforeEach(async () => {
+  home = makeTempDir("atrium-skills-home-");
+  t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } } });
+  dirs = {
+    claude: join(home.path, ".claude", "skills"),
+    codex: join(home.path, ".agents", "skills"),
+    gemini: join(home.path, ".gemini", "skills"),
+    opencode: join(home.path, ".config", "opencode", "skills"),
+    echo: join(t.dataDir, "echo-skills"),
+  };
+});
+afterEach(async () => {
+  await t.stop();
+  home.remove();
+});
+
+function writeSkill(dir: string, folder: string, name: string, body = "Do the thing.") {
+  mkdirSync(join(dir, folder), { recursive: true });
+  writeFileSync(join(dir, folder, "SKILL.md"), `---\nname: ${name}\ndescription: >\n  What ${name}\n  does.\n---\n\n${body}\n`);
+}
+
+async function listing(): Promise<SkillsListing> {
+  const answer = await t.json<SkillsListing>("GET", "/v1/skills");
+  expect(answer.status).toBe(200);
+  assertMatchesSchema(SkillsListing, answer.body);
+  return answer.body;
+}
+
+const set = (body: SkillsListing, harnessId: string) => body.harnesses.find((each) => each.harnessId === harnessId)!;
+const isLinkTo = (path: string, target: string) => lstatSync(path).isSymbolicLink() && readlinkSync(path) === target;
+
+describe("GET /v1/skills", () => {
+  test("every harness that reads skills, its folder, and each skill read fresh and classified", async () => {
+    writeSkill(dirs.claude!, "review", "review");
+    writeSkill(dirs.codex!, "review", "review", "Review differently.");
+    mkdirSync(join(dirs.gemini!, "broken"), { recursive: true });
+    writeFileSync(join(dirs.gemini!, "broken", "SKILL.md"), "no front matter here\n");
+    mkdirSync(dirs.opencode!, { recursive: true });
+    symlinkSync(join(home.path, "nowhere"), join(dirs.opencode!, "gone"));
+    symlinkSync(join(dirs.opencode!, "loop"), join(dirs.opencode!, "loop"));
+
+    const body = await listing();
+    expect(body.canonicalDir).toBe(join(t.dataDir, "skills"));
+    expect(body.global).toEqual([]);
+    expect(body.harnesses.map((each) => each.harnessId).sort()).toEqual(["claude", "codex", "echo", "gemini", "opencode"]);
+    expect(set(body, "claude")).toMatchObject({ harnessName: "Claude Code", skillsDir: dirs.claude });
+    expect(set(body, "claude").skills).toEqual([
+      {
+        harnessId: "claude",
+        directoryName: "review",
+        name: "review",
+        description: "What review does.",
+        path: join(dirs.claude!, "review"),
+        invalid: false,
+        classification: "duplicate",
+        duplicateOf: "codex",
+      },
+    ]);
+    expect(set(body, "gemini").skills[0]).toMatchObject({ directoryName: "broken", invalid: true, classification: "independent", duplicateOf: null });
+    const opencode = Object.fromEntries(set(body, "opencode").skills.map((skill) => [skill.directoryName, skill]));
+    expect(opencode.gone).toMatchObject({ classification: "broken-link", invalid: true });
+    expect(opencode.loop).toMatchObject({ classification: "broken-link", invalid: true });
+
+    // Fresh: a skill added on disk is there on the next read.
+    writeSkill(dirs.echo!, "notes", "notes");
+    expect(set(await listing(), "echo").skills.map((skill) => skill.name)).toEqual(["notes"]);
+  });
+});
+
+describe("making a skill global", () => {
+  test("moves the folder into Atrium's, links it back and into every other harness; a harness with its own keeps it", async () => {
+    writeSkill(dirs.claude!, "review", "review");
+    writeSkill(dirs.codex!, "review", "review", "Codex's own review.");
+    const before = await t.json<{ cursor: number }>("GET", "/v1/events/cursor");
+    const answer = await t.json<SkillsListing>("POST", "/v1/skills/make-global", { harnessId: "claude", directoryName: "review" });
+    expect(answer.status).toBe(200);
+    assertMatchesSchema(SkillsListing, answer.body);
+    const canonical = join(t.dataDir, "skills", "review");
+    expect(readFileSync(join(canonical, "SKILL.md"), "utf8")).toContain("Do the thing.");
+    expect(isLinkTo(join(dirs.claude!, "review"), canonical)).toBe(true);
+    expect(isLinkTo(join(dirs.gemini!, "review"), canonical)).toBe(true);
+    expect(isLinkTo(join(dirs.echo!, "review"), canonical)).toBe(true);
+    expect(readFileSync(join(dirs.codex!, "review", "SKILL.md"), "utf8")).toContain("Codex's own review.");
+    expect(answer.body.global).toEqual([
+      {
+        name: "review",
+        directoryName: "review",
+        description: "What review does.",
+        path: canonical,
+        invalid: false,
+        installs: [
+          { harnessId: "claude", state: "linked" },
+          { harnessId: "codex", state: "conflict" },
+          { harnessId: "gemini", state: "linked" },
+          { harnessId: "opencode", state: "linked" },
+          { harnessId: "echo", state: "linked" },
+        ],
+      },
+    ]);
+    expect(set(answer.body, "claude").skills[0]).toMatchObject({ classification: "linked", duplicateOf: null });
+    expect(set(answer.body, "codex").skills[0]).toMatchObject({ classification: "duplicate", duplicateOf: "global" });
+    const events = (await replayedEvents(t, before.body.cursor)).filter((event) => event.kind === "skills.changed");
+    expect(events.map((event) => event.payload)).toEqual([{ skills: ["review"] }]);
+
+    const again = await t.json<{ error: string }>("POST", "/v1/skills/make-global", { harnessId: "codex", directoryName: "review" });
+    expect(again.status).toBe(409);
+    assertMatchesSchema(ErrorBody, again.body);
+    expect(again.body.error).toContain("a global skill named review exists already");
+  });
+
+  test("a failure half way puts everything back as it was", async () => {
+    writeSkill(dirs.claude!, "review", "review");
+    // Gemini's skills folder cannot be made: a file stands where its .gemini folder would be.
+    writeFileSync(join(home.path, ".gemini"), "not a folder");
+    const answer = await t.json<{ error: string }>("POST", "/v1/skills/make-global", { harnessId: "claude", directoryName: "review" });
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toContain("could not make review global");
+    expect(answer.body.error).toContain("undone");
+    expect(lstatSync(join(dirs.claude!, "review")).isDirectory()).toBe(true);
+    expect(readFileSync(join(dirs.claude!, "review", "SKILL.md"), "utf8")).toContain("Do the thing.");
+    expect(existsSync(join(t.dataDir, "skills", "review"))).toBe(false);
+    for (const harness of ["codex", "opencode", "echo"]) expect(existsSync(join(dirs[harness]!, "review"))).toBe(false);
+    expect((await listing()).global).toEqual([]);
+  });
+
+  test("bad names are 400, unknown harnesses and folders 404, and nothing changes", async () => {
+    writeSkill(dirs.claude!, "review", "review");
+    for (const directoryName of ["..", ".hidden", "a/b", "a\u0000b", ""]) {
+      const answer = await t.json<{ error: string }>("POST", "/v1/skills/make-global", { harnessId: "claude", directoryName });
+      expect(answer.status).toBe(400);
+      assertMatchesSchema(ErrorBody, answer.body);
+    }
+    expect((await t.json("POST", "/v1/skills/make-global", { harnessId: "nope", directoryName: "review" })).status).toBe(404);
+    expect((await t.json("POST", "/v1/skills/make-global", { harnessId: "goose", directoryName: "review" })).status).toBe(404);
+    expect((await t.json("POST", "/v1/skills/make-global", { harnessId: "claude", directoryName: "absent" })).status).toBe(404);
+    expect(lstatSync(join(dirs.claude!, "review")).isDirectory()).toBe(true);
+    expect((await listing()).global).toEqual([]);
+  });
+});
+
+describe("installing, uninstalling and removing a global skill", () => {
+  test("links go in and out; a harness's own folder is never touched; removing takes only Atrium's links", async () => {
+    writeSkill(dirs.echo!, "notes", "notes");
+    expect((await t.json("POST", "/v1/skills/make-global", { harnessId: "echo", directoryName: "notes" })).status).toBe(200);
+    const canonical = join(t.dataDir, "skills", "notes");
+
+    const removed = await t.json<SkillsListing>("DELETE", "/v1/skills/notes/install/gemini");
+    expect(removed.status).toBe(200);
+    expect(existsSync(join(dirs.gemini!, "notes"))).toBe(false);
+    expect(removed.body.global[0]!.installs.map((install) => install.harnessId)).not.toContain("gemini");
+    expect((await t.json("DELETE", "/v1/skills/notes/install/gemini")).status).toBe(404);
+
+    const installed = await t.json<SkillsListing>("POST", "/v1/skills/notes/install", { harnessIds: ["gemini"] });
+    expect(installed.status).toBe(200);
+    expect(isLinkTo(join(dirs.gemini!, "notes"), canonical)).toBe(true);
+
+    // Codex gets its own folder of that name: install and uninstall refuse to touch it.
+    rmSync(join(dirs.codex!, "notes"));
+    writeSkill(dirs.codex!, "notes", "notes", "Codex's notes.");
+    expect((await t.json("POST", "/v1/skills/notes/install", { harnessIds: ["codex"] })).status).toBe(409);
+    expect((await t.json("DELETE", "/v1/skills/notes/install/codex")).status).toBe(409);
+    expect((await t.json("POST", "/v1/skills/absent/install", { harnessIds: ["codex"] })).status).toBe(404);
+    expect((await t.json("POST", "/v1/skills/notes/install", { harnessIds: ["nope"] })).status).toBe(404);
+
+    const gone = await t.json<SkillsListing>("DELETE", "/v1/skills/notes");
+    expect(gone.status).toBe(200);
+    expect(gone.body.global).toEqual([]);
+    expect(existsSync(canonical)).toBe(false);
+    for (const harness of ["claude", "gemini", "opencode", "echo"]) expect(existsSync(join(dirs[harness]!, "notes"))).toBe(false);
+    expect(readFileSync(join(dirs.codex!, "notes", "SKILL.md"), "utf8")).toContain("Codex's notes.");
+    expect((await t.json("DELETE", "/v1/skills/notes")).status).toBe(404);
+  });
+});
