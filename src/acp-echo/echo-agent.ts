@@ -1,12 +1,16 @@
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { readSkill } from "../skills/skill-folder.ts";
 
 /**
  * The built-in `echo` agent: a real ACP agent, so a new user sees every feature with no vendor CLI.
  * It answers prompts by echoing them, and commands show the rest:
  *   /long N   a reply streamed in N chunks      /plan    a three-step plan
  *   /ask      a permission question             /usage   usage and cost
- *   /title T  renames the session               /help    this list
+ *   /title T  renames the session               /skills  the skills in its skills folder
+ *   /help     this list
  */
 const HELP = [
   "Echo agent commands:",
@@ -15,6 +19,7 @@ const HELP = [
   "/ask - ask a permission question",
   "/usage - report usage",
   "/title TEXT - rename the session",
+  "/skills - list the skills in its skills folder",
 ].join("\n");
 
 interface EchoSession {
@@ -41,7 +46,12 @@ function promptText(blocks: acp.ContentBlock[]): string {
 }
 
 /** Wires the echo agent to a pair of streams (stdio when run as `atrium acp-echo`). */
-export function runEchoAgent(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>): Promise<void> {
+export interface EchoAgentOptions {
+  /** Where it reads skills, as a vendor CLI reads its own folder (the echo harness's in the data dir). */
+  skillsDir?: string;
+}
+
+export function runEchoAgent(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>, options: EchoAgentOptions = {}): Promise<void> {
   const sessions = new Map<string, EchoSession>();
   const session = (id: string): EchoSession => {
     const found = sessions.get(id);
@@ -125,6 +135,8 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
           update: { sessionUpdate: "usage_update", used: state.promptTokens * 10, size: 200_000, cost: { amount: 0.01, currency: "USD" } },
         });
         await say(client, sessionId, "Usage reported.");
+      } else if (command === "/skills") {
+        await say(client, sessionId, describeSkills(options.skillsDir));
       } else if (command === "/title") {
         await client.notify("session/update", { sessionId, update: { sessionUpdate: "session_info_update", title: rest.join(" ") || "Echo" } });
         await say(client, sessionId, "Renamed.");
@@ -143,12 +155,28 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
   return connection.closed;
 }
 
+/** One line per skill in `dir` (a linked one read through its link), as an agent would see them. */
+function describeSkills(dir: string | undefined): string {
+  let names: string[] = [];
+  try {
+    names = dir
+      ? readdirSync(dir)
+          .filter((name) => !name.startsWith("."))
+          .sort()
+      : [];
+  } catch {
+    // no folder: no skills
+  }
+  const lines = names.map((name) => readSkill(join(dir!, name), name)).map((skill) => `${skill.name}: ${skill.invalid ? "(invalid)" : skill.description}`);
+  return lines.length > 0 ? `Skills:\n${lines.join("\n")}` : "No skills.";
+}
+
 /** `atrium acp-echo`: the echo agent on this process's stdio. */
-export function runEchoAgentOnStdio(): Promise<void> {
+export function runEchoAgentOnStdio(options: EchoAgentOptions = {}): Promise<void> {
   const output = new WritableStream<Uint8Array>({
     write(chunk) {
       return new Promise((resolve, reject) => process.stdout.write(chunk, (error) => (error ? reject(error) : resolve())));
     },
   });
-  return runEchoAgent(output, Bun.stdin.stream());
+  return runEchoAgent(output, Bun.stdin.stream(), options);
 }

@@ -64,11 +64,10 @@ export interface HarnessDefinition {
 }
 
 /** The first version-looking token of a `--version` output, e.g. `codex-cli 0.20.0` → `0.20.0`. */
-/** What a harness's skills folder depends on: its account's environment, and Atrium's data dir (echo's). */
+/** What a harness's skills folder depends on: its account's environment. */
 export interface SkillsDirContext {
   env: Record<string, string | undefined>;
   home: string;
-  dataDir: string;
 }
 
 export function parseVersion(output: string): string | undefined {

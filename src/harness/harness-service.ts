@@ -47,8 +47,6 @@ export interface HarnessServiceDeps {
   accounts: HarnessAccounts;
   events: EventLog<typeof HarnessEvents>;
   environment: DetectionEnvironment;
-  /** Atrium's data dir (where the echo harness keeps its skills). */
-  dataDir: string;
   terminals: TerminalLogs;
   logger: Logger;
   /** Absent: the latest versions are not looked up (config `harnessUpdateCheck: false`). */
@@ -217,7 +215,7 @@ export class HarnessService {
     return this.deps.definitions.flatMap((definition) => {
       if (!definition.skillsDir || !this.states.get(definition.id)?.readiness.path) return [];
       const { env } = this.launchSpec(definition.id);
-      const skillsDir = definition.skillsDir({ env, home: env.HOME ?? homedir(), dataDir: this.deps.dataDir });
+      const skillsDir = definition.skillsDir({ env, home: env.HOME ?? homedir() });
       return [{ harnessId: definition.id, harnessName: definition.name, harnessSymbol: definition.symbolName, skillsDir }];
     });
   }

@@ -38,8 +38,8 @@ export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
  * Every harness the server offers: the built-in registry, then the user's own. A user harness may not
  * take a built-in id.
  */
-export function harnessRegistry(atriumExecutable: string[], custom: CustomHarnessConfig[] = []): HarnessDefinition[] {
-  const builtin = [claude, codex, gemini, opencode, qwen, copilot, goose, echoHarness(atriumExecutable)];
+export function harnessRegistry(atriumExecutable: string[], echoSkillsDir: string, custom: CustomHarnessConfig[] = []): HarnessDefinition[] {
+  const builtin = [claude, codex, gemini, opencode, qwen, copilot, goose, echoHarness(atriumExecutable, echoSkillsDir)];
   const taken = new Set(builtin.map((definition) => definition.id));
   for (const config of custom) {
     if (taken.has(config.id)) throw new Error(`config.json declares a harness "${config.id}", which is a built-in id`);

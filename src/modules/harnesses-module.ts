@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { homedir } from "node:os";
 import { opencodeAuthFile } from "../harness/definitions/opencode.ts";
 import { HarnessAccounts } from "../harness/harness-accounts.ts";
@@ -58,7 +59,7 @@ export const harnessesModule = defineModule({
     const harnesses = new HarnessService({
       terminals,
       logger,
-      definitions: harnessRegistry(tuning?.atriumCommand ?? currentAtriumCommand(), config.harnesses),
+      definitions: harnessRegistry(tuning?.atriumCommand ?? currentAtriumCommand(), join(paths.root, "echo-skills"), config.harnesses),
       store,
       settings: new HarnessSettingsRepository(store),
       accounts: new HarnessAccounts({ store, repository: new HarnessAccountRepository(store), accountsDir: paths.accounts }),
@@ -75,7 +76,6 @@ export const harnessesModule = defineModule({
               retryAfterMs: LATEST_VERSION_RETRY_MS,
             }),
       events,
-      dataDir: paths.root,
       environment: { env, home, timeoutMs: tuning?.probeTimeoutMs ?? PROBE_TIMEOUT_MS, atriumVersion: buildInfo.version, children },
     });
     const providerLogins = new ProviderLogins({

@@ -66,6 +66,23 @@ export type SkillsListing = Static<typeof SkillsListing>;
 export const MakeGlobalBody = Type.Object({ harnessId: Type.String({ minLength: 1 }), directoryName: SkillDirectoryName });
 export const InstallSkillBody = Type.Object({ harnessIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 50 }) });
 
+export const ImportSkillsBody = Type.Object({
+  source: Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: "A git URL (https, ssh, git, file), optionally ending `/tree/<ref>/<folder>`, or an absolute local folder.",
+  }),
+  skillNames: Type.Optional(
+    Nullable(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500, description: "Only these (by name or folder name); all when absent." })),
+  ),
+});
+
+export const ImportedSkills = Type.Object(
+  { dir: Type.String({ description: "The canonical dir they were imported into." }), skills: Type.Array(Skill) },
+  { $id: "ImportedSkills" },
+);
+export type ImportedSkills = Static<typeof ImportedSkills>;
+
 /** The events the skills module publishes, with their payloads. */
 export const SkillEvents = {
   /** Something about skills changed (a skill made global, linked, unlinked or removed): read GET /v1/skills again. */

@@ -1,11 +1,12 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { GlobalSkill, HarnessSkill, HarnessSkillSet, SkillEvents, SkillsListing } from "../schemas/skills.ts";
+import type { GlobalSkill, HarnessSkill, HarnessSkillSet, ImportedSkills, SkillEvents, SkillsListing } from "../schemas/skills.ts";
 import type { Store } from "../store/database.ts";
 import { readSkill, skillDigest } from "./skill-folder.ts";
+import { checkImportSize, chooseSkills, copySkill, findSkills, parseImportSource, withSourceFolder } from "./skill-import.ts";
 
 /** A harness that reads user-level skills, and where. */
 export interface HarnessSkillFolder {
@@ -118,6 +119,40 @@ export class SkillsService {
     }
     rmSync(target, { recursive: true, force: true });
     return this.changed([directoryName]);
+  }
+
+  /**
+   * Imports the skills of a git repository or a local folder into the canonical dir (all, or those
+   * named); nothing in the source is run. Refused whole when one is named like a global skill already.
+   */
+  async importRemote(source: string, skillNames: string[] | null | undefined): Promise<ImportedSkills> {
+    const parsed = parseImportSource(source);
+    const canonicalDir = this.deps.canonicalDir;
+    mkdirSync(canonicalDir, { recursive: true });
+    const imported = await withSourceFolder(parsed, canonicalDir, (folder) => {
+      const chosen = chooseSkills(findSkills(folder), skillNames);
+      if (chosen.length === 0) throw new InvalidInputError("the source holds no folder with a SKILL.md");
+      const names = chosen.map((skill) => skill.directoryName);
+      const twice = names.find((name, index) => names.indexOf(name) !== index);
+      if (twice) throw new ConflictError(`the source holds two skill folders named ${twice}; choose one with skillNames`);
+      const taken = names.filter((name) => existsSync(join(canonicalDir, name)));
+      if (taken.length > 0) throw new ConflictError(`global skills named ${taken.join(", ")} exist already; nothing was imported`);
+      checkImportSize(chosen);
+      this.changeAtomically("import the skills", (undo) => {
+        for (const skill of chosen) {
+          const target = join(canonicalDir, skill.directoryName);
+          copySkill(skill.folder, target);
+          undo.push(() => rmSync(target, { recursive: true, force: true }));
+        }
+      });
+      return names;
+    });
+    this.changed(imported);
+    const skills = imported.map((directoryName) => {
+      const path = join(canonicalDir, directoryName);
+      return { ...readSkill(path, directoryName), directoryName, path };
+    });
+    return { dir: canonicalDir, skills };
   }
 
   private changed(skills: string[]): SkillsListing {

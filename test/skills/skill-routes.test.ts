@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { SkillsListing } from "../../src/schemas/skills.ts";
+import { ImportedSkills, SkillsListing } from "../../src/schemas/skills.ts";
+import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/poll.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 // Real skill folders and links in a temp HOME; the fake CLIs on the PATH make claude, codex, gemini
@@ -189,5 +191,95 @@ describe("installing, uninstalling and removing a global skill", () => {
     for (const harness of ["claude", "gemini", "opencode", "echo"]) expect(existsSync(join(dirs[harness]!, "notes"))).toBe(false);
     expect(readFileSync(join(dirs.codex!, "notes", "SKILL.md"), "utf8")).toContain("Codex's notes.");
     expect((await t.json("DELETE", "/v1/skills/notes")).status).toBe(404);
+  });
+});
+
+describe("importing skills (endpoint 10)", () => {
+  /** A bare repository (the remote) whose `skills/` holds two skills, one with a link pointing outside it. */
+  function skillsRepository(): { url: string; work: string } {
+    const repo = makeBareRepo(home.path, "team-skills");
+    writeSkill(join(repo.work, "skills"), "review", "review");
+    writeSkill(join(repo.work, "skills", "nested"), "deploy", "deploy");
+    symlinkSync("/etc/hostname", join(repo.work, "skills", "review", "leak"));
+    git(["add", "."], repo.work);
+    git(["commit", "--quiet", "-m", "skills"], repo.work);
+    git(["push", "--quiet", "origin", "HEAD:main"], repo.work);
+    return { url: repo.url, work: repo.work };
+  }
+
+  test("a folder of a git repository: every skill is imported into Atrium's folder, links inside left out", async () => {
+    const repo = skillsRepository();
+    const before = await t.json<{ cursor: number }>("GET", "/v1/events/cursor");
+    const answer = await t.json<ImportedSkills>("POST", "/v1/skills/import-remote", { source: `${repo.url}/tree/main/skills` });
+    expect(answer.status).toBe(200);
+    assertMatchesSchema(ImportedSkills, answer.body);
+    const canonical = join(t.dataDir, "skills");
+    expect(answer.body).toEqual({
+      dir: canonical,
+      skills: [
+        { name: "deploy", directoryName: "deploy", description: "What deploy does.", path: join(canonical, "deploy"), invalid: false },
+        { name: "review", directoryName: "review", description: "What review does.", path: join(canonical, "review"), invalid: false },
+      ],
+    });
+    expect(existsSync(join(canonical, "review", "leak"))).toBe(false);
+    expect(readdirSync(canonical).sort()).toEqual(["deploy", "review"]);
+    expect((await listing()).global.map((skill) => skill.name)).toEqual(["deploy", "review"]);
+    const events = (await replayedEvents(t, before.body.cursor)).filter((event) => event.kind === "skills.changed");
+    expect(events.map((event) => event.payload)).toEqual([{ skills: ["deploy", "review"] }]);
+
+    // The same again: refused whole, nothing changed.
+    const again = await t.json<{ error: string }>("POST", "/v1/skills/import-remote", { source: `${repo.url}/tree/main/skills` });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toContain("deploy, review exist already");
+  });
+
+  test("chosen by name from a local folder; an unknown name is 400 listing what is there", async () => {
+    const folder = join(home.path, "downloaded");
+    writeSkill(folder, "one", "one");
+    writeSkill(folder, "two", "two");
+    const unknown = await t.json<{ error: string }>("POST", "/v1/skills/import-remote", { source: folder, skillNames: ["three"] });
+    expect(unknown.status).toBe(400);
+    assertMatchesSchema(ErrorBody, unknown.body);
+    expect(unknown.body.error).toBe("no skill named three in the source; it has: one, two");
+    const answer = await t.json<ImportedSkills>("POST", "/v1/skills/import-remote", { source: folder, skillNames: ["two"] });
+    expect(answer.status).toBe(200);
+    expect(answer.body.skills.map((skill) => skill.name)).toEqual(["two"]);
+    expect(readdirSync(join(t.dataDir, "skills"))).toEqual(["two"]);
+  });
+
+  test("option-like URLs, remote helpers, sources without skills and oversized skills are refused, and nothing is left", async () => {
+    for (const source of ["-uupload-pack=touch /tmp/x", "ext::sh -c touch% /tmp/x", "https://host/org/repo/tree/-x/skills", "relative/folder"]) {
+      const answer = await t.json<{ error: string }>("POST", "/v1/skills/import-remote", { source });
+      expect(answer.status).toBe(400);
+      assertMatchesSchema(ErrorBody, answer.body);
+    }
+    const empty = makeBareRepo(home.path, "no-skills");
+    expect((await t.json("POST", "/v1/skills/import-remote", { source: empty.url })).status).toBe(400);
+    const big = join(home.path, "big");
+    writeSkill(big, "huge", "huge");
+    writeFileSync(join(big, "huge", "data.bin"), Buffer.alloc(21 * 1024 * 1024));
+    const tooLarge = await t.json<{ error: string }>("POST", "/v1/skills/import-remote", { source: big });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error).toContain("20 MiB");
+    expect(readdirSync(join(t.dataDir, "skills"))).toEqual([]);
+  });
+});
+
+describe("sessions", () => {
+  test("a session's agent sees the skills linked into its harness's folder", async () => {
+    writeSkill(dirs.claude!, "review", "review");
+    const ask = async (sessionId: string, index: number) => {
+      await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "/skills" });
+      const detail = await until(
+        async () => (await t.json<{ conversation: Array<{ text: string; isGenerating: boolean }> }>("GET", `/v1/sessions/${sessionId}`)).body,
+        (body) => body.conversation[index]?.isGenerating === false,
+      );
+      return detail.conversation[index]!.text;
+    };
+    const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
+    const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
+    expect(await ask(session.body.id, 1)).toBe("No skills.");
+    expect((await t.json("POST", "/v1/skills/make-global", { harnessId: "claude", directoryName: "review" })).status).toBe(200);
+    expect(await ask(session.body.id, 3)).toBe("Skills:\nreview: What review does.");
   });
 });

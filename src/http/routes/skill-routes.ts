@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { InstallSkillBody, MakeGlobalBody, SkillDirectoryName, SkillsListing } from "../../schemas/skills.ts";
+import { ImportedSkills, ImportSkillsBody, InstallSkillBody, MakeGlobalBody, SkillDirectoryName, SkillsListing } from "../../schemas/skills.ts";
 import type { SkillsService } from "../../skills/skills-service.ts";
 import { defineRoute } from "../route.ts";
 
@@ -27,6 +27,19 @@ export function skillRoutes(skills: SkillsService) {
       body: MakeGlobalBody,
       response: SkillsListing,
       handler: ({ body }) => skills.makeGlobal(body.harnessId, body.directoryName),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/skills/import-remote",
+      tag: "skills",
+      summary: "Import skills from a git repository or a local folder into Atrium's skills folder",
+      description:
+        "Every folder with a SKILL.md (up to 4 levels down) is imported, or only those `skillNames` names (400 listing what the source " +
+        "has when one is unknown). Nothing from the source is run; links inside a skill are left out. 413 past 2,000 files or 20 MiB; " +
+        "409 when a global skill of the same name exists (nothing is imported). Imported skills are not linked into harnesses.",
+      body: ImportSkillsBody,
+      response: ImportedSkills,
+      handler: ({ body }) => skills.importRemote(body.source, body.skillNames),
     }),
     defineRoute({
       method: "POST",
