@@ -57,6 +57,9 @@ describe("GET /v1/skills", () => {
     writeSkill(dirs.codex!, "review", "review", "Review differently.");
     mkdirSync(join(dirs.gemini!, "broken"), { recursive: true });
     writeFileSync(join(dirs.gemini!, "broken", "SKILL.md"), "no front matter here\n");
+    mkdirSync(join(dirs.gemini!, "nameless"), { recursive: true });
+    writeFileSync(join(dirs.gemini!, "nameless", "SKILL.md"), "---\ndescription: no name\n---\n");
+    mkdirSync(join(dirs.gemini!, "empty"), { recursive: true });
     mkdirSync(dirs.opencode!, { recursive: true });
     symlinkSync(join(home.path, "nowhere"), join(dirs.opencode!, "gone"));
     symlinkSync(join(dirs.opencode!, "loop"), join(dirs.opencode!, "loop"));
@@ -78,7 +81,10 @@ describe("GET /v1/skills", () => {
         duplicateOf: "codex",
       },
     ]);
-    expect(set(body, "gemini").skills[0]).toMatchObject({ directoryName: "broken", invalid: true, classification: "independent", duplicateOf: null });
+    const gemini = Object.fromEntries(set(body, "gemini").skills.map((skill) => [skill.directoryName, skill]));
+    expect(gemini.broken).toMatchObject({ name: "broken", invalid: true, classification: "independent", duplicateOf: null });
+    expect(gemini.nameless).toMatchObject({ name: "nameless", description: "no name", invalid: true });
+    expect(gemini.empty).toMatchObject({ name: "empty", invalid: true });
     const opencode = Object.fromEntries(set(body, "opencode").skills.map((skill) => [skill.directoryName, skill]));
     expect(opencode.gone).toMatchObject({ classification: "broken-link", invalid: true });
     expect(opencode.loop).toMatchObject({ classification: "broken-link", invalid: true });
