@@ -1,8 +1,7 @@
 import { agent, ndJsonStream, PROTOCOL_VERSION, RequestError, type AgentContext } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { readSkill } from "../skills/skill-folder.ts";
+import { readSkill, skillFolderNames } from "../skills/skill-folder.ts";
 
 /**
  * The built-in `echo` agent: a real ACP agent, so a new user sees every feature with no vendor CLI.
@@ -157,17 +156,9 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
 
 /** One line per skill in `dir` (a linked one read through its link), as an agent would see them. */
 function describeSkills(dir: string | undefined): string {
-  let names: string[] = [];
-  try {
-    names = dir
-      ? readdirSync(dir)
-          .filter((name) => !name.startsWith("."))
-          .sort()
-      : [];
-  } catch {
-    // no folder: no skills
-  }
-  const lines = names.map((name) => readSkill(join(dir!, name), name)).map((skill) => `${skill.name}: ${skill.invalid ? "(invalid)" : skill.description}`);
+  const lines = (dir ? skillFolderNames(dir) : [])
+    .map((name) => readSkill(join(dir!, name), name))
+    .map((skill) => `${skill.name}: ${skill.invalid ? "(invalid)" : skill.description}`);
   return lines.length > 0 ? `Skills:\n${lines.join("\n")}` : "No skills.";
 }
 

@@ -1,7 +1,8 @@
 import { sessionRoutes } from "../http/routes/session-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
 import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
-import { type SessionTimings, SessionService } from "../sessions/session-service.ts";
+import { SessionService } from "../sessions/session-service.ts";
+import type { SessionTimings } from "../sessions/session-timings.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { SessionRepository } from "../store/session-repository.ts";

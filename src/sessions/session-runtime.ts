@@ -24,8 +24,9 @@ import { ReplyStream } from "./reply-stream.ts";
 import { quietStatus, SilenceWatch } from "./silence-watch.ts";
 import { backoffMs } from "../store/storage-errors.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
+import type { SessionTimings } from "./session-timings.ts";
 
-export interface SessionRuntimeDeps {
+export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTimeoutMs"> {
   store: Store;
   records: SessionRecords;
   conversation: ConversationRepository;
@@ -37,18 +38,8 @@ export interface SessionRuntimeDeps {
   launch: (session: StoredSession) => SessionLaunch;
   /** What holds new turns (the harness being updated, Atrium swapping its binary), if anything. */
   heldBy: (session: StoredSession) => string | undefined;
-  /** Streamed text waits at most this long before it is written and published as one delta. */
-  deltaFlushMs: number;
-  /** An agent with no turn for this long is stopped; the next prompt starts it again. */
-  idleStopMs: number;
   /** Times the idle stop and the held queue's next look. */
   clock: Clock;
-  /** After a cancel, the agent has this long to end the turn itself; then it is stopped. */
-  cancelGraceMs: number;
-  /** A turn with no word from the agent for this long says so in the session's status. */
-  silenceNoticeMs: number;
-  /** A reply whose writes keep failing this long ends its turn in error (its text kept). */
-  writeFailureLimitMs: number;
 }
 
 /** How soon a queue held by an update looks again (the update ends on its own). */

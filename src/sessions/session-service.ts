@@ -39,22 +39,7 @@ import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import type { Clock } from "../clock.ts";
 import type { AgentChannelFactory } from "./acp/agent-channel.ts";
-
-/** How long a session's agent and its turns get for each step. */
-export interface SessionTimings {
-  /** An agent must answer ACP `initialize` within this long. */
-  initializeTimeoutMs: number;
-  /** An agent with no turn for this long is stopped; the next prompt starts it again. */
-  idleStopMs: number;
-  /** Streamed text is written and published at least this often while a reply streams. */
-  deltaFlushMs: number;
-  /** After a cancel, an agent that has not ended its turn within this long is stopped. */
-  cancelGraceMs: number;
-  /** A turn with no word from its agent for this long says so in the session's status. */
-  silenceNoticeMs: number;
-  /** A reply whose writes keep failing (locked database, full disk) this long ends its turn in error. */
-  writeFailureLimitMs: number;
-}
+import type { SessionTimings } from "./session-timings.ts";
 
 export interface SessionServiceDeps {
   store: Store;
@@ -420,7 +405,13 @@ export class SessionService {
         logger: this.deps.logger,
         ...this.deps.timings,
         clock: this.deps.clock,
-        launch: (session) => sessionLaunch(session, { ...this.deps, initializeTimeoutMs: this.deps.timings.initializeTimeoutMs }),
+        launch: (session) =>
+          sessionLaunch(session, {
+            harnesses: this.deps.harnesses,
+            children: this.deps.children,
+            initializeTimeoutMs: this.deps.timings.initializeTimeoutMs,
+            openAgentChannel: this.deps.openAgentChannel,
+          }),
         heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });
       this.runtimes.set(id, runtime);

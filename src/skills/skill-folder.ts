@@ -9,6 +9,17 @@ export interface SkillInfo {
   invalid: boolean;
 }
 
+/** The entries of a skills folder that may be skills (dotfiles are not), sorted; none when it is missing. */
+export function skillFolderNames(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => !name.startsWith("."))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
 /** More than this in one skill is not read for comparison (its content then counts as its own). */
 const HASH_LIMIT_BYTES = 16 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { InvalidInputError, TooLargeError } from "../errors.ts";
 import { runGit } from "../git/git-runner.ts";
 import { cloneFailureReason } from "../projects/git-clone.ts";
@@ -20,7 +20,7 @@ export type ImportSource = { kind: "folder"; path: string } | { kind: "git"; url
  * `…/tree/<ref>/<folder>` tail (as code hosts show a folder) names the branch and the folder inside.
  */
 export function parseImportSource(source: string): ImportSource {
-  if (isAbsolute(source) && existsSync(source) && statSync(source).isDirectory() && !existsSync(join(source, ".git"))) {
+  if (isAbsolute(source) && existsSync(source) && statSync(source).isDirectory()) {
     return { kind: "folder", path: source };
   }
   const tree = /^(.+?)\/tree\/([^/]+)(?:\/(.+?))?\/*$/.exec(source);
@@ -66,7 +66,7 @@ export function findSkills(root: string): FoundSkill[] {
   const found: FoundSkill[] = [];
   const walk = (dir: string, depth: number) => {
     if (existsSync(join(dir, "SKILL.md"))) {
-      const directoryName = dir === root ? (root.split(sep).at(-1) ?? "skill") : (dir.split(sep).at(-1) ?? "skill");
+      const directoryName = basename(dir);
       found.push({ folder: dir, directoryName, name: readSkill(dir, directoryName).name });
       return;
     }

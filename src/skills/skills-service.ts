@@ -1,11 +1,11 @@
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { GlobalSkill, HarnessSkill, HarnessSkillSet, ImportedSkills, SkillEvents, SkillsListing } from "../schemas/skills.ts";
 import type { Store } from "../store/database.ts";
-import { readSkill, skillDigest } from "./skill-folder.ts";
+import { readSkill, skillDigest, skillFolderNames } from "./skill-folder.ts";
 import { checkImportSize, chooseSkills, copySkill, findSkills, parseImportSource, withSourceFolder } from "./skill-import.ts";
 
 /** A harness that reads user-level skills, and where. */
@@ -76,7 +76,7 @@ export class SkillsService {
       symlinkSync(target, source);
       undo.push(() => unlinkSync(source));
       for (const other of folders) {
-        if (other.harnessId !== harnessId) this.link(target, other, undo);
+        if (other.harnessId !== harnessId) this.link(directoryName, other, undo);
       }
     });
     return this.changed([directoryName]);
@@ -84,7 +84,7 @@ export class SkillsService {
 
   /** Links a global skill into these harnesses; refused (nothing changed) when one holds its own of that name. */
   install(directoryName: string, harnessIds: string[]): SkillsListing {
-    const target = this.globalPath(directoryName);
+    this.requireGlobal(directoryName);
     const folders = this.deps.folders();
     const chosen = [...new Set(harnessIds)].map((id) => this.folder(folders, id));
     for (const folder of chosen) {
@@ -93,14 +93,14 @@ export class SkillsService {
       }
     }
     this.changeAtomically(`install ${directoryName}`, (undo) => {
-      for (const folder of chosen) this.link(target, folder, undo);
+      for (const folder of chosen) this.link(directoryName, folder, undo);
     });
     return this.changed([directoryName]);
   }
 
   /** Removes a global skill's link from one harness. */
   uninstall(directoryName: string, harnessId: string): SkillsListing {
-    this.globalPath(directoryName);
+    this.requireGlobal(directoryName);
     const folder = this.folder(this.deps.folders(), harnessId);
     const path = join(folder.skillsDir, directoryName);
     const entry = this.entry(path);
@@ -112,10 +112,10 @@ export class SkillsService {
 
   /** Removes a global skill and every link to it; folders the user made are never touched. */
   remove(directoryName: string): SkillsListing {
-    const target = this.globalPath(directoryName);
+    const target = this.requireGlobal(directoryName);
     for (const folder of this.deps.folders()) {
       const path = join(folder.skillsDir, directoryName);
-      if (this.entry(path) === "global-link" && resolve(dirname(path), readlinkSync(path)) === target) unlinkSync(path);
+      if (this.linkTarget(path) === target) unlinkSync(path);
     }
     rmSync(target, { recursive: true, force: true });
     return this.changed([directoryName]);
@@ -178,8 +178,9 @@ export class SkillsService {
   }
 
   /** Links `target` into a harness's folder unless something is there already (that is a conflict, left alone). */
-  private link(target: string, folder: HarnessSkillFolder, undo: Array<() => void>): void {
-    const path = join(folder.skillsDir, target.slice(this.deps.canonicalDir.length + 1));
+  private link(directoryName: string, folder: HarnessSkillFolder, undo: Array<() => void>): void {
+    const target = join(this.deps.canonicalDir, directoryName);
+    const path = join(folder.skillsDir, directoryName);
     if (this.entry(path) !== "missing") return;
     const created = firstMissingAncestor(folder.skillsDir);
     mkdirSync(folder.skillsDir, { recursive: true });
@@ -194,14 +195,15 @@ export class SkillsService {
     return folder;
   }
 
-  private globalPath(directoryName: string): string {
+  /** The global skill's folder; 404 when there is none of that name. */
+  private requireGlobal(directoryName: string): string {
     const path = join(this.deps.canonicalDir, directoryName);
-    if (!this.globalNames().includes(directoryName)) throw new NotFoundError(`no global skill is named ${directoryName}`);
+    if (!isDirectory(path)) throw new NotFoundError(`no global skill is named ${directoryName}`);
     return path;
   }
 
   private globalNames(): string[] {
-    return folderEntries(this.deps.canonicalDir).filter((name) => isDirectory(join(this.deps.canonicalDir, name)));
+    return skillFolderNames(this.deps.canonicalDir).filter((name) => isDirectory(join(this.deps.canonicalDir, name)));
   }
 
   private globalSkill(directoryName: string, folders: HarnessSkillFolder[]): GlobalSkill {
@@ -215,7 +217,7 @@ export class SkillsService {
   }
 
   private harnessSkills(folder: HarnessSkillFolder): HarnessSkill[] {
-    return folderEntries(folder.skillsDir).flatMap((directoryName) => {
+    return skillFolderNames(folder.skillsDir).flatMap((directoryName) => {
       const path = join(folder.skillsDir, directoryName);
       const entry = this.entry(path);
       if (entry === "own" && !isDirectory(path)) return [];
@@ -247,18 +249,16 @@ export class SkillsService {
     }
     if (!stats.isSymbolicLink()) return "own";
     if (!existsSync(path)) return "broken-link";
-    const target = resolve(dirname(path), readlinkSync(path));
-    return target.startsWith(this.deps.canonicalDir + sep) ? "global-link" : "own";
+    return this.linkTarget(path)?.startsWith(this.deps.canonicalDir + sep) ? "global-link" : "own";
   }
-}
 
-function folderEntries(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((name) => !name.startsWith("."))
-      .sort();
-  } catch {
-    return [];
+  /** Where a link at `path` points, as an absolute path; undefined when `path` is not a link. */
+  private linkTarget(path: string): string | undefined {
+    try {
+      return resolve(dirname(path), readlinkSync(path));
+    } catch {
+      return undefined;
+    }
   }
 }
 
