@@ -61,6 +61,16 @@ export interface HarnessDefinition {
   probeAuth(context: ProbeContext): Promise<AuthProbe>;
   /** Where the CLI reads user-level skills (folders with a SKILL.md); absent when it reads none. */
   skillsDir?(context: SkillsDirContext): string;
+  /** Where the CLI's user config lists its MCP servers, and in which dialect; absent when it has none Atrium reads. */
+  mcpConfig?(context: SkillsDirContext): HarnessMcpConfig;
+}
+
+/** The dialects of the harnesses' MCP server lists (src/mcp/harness-mcp-configs.ts reads them). */
+export type McpConfigFormat = "claude" | "codex" | "gemini" | "opencode";
+
+export interface HarnessMcpConfig {
+  path: string;
+  format: McpConfigFormat;
 }
 
 /** The first version-looking token of a `--version` output, e.g. `codex-cli 0.20.0` → `0.20.0`. */

@@ -11,7 +11,7 @@ import { runCommand } from "../process/run-command.ts";
 import type { TerminalLogs } from "./terminal-logs.ts";
 import { readUsageLimits, type AccountSpec } from "./usage-limits.ts";
 import type { UsageLimits } from "../schemas/sessions.ts";
-import type { HarnessDefinition } from "./harness-definition.ts";
+import type { HarnessDefinition, HarnessMcpConfig, SkillsDirContext } from "./harness-definition.ts";
 import { detectReadiness, findOnPath, initialReadiness, probeAuth, type DetectionEnvironment } from "./detection.ts";
 import type { AccountProfile, HarnessAccounts } from "./harness-accounts.ts";
 import type { LatestVersions } from "./latest-versions.ts";
@@ -212,11 +212,27 @@ export class HarnessService {
    * Only harnesses whose CLI is on this machine: no folders are made for CLIs that are not there.
    */
   skillFolders(): Array<{ harnessId: string; harnessName: string; harnessSymbol: string; skillsDir: string }> {
+    return this.installedUserFiles((definition, context) => {
+      const skillsDir = definition.skillsDir?.(context);
+      return skillsDir === undefined ? undefined : { harnessId: definition.id, harnessName: definition.name, harnessSymbol: definition.symbolName, skillsDir };
+    });
+  }
+
+  /** Where each harness on this machine lists its own MCP servers, in its active account's environment. */
+  mcpConfigs(): Array<HarnessMcpConfig & { harnessId: string }> {
+    return this.installedUserFiles((definition, context) => {
+      const config = definition.mcpConfig?.(context);
+      return config && { harnessId: definition.id, ...config };
+    });
+  }
+
+  /** What `pick` finds for each harness whose CLI is on this machine, in its active account's environment. */
+  private installedUserFiles<T>(pick: (definition: HarnessDefinition, context: SkillsDirContext) => T | undefined): T[] {
     return this.deps.definitions.flatMap((definition) => {
-      if (!definition.skillsDir || !this.states.get(definition.id)?.readiness.path) return [];
+      if (!this.states.get(definition.id)?.readiness.path) return [];
       const { env } = this.launchSpec(definition.id);
-      const skillsDir = definition.skillsDir({ env, home: env.HOME ?? homedir() });
-      return [{ harnessId: definition.id, harnessName: definition.name, harnessSymbol: definition.symbolName, skillsDir }];
+      const found = pick(definition, { env, home: env.HOME ?? homedir() });
+      return found === undefined ? [] : [found];
     });
   }
 

@@ -90,10 +90,11 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
 
 export function createHttpApp(deps: HttpAppDeps) {
   const { refusals } = deps;
+  const ticketedPaths = new Set(deps.routes.filter((route) => route.ticketed).map((route) => route.path));
   const app = new Elysia()
     .onRequest(({ request, server }) => {
       deps.checkHost?.(request);
-      checkAccess(request, server, deps.tokens);
+      checkAccess(request, server, deps.tokens, ticketedPaths);
     })
     .onError(({ code, error, request, server, set }) => {
       const mapped = mapError(code, error, request, deps.logger);

@@ -106,18 +106,20 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
         content: { "application/json": { schema: errorRef } },
       };
     }
-    const success = route.eventStream
-      ? {
-          description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
-          content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
-        }
-      : {
-          description: "Success.",
-          content: { "application/json": { schema: components.ref(route.response) } },
-          ...(route.paged
-            ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
-            : {}),
-        };
+    const success = route.ticketed
+      ? { description: "An HTML page for the browser that opened it.", content: { "text/html": { schema: { type: "string" } } } }
+      : route.eventStream
+        ? {
+            description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
+            content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
+          }
+        : {
+            description: "Success.",
+            content: { "application/json": { schema: components.ref(route.response) } },
+            ...(route.paged
+              ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
+              : {}),
+          };
     const operation: JsonObject = {
       operationId: operationId(route),
       summary: route.summary,
@@ -126,6 +128,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
       ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } } : {}),
       responses: { [String(route.successStatus ?? 200)]: success, ...errorResponses },
+      ...(route.ticketed ? { security: [] } : {}),
     };
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };

@@ -36,6 +36,12 @@ export interface Route<
   eventStream?: boolean;
   /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */
   paged?: boolean;
+  /**
+   * Opened by a browser, which has no token (a sign-in's return): served without the bearer header to a
+   * request that has no Authorization at all, the handler checking the one-time ticket in the URL
+   * instead, and answered with an HTML page. The path must have no parameters.
+   */
+  ticketed?: boolean;
   /** Largest accepted request body; 1 MiB unless a route needs more. */
   bodyLimitBytes?: number;
   // Method syntax on purpose: routes with different schemas must fit in one Route[] list.

@@ -1,3 +1,4 @@
+import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { DataPaths } from "../config/paths.ts";
@@ -28,6 +29,8 @@ export interface ModuleContext {
   events: EventLog;
   /** Every child process a module starts is recorded here, so shutdown and the next start stop it. */
   children: ChildProcesses;
+  /** The access tokens, to tell Atrium's own credentials from anything else. */
+  tokens: AccessTokens;
   clock: Clock;
   /** config.json as the user wrote it; each module reads its own keys. */
   config: ConfigFile;

@@ -1,3 +1,4 @@
+import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
 import { sessionRoutes } from "../http/routes/session-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
 import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
@@ -9,6 +10,7 @@ import { SessionRepository } from "../store/session-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
 import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
+import { mcpsModule } from "./mcps-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 
@@ -32,6 +34,7 @@ export const sessionsModule = defineModule({
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
     const { projects, worktrees } = modules.get(projectsModule);
+    const { mcps } = modules.get(mcpsModule);
     const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
     const sessions = new SessionService({
       store,
@@ -50,6 +53,7 @@ export const sessionsModule = defineModule({
       clock: context.clock,
       children: context.children,
       openAgentChannel: tuning?.openAgentChannel,
+      mcpServers: async (capabilities) => sessionMcpGrant(await mcps.reachable(), capabilities),
     });
     return {
       sessions,

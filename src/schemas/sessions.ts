@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { EventCursor, Nullable, PageQuery, Timestamp } from "./common.ts";
+import { SessionMcpServer } from "./mcps.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 
@@ -57,6 +58,9 @@ export const Session = Type.Object(
     labels: StringMap,
     status: Nullable(Type.String({ description: "Why the session is as it is: the last error, a paused queue." })),
     queuePaused: Type.Boolean({ description: "Queued prompts wait (goal budget spent); the next prompt sent resumes the queue." }),
+    mcpServers: Type.Array(SessionMcpServer, {
+      description: "The MCP servers made in Atrium and on here at the agent's last start: given to it, or left out with the reason.",
+    }),
   },
   { $id: "Session" },
 );

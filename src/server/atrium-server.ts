@@ -191,6 +191,7 @@ export class AtriumServer {
         logger,
         events,
         children,
+        tokens,
         clock: tuning.clock ?? systemClock,
         config: options.config,
         server: { stop: () => started?.stop() ?? Promise.resolve(), migrationState: () => migration.status().state },

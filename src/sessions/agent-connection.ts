@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "../logging/logger.ts";
+import type { SessionMcpServer } from "../schemas/mcps.ts";
 import type { ConfigOption } from "../schemas/sessions.ts";
 import { AgentProcess, type AgentClientHandlers, type AgentLaunch } from "./acp/agent-process.ts";
 import { ACP_AUTH_REQUIRED, describeAgentError } from "./acp/agent-errors.ts";
@@ -17,6 +18,8 @@ export interface AgentConnectionRequest {
   selections: Record<string, string>;
   /** Told when loading starts and ends: what the agent replays meanwhile is history, not a reply. */
   onLoading: (loading: boolean) => void;
+  /** The MCP servers to give the agent, in the forms its capabilities take. */
+  mcpServers: SessionMcpServers;
   /** Stopping the session while the agent starts ends the start and the process at once. */
   signal: AbortSignal;
   logger: Logger;
@@ -29,7 +32,12 @@ export interface OpenedAgentSession {
   refused: Record<string, string>;
   /** Set when a stored agent session could not be loaded and a new one was started instead. */
   notice: string | null;
+  /** The MCP servers the agent was given, or why each was left out. */
+  mcpServers: SessionMcpServer[];
 }
+
+/** The MCP servers for an agent with these capabilities (src/mcp/session-mcp-servers.ts). */
+export type SessionMcpServers = (capabilities: acp.McpCapabilities | undefined) => Promise<{ servers: acp.McpServer[]; record: SessionMcpServer[] }>;
 
 /**
  * One started agent process and the ACP session opened on it: signed in with the account's
@@ -56,7 +64,7 @@ export class AgentConnection {
       const connection = new AgentConnection(agent, opened.sessionId, opened.options?.options, opened.options?.legacy ?? false);
       const refused = await connection.reapply(request.selections, request.logger);
       if (signal.aborted) throw new Error("the session was stopped while its agent started");
-      return { connection, refused, notice: opened.notice };
+      return { connection, refused, notice: opened.notice, mcpServers: opened.mcpServers };
     } catch (error) {
       agent.stop();
       throw error;
@@ -78,14 +86,14 @@ export class AgentConnection {
   private static async openSession(
     agent: AgentProcess,
     request: AgentConnectionRequest,
-  ): Promise<{ sessionId: string; options: ReturnType<typeof agentConfigOptions>; notice: string | null }> {
-    const mcpServers: acp.McpServer[] = [];
+  ): Promise<{ sessionId: string; options: ReturnType<typeof agentConfigOptions>; notice: string | null; mcpServers: SessionMcpServer[] }> {
+    const { servers: mcpServers, record } = await request.mcpServers(agent.capabilities.mcpCapabilities);
     let notice: string | null = null;
     if (request.agentSessionId && agent.capabilities.loadSession) {
       request.onLoading(true);
       try {
         const loaded = await agent.loadSession({ sessionId: request.agentSessionId, cwd: request.cwd, mcpServers });
-        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), notice };
+        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), notice, mcpServers: record };
       } catch (error) {
         if ((error as { code?: unknown }).code === ACP_AUTH_REQUIRED) throw error;
         // The agent no longer has it (it keeps only sessions that got an answer, or its files were
@@ -100,7 +108,7 @@ export class AgentConnection {
       }
     }
     const created = await agent.newSession({ cwd: request.cwd, mcpServers });
-    return { sessionId: created.sessionId, options: agentConfigOptions(created), notice };
+    return { sessionId: created.sessionId, options: agentConfigOptions(created), notice, mcpServers: record };
   }
 
   /** The agent's options as it last reported them (undefined when it never said). */

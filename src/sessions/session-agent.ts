@@ -7,7 +7,7 @@ import type { Clock, ClockTimer } from "../clock.ts";
 import type { AgentClientHandlers, AgentLaunch } from "./acp/agent-process.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
-import { AgentConnection, type OpenedAgentSession } from "./agent-connection.ts";
+import { AgentConnection, type OpenedAgentSession, type SessionMcpServers } from "./agent-connection.ts";
 import { AgentOpenError } from "./turn-failure.ts";
 
 /** How a session's agent is started, and how it signs in. */
@@ -16,6 +16,7 @@ export interface SessionLaunch extends AgentLaunch {
   loginInstruction: string | null;
   /** Which of the agent's `authenticate` methods the account's credentials fit. */
   chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
+  mcpServers: SessionMcpServers;
 }
 
 /** What the agent asks and tells its session (the session's runtime answers). */
@@ -82,6 +83,7 @@ export class SessionAgent {
       result = await AgentConnection.open({
         launch,
         chooseAuthMethod: launch.chooseAuthMethod,
+        mcpServers: launch.mcpServers,
         agentSessionId: session.agentSessionId,
         cwd: session.cwd,
         selections: { ...session.configSelections, ...session.unavailableConfigSelections },

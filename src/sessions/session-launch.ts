@@ -6,6 +6,7 @@ import type { StoredSession } from "../store/session-repository.ts";
 import { chooseAuthMethod } from "./acp/auth-methods.ts";
 import type { SessionLaunch } from "./session-agent.ts";
 import type { AgentChannelFactory } from "./acp/agent-channel.ts";
+import type { SessionMcpServers } from "./agent-connection.ts";
 
 /**
  * How a session's agent is started: its harness's ACP command in the session's folder, with the
@@ -14,7 +15,13 @@ import type { AgentChannelFactory } from "./acp/agent-channel.ts";
  */
 export function sessionLaunch(
   session: StoredSession,
-  deps: { harnesses: HarnessService; children: ChildProcesses; initializeTimeoutMs: number; openAgentChannel?: AgentChannelFactory },
+  deps: {
+    harnesses: HarnessService;
+    children: ChildProcesses;
+    initializeTimeoutMs: number;
+    openAgentChannel?: AgentChannelFactory;
+    mcpServers: SessionMcpServers;
+  },
 ): SessionLaunch {
   const spec = deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
   const { definition, env } = spec;
@@ -28,6 +35,7 @@ export function sessionLaunch(
     openChannel: deps.openAgentChannel,
     harnessName: definition.name,
     loginInstruction: spec.loginInstruction,
+    mcpServers: deps.mcpServers,
     chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),
   };
 }

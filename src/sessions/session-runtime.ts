@@ -390,12 +390,13 @@ export class SessionRuntime {
   /** The running agent, started when there is none; what its start found is recorded on the session. */
   private ensureAgent(): Promise<AgentConnection> {
     const session = this.deps.records.get(this.sessionId);
-    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, notice }) => {
+    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, notice, mcpServers }) => {
       if (this.turn) this.turn.notice = notice;
       this.deps.records.update(this.sessionId, (stored) => {
         stored.agentSessionId = connection.sessionId;
         if (connection.configOptions) this.updates.applyConfig(stored, connection.configOptions);
         Object.assign(stored.unavailableConfigSelections, refused);
+        stored.mcpServers = mcpServers;
         if (notice) stored.status = notice;
       });
     });

@@ -35,6 +35,7 @@ import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
 import { sessionLaunch } from "./session-launch.ts";
+import type { SessionMcpServers } from "./agent-connection.ts";
 import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import type { Clock } from "../clock.ts";
@@ -58,6 +59,8 @@ export interface SessionServiceDeps {
   clock: Clock;
   /** Every agent process is recorded here, so shutdown and the next start can stop it. */
   children: ChildProcesses;
+  /** The MCP servers each agent is given. */
+  mcpServers: SessionMcpServers;
   /** How agents are reached: their process's stdio unless a test connects agents in its own process. */
   openAgentChannel?: AgentChannelFactory;
   now?: () => Date;
@@ -411,6 +414,7 @@ export class SessionService {
             children: this.deps.children,
             initializeTimeoutMs: this.deps.timings.initializeTimeoutMs,
             openAgentChannel: this.deps.openAgentChannel,
+            mcpServers: this.deps.mcpServers,
           }),
         heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
       });

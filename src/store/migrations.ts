@@ -9,6 +9,7 @@ import { sessionsMigration } from "./migrations/0005-sessions.ts";
 import { promptReceiptsMigration } from "./migrations/0006-prompt-receipts.ts";
 import { packageVersionsMigration } from "./migrations/0007-package-versions.ts";
 import { replyDeltasMigration } from "./migrations/0008-reply-deltas.ts";
+import { mcpServersMigration } from "./migrations/0009-mcp-servers.ts";
 
 export interface Migration {
   version: number;
@@ -26,6 +27,7 @@ export const migrations: Migration[] = [
   promptReceiptsMigration,
   packageVersionsMigration,
   replyDeltasMigration,
+  mcpServersMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -1,5 +1,6 @@
 import type { Store } from "./database.ts";
 import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import type { SessionMcpServer } from "../schemas/mcps.ts";
 import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 /** A session as stored: the Session fields that are not derived, and what the server keeps beside them. */
@@ -36,6 +37,8 @@ export interface StoredSession {
   labels: Record<string, string>;
   status: string | null;
   queuePaused: boolean;
+  /** What the agent was given at its last start; absent on sessions from before MCP servers. */
+  mcpServers?: SessionMcpServer[];
 }
 
 interface Row {

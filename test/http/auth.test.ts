@@ -10,13 +10,18 @@ import { TokenRepository } from "../../src/store/token-repository.ts";
 import { bearerToken } from "../../src/http/auth-guard.ts";
 
 let t: TestServer;
-let operations: Array<{ method: string; path: string }>;
+let operations: Array<{ method: string; path: string; ticketed: boolean }>;
 
 beforeAll(async () => {
   t = await startTestServer();
   const document = (await (await t.api("/v1/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, "x") })),
+    Object.entries(methods).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path: path.replace(/\{[^}]+\}/g, "x"),
+      // A browser's return from a sign-in: no bearer, its one-time ticket checked instead.
+      ticketed: ((operation as { security?: unknown[] }).security ?? [{}]).length === 0,
+    })),
   );
 });
 afterAll(() => t.stop());
@@ -37,10 +42,21 @@ describe("bearer guard", () => {
   });
 
   test("every route refuses a request without a token (health: when not local)", async () => {
-    for (const op of operations) {
+    for (const op of operations.filter((candidate) => !candidate.ticketed)) {
       const headers: Record<string, string> = op.path === "/v1/health" ? { "x-forwarded-for": "203.0.113.9" } : {};
       await expectUnauthorized(await fetch(t.url + op.path, { method: op.method, headers }));
     }
+  });
+
+  test("a ticketed route without a token answers nothing without its ticket, and only the MCP sign-in's return is ticketed", async () => {
+    const ticketed = operations.filter((op) => op.ticketed);
+    expect(ticketed.map((op) => `${op.method} ${op.path}`)).toEqual(["GET /v1/mcps/oauth/callback"]);
+    const missing = await fetch(`${t.url}/v1/mcps/oauth/callback`);
+    expect(missing.status).toBe(400);
+    const forged = await fetch(`${t.url}/v1/mcps/oauth/callback?state=forged&code=abc`);
+    expect(forged.status).toBe(409);
+    expect(forged.headers.get("content-security-policy")).toBe("default-src 'none'");
+    expect(await forged.text()).toContain("no sign-in is waiting with this state");
   });
 
   test("every route refuses a wrong token", async () => {

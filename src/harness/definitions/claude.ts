@@ -30,6 +30,8 @@ export const claude: HarnessDefinition = {
   configHomeEnv: "CLAUDE_CONFIG_DIR",
   // https://docs.claude.com/en/docs/claude-code/skills: personal skills in ~/.claude/skills (the config home).
   skillsDir: ({ env, home }) => join(env.CLAUDE_CONFIG_DIR || join(home, ".claude"), "skills"),
+  // User-scope servers are `mcpServers` in ~/.claude.json (in the config home when CLAUDE_CONFIG_DIR is set).
+  mcpConfig: ({ env, home }) => ({ path: join(env.CLAUDE_CONFIG_DIR || home, ".claude.json"), format: "claude" }),
   loginCommand: ["claude", "auth", "login"],
   async probeAuth(context) {
     const result = await context.run(["auth", "status", "--json"]);

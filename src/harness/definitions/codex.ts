@@ -22,6 +22,8 @@ export const codex: HarnessDefinition = {
   configHomeEnv: "CODEX_HOME",
   // https://developers.openai.com/codex/skills: user skills in $HOME/.agents/skills; $CODEX_HOME/skills when set.
   skillsDir: ({ env, home }) => (env.CODEX_HOME ? join(env.CODEX_HOME, "skills") : join(home, ".agents", "skills")),
+  // `[mcp_servers.<name>]` tables in config.toml, in $CODEX_HOME or ~/.codex.
+  mcpConfig: ({ env, home }) => ({ path: join(env.CODEX_HOME || join(home, ".codex"), "config.toml"), format: "codex" }),
   loginCommand: ["codex", "login"],
   async probeAuth(context) {
     const result = await context.run(["login", "status"]);

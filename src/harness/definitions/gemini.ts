@@ -32,6 +32,8 @@ export const gemini: HarnessDefinition = {
   },
   // https://geminicli.com/docs/cli/using-agent-skills: user skills in ~/.gemini/skills.
   skillsDir: ({ home }) => join(home, ".gemini", "skills"),
+  // `mcpServers` in ~/.gemini/settings.json.
+  mcpConfig: ({ home }) => ({ path: join(home, ".gemini", "settings.json"), format: "gemini" }),
   async probeAuth(context) {
     if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
     const dir = join(context.home, ".gemini");

@@ -22,6 +22,8 @@ export const qwen: HarnessDefinition = {
   },
   // https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/: personal skills in ~/.qwen/skills.
   skillsDir: ({ home }) => join(home, ".qwen", "skills"),
+  // Qwen keeps Gemini's settings format: `mcpServers` in ~/.qwen/settings.json.
+  mcpConfig: ({ home }) => ({ path: join(home, ".qwen", "settings.json"), format: "gemini" }),
   async probeAuth(context) {
     if (context.readJson(join(context.home, ".qwen", "oauth_creds.json")) !== undefined) {
       return { state: "authenticated", authMethod: "qwen-oauth" };

@@ -3,6 +3,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { AcpRefusal } from "./acp-refusal.ts";
 import { AgentStartError, spawnAgentChannel, type AgentChannel, type AgentChannelFactory, type AgentSpawn } from "./agent-channel.ts";
 import type { Terminals } from "./terminals.ts";
+import { lastLines } from "../../process/stdio-child.ts";
 
 /** What the agent asks of the client; a session's runtime answers. */
 export interface AgentClientHandlers {
@@ -114,7 +115,7 @@ export class AgentProcess {
         );
         const exitedEarly = (code: number) =>
           new AgentStartError(
-            `${launch.command[0]} exited with ${code} before answering initialize${channel.stderrTail() ? `: ${lastLine(channel.stderrTail())}` : ""}`,
+            `${launch.command[0]} exited with ${code} before answering initialize${channel.stderrTail() ? `: ${lastLines(channel.stderrTail())}` : ""}`,
           );
         void channel.exited.then((code) => reject(exitedEarly(code)));
         const stoppedWhileStarting = () => reject(new AgentStartError(`${launch.command[0]} was stopped while it started`));
@@ -139,7 +140,7 @@ export class AgentProcess {
 
   /** The last thing the agent wrote to stderr, for the error a crash is reported with. */
   lastStderrLine(): string {
-    return lastLine(this.channel.stderrTail());
+    return lastLines(this.channel.stderrTail());
   }
 
   async authenticate(methodId: string): Promise<void> {
@@ -186,15 +187,4 @@ export class AgentProcess {
     this.connection.close();
     this.channel.stop();
   }
-}
-
-function lastLine(text: string): string {
-  return (
-    text
-      .trim()
-      .split("\n")
-      .filter((line) => line.trim().length > 0)
-      .at(-1)
-      ?.trim() ?? ""
-  );
 }

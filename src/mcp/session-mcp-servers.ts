@@ -1,0 +1,38 @@
+import type * as acp from "@agentclientprotocol/sdk";
+import type { SessionMcpServer } from "../schemas/mcps.ts";
+import type { ReachableMcpServer } from "./mcp-service.ts";
+
+/** What a session's agent is given at session/new or session/load, and the record of it. */
+export interface SessionMcpGrant {
+  servers: acp.McpServer[];
+  /** Each server on here: given, or left out with the reason. */
+  record: SessionMcpServer[];
+}
+
+const pairs = (values: Record<string, string>) => Object.entries(values).map(([name, value]) => ({ name, value }));
+
+/**
+ * The servers in ACP's `mcpServers` form. stdio every agent must take; `http` and `sse` only when the
+ * agent's `mcpCapabilities` says so. An OAuth server nobody signed in to is left out (its tools would
+ * only fail), and so is a transport the agent does not take: both are named in the record.
+ */
+export function sessionMcpGrant(reachable: ReachableMcpServer[], capabilities: acp.McpCapabilities | undefined): SessionMcpGrant {
+  const servers: acp.McpServer[] = [];
+  const record: SessionMcpServer[] = [];
+  for (const { server, endpoint, needsSignIn } of reachable) {
+    const entry = { id: server.id, name: server.name, transport: server.transport };
+    let reason: string | null = null;
+    if (needsSignIn) reason = "it needs a sign-in first (POST /v1/mcps/{id}/authorize)";
+    else if (endpoint.transport !== "stdio" && capabilities?.[endpoint.transport] !== true) {
+      reason = `the agent does not take ${endpoint.transport} MCP servers (its mcpCapabilities.${endpoint.transport} is not true)`;
+    }
+    record.push({ ...entry, given: reason === null, reason });
+    if (reason !== null) continue;
+    if (endpoint.transport === "stdio") {
+      servers.push({ name: endpoint.name, command: endpoint.command, args: endpoint.args, env: pairs(endpoint.env) });
+    } else {
+      servers.push({ type: endpoint.transport, name: endpoint.name, url: endpoint.url, headers: pairs(endpoint.headers) });
+    }
+  }
+  return { servers, record };
+}

@@ -1,0 +1,83 @@
+import type { ChildProcesses } from "./child-processes.ts";
+import { killGroup } from "./run-command.ts";
+
+/** Keeps the end of what the child wrote to stderr: the reason given when it crashes. */
+const STDERR_TAIL_BYTES = 4096;
+
+/** How a child that speaks a protocol over its stdio is started, and where it is recorded. */
+export interface StdioSpawn {
+  command: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Where the child is recorded while it runs, so shutdown and the next start can stop it. */
+  children: ChildProcesses;
+}
+
+/** A child process Atrium talks to over stdin/stdout, in its own process group (agents, MCP servers). */
+export interface StdioChild {
+  /** Writes to its stdin and waits until the bytes are handed to the OS. */
+  write(chunk: Uint8Array | string): Promise<void>;
+  /** Closes its stdin. */
+  endInput(): Promise<void>;
+  stdout: ReadableStream<Uint8Array>;
+  /** Settles with the exit code when the child has ended. */
+  exited: Promise<number>;
+  readonly running: boolean;
+  /** The end of what the child wrote to stderr. */
+  stderrTail(): string;
+  /** Ends the child and whatever it started. */
+  stop(): void;
+}
+
+export class StdioSpawnError extends Error {}
+
+/** Starts the command without a shell; a command that cannot be started is a StdioSpawnError naming it. */
+export function spawnStdioChild(spawn: StdioSpawn): StdioChild {
+  let child: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  try {
+    child = Bun.spawn(spawn.command, { cwd: spawn.cwd, env: spawn.env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+  } catch (error) {
+    throw new StdioSpawnError(`could not start ${spawn.command[0]}: ${(error as Error).message}`);
+  }
+  spawn.children.track(child, spawn.command);
+  const stdin = child.stdin;
+  const stderr = { tail: "" };
+  void collectTail(child.stderr, stderr);
+  let stopped = false;
+  return {
+    async write(chunk) {
+      stdin.write(chunk);
+      await stdin.flush();
+    },
+    async endInput() {
+      await stdin.end();
+    },
+    stdout: child.stdout,
+    exited: child.exited,
+    get running() {
+      return !stopped && child.exitCode === null && child.signalCode === null;
+    },
+    stderrTail: () => stderr.tail,
+    stop: () => {
+      stopped = true;
+      killGroup(child);
+    },
+  };
+}
+
+async function collectTail(stream: ReadableStream<Uint8Array>, into: { tail: string }): Promise<void> {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) {
+    into.tail = (into.tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES);
+  }
+}
+
+/** The last non-empty lines of a child's stderr, for the reason a failure is reported with. */
+export function lastLines(text: string, count = 1): string {
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .slice(-count)
+    .join("\n");
+}
