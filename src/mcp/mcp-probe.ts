@@ -36,6 +36,8 @@ export interface ProbeOptions {
 /** The most pages of tools/list a probe follows: a server that pages forever is still counted. */
 const MAX_TOOL_PAGES = 50;
 const STDERR_LINES_IN_DETAIL = 3;
+/** How long a failed stdio probe waits to see whether the server exited. */
+const EXIT_WAIT_MS = 500;
 
 /** An HTTP answer other than success, seen by the fetch the transport used. */
 interface HttpRefusal {
@@ -68,7 +70,7 @@ export async function probeMcpServer(endpoint: McpEndpoint, options: ProbeOption
     ]);
     return { connectionState: "connected", toolCount, detail: "", oauthScope: "" };
   } catch (error) {
-    return failure(error, endpoint, options, refusals, child);
+    return failure(await exitBehind(error, child), endpoint, options, refusals, child);
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => undefined);
@@ -80,6 +82,13 @@ class ExitedEarly extends Error {
   constructor(readonly code: number) {
     super(`exited with code ${code}`);
   }
+}
+
+/** The connection closes before the exit is seen; the exit (and its stderr) says more than "Connection closed". */
+async function exitBehind(error: unknown, child: StdioChild | undefined): Promise<unknown> {
+  if (!child || error instanceof ProbeTimeout || error instanceof ExitedEarly) return error;
+  const code = await Promise.race([child.exited, Bun.sleep(EXIT_WAIT_MS).then(() => undefined)]);
+  return code === undefined ? error : new ExitedEarly(code);
 }
 
 async function connectAndCount(client: Client, transport: Transport): Promise<number> {

@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { fixtureMcpServer } from "../fixtures/mcp-server/fixture-server.ts";
+
+/** The stdio fixture server as a command Atrium can run: Bun with the script and its options. */
+export function stdioFixtureCommand(...options: string[]): { command: string; args: string[] } {
+  return { command: process.execPath, args: [join(import.meta.dir, "..", "fixtures", "mcp-server", "stdio-server.ts"), ...options] };
+}
+
+export interface HttpMcpFixture {
+  url: string;
+  /** What each request to the MCP endpoint carried. */
+  requests: Array<{ authorization: string | null }>;
+  /** Client registrations and token grants the OAuth side made. */
+  oauth: { registrations: number; tokensIssued: string[] };
+  stop(): void;
+}
+
+export interface HttpMcpOptions {
+  tools?: number;
+  /** Every request needs a bearer token got through the fixture's own OAuth server (discovery, registration, PKCE). */
+  oauth?: { scope: string };
+  /** Answers every MCP request with this status instead. */
+  status?: number;
+  /** Never answers. */
+  hang?: boolean;
+}
+
+const base64url = (bytes: Buffer) => bytes.toString("base64url");
+
+/**
+ * A real Streamable HTTP MCP server on a loopback port (the SDK's web-standard server transport, one
+ * server per request, stateless), optionally behind an OAuth 2.1 authorization server of its own.
+ */
+export function startHttpMcpServer(options: HttpMcpOptions = {}): HttpMcpFixture {
+  const requests: HttpMcpFixture["requests"] = [];
+  const oauth = { registrations: 0, tokensIssued: [] as string[] };
+  const codes = new Map<string, { challenge: string; redirectUri: string }>();
+  const refreshTokens = new Set<string>();
+  let origin = "";
+  const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
+  const issue = () => {
+    const access = `fixture-access-${crypto.randomUUID()}`;
+    const refresh = `fixture-refresh-${crypto.randomUUID()}`;
+    oauth.tokensIssued.push(access);
+    refreshTokens.add(refresh);
+    return json({ access_token: access, token_type: "Bearer", expires_in: 3600, refresh_token: refresh, scope: options.oauth?.scope });
+  };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request) {
+      const url = new URL(request.url);
+      if (options.oauth) {
+        if (url.pathname.startsWith("/.well-known/oauth-protected-resource")) {
+          return json({ resource: `${origin}/mcp`, authorization_servers: [origin], scopes_supported: options.oauth.scope.split(" ") });
+        }
+        if (url.pathname === "/.well-known/oauth-authorization-server") {
+          return json({
+            issuer: origin,
+            authorization_endpoint: `${origin}/authorize`,
+            token_endpoint: `${origin}/token`,
+            registration_endpoint: `${origin}/register`,
+            response_types_supported: ["code"],
+            grant_types_supported: ["authorization_code", "refresh_token"],
+            code_challenge_methods_supported: ["S256"],
+            token_endpoint_auth_methods_supported: ["none"],
+          });
+        }
+        if (url.pathname === "/register" && request.method === "POST") {
+          oauth.registrations++;
+          const metadata = (await request.json()) as Record<string, unknown>;
+          return json({ ...metadata, client_id: `client-${oauth.registrations}`, client_id_issued_at: Math.floor(Date.now() / 1000) }, 201);
+        }
+        if (url.pathname === "/authorize") {
+          // The person approves at once: the browser goes back to the redirect with a code.
+          const code = crypto.randomUUID();
+          const redirectUri = url.searchParams.get("redirect_uri") ?? "";
+          codes.set(code, { challenge: url.searchParams.get("code_challenge") ?? "", redirectUri });
+          const back = new URL(redirectUri);
+          back.searchParams.set("code", code);
+          back.searchParams.set("state", url.searchParams.get("state") ?? "");
+          return Response.redirect(back.toString(), 302);
+        }
+        if (url.pathname === "/token" && request.method === "POST") {
+          const form = new URLSearchParams(await request.text());
+          if (form.get("grant_type") === "refresh_token") {
+            if (!refreshTokens.delete(form.get("refresh_token") ?? "")) return json({ error: "invalid_grant" }, 400);
+            return issue();
+          }
+          const pending = codes.get(form.get("code") ?? "");
+          codes.delete(form.get("code") ?? "");
+          const verifier = form.get("code_verifier") ?? "";
+          if (!pending || pending.redirectUri !== form.get("redirect_uri") || base64url(createHash("sha256").update(verifier).digest()) !== pending.challenge) {
+            return json({ error: "invalid_grant" }, 400);
+          }
+          return issue();
+        }
+      }
+      if (url.pathname !== "/mcp") return new Response("not found", { status: 404 });
+      const authorization = request.headers.get("authorization");
+      requests.push({ authorization });
+      if (options.hang) return new Promise<Response>(() => undefined);
+      if (options.status) return new Response("refused", { status: options.status });
+      if (options.oauth && !oauth.tokensIssued.some((token) => authorization === `Bearer ${token}`)) {
+        return new Response("unauthorized", {
+          status: 401,
+          headers: { "www-authenticate": `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", scope="${options.oauth.scope}"` },
+        });
+      }
+      const headers = Object.fromEntries(request.headers.entries());
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await fixtureMcpServer(options.tools ?? 3, () => headers).connect(transport);
+      return transport.handleRequest(request);
+    },
+  });
+  origin = `http://127.0.0.1:${server.port}`;
+  return { url: `${origin}/mcp`, requests, oauth, stop: () => server.stop(true) };
+}
