@@ -20,6 +20,7 @@ import { measureSessionDetail } from "./measurements/session-detail.ts";
 import { measureListThroughput } from "./measurements/list-throughput.ts";
 import { measureSessionList } from "./measurements/session-list.ts";
 import { measureBigReply } from "./measurements/session-big-reply.ts";
+import { measureMcpServers } from "./measurements/mcp-servers.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -40,6 +41,7 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "lists", name: "Guarded reads on an empty store vs bare Bun.serve", run: (binary) => measureListThroughput(binary, log) },
   { key: "sessions", name: "GET /v1/sessions?limit=50 with 10,000 sessions", run: measureSessionList },
   { key: "bigreply", name: "An 11.5 MB reply to 3 live SSE clients", run: measureBigReply },
+  { key: "mcps", name: "GET /v1/mcps with 200 servers while probed; 50 stdio probes at once", run: measureMcpServers },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

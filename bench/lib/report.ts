@@ -16,7 +16,8 @@ export type Unit =
   | "sessions"
   | "items"
   | "s"
-  | "events";
+  | "events"
+  | "servers";
 
 export interface Target {
   comparison: "<" | ">=";

@@ -65,6 +65,7 @@ export const McpServer = Type.Object(
 export type McpServer = Static<typeof McpServer>;
 
 export const McpServerList = Type.Object({ servers: Type.Array(McpServer, { description: "Managed servers by name, then each harness's." }) });
+export type McpServerList = Static<typeof McpServerList>;
 
 export const McpMachineState = Type.Object(
   {

@@ -29,8 +29,16 @@ beforeAll(async () => {
     "claude-files": { ...fixture, env: { TOKEN: "claude-secret" } },
     "claude-web": { type: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer claude-header-secret" } },
   });
-  write(".codex/config.toml", '[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\nenv = { KEY = "codex-secret" }\n\n[mcp_servers.remote]\nurl = "https://mcp.example.com/mcp"\nenabled = false\n');
-  write(".gemini/settings.json", JSON.stringify({ mcpServers: { "g-http": { httpUrl: "https://mcp.example.com/mcp", headers: { X: "y" } }, "g-sse": { url: "https://mcp.example.com/sse" } } }));
+  write(
+    ".codex/config.toml",
+    '[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\nenv = { KEY = "codex-secret" }\n\n[mcp_servers.remote]\nurl = "https://mcp.example.com/mcp"\nenabled = false\n',
+  );
+  write(
+    ".gemini/settings.json",
+    JSON.stringify({
+      mcpServers: { "g-http": { httpUrl: "https://mcp.example.com/mcp", headers: { X: "y" } }, "g-sse": { url: "https://mcp.example.com/sse" } },
+    }),
+  );
   write(
     ".config/opencode/opencode.json",
     '{\n  // servers for OpenCode, see https://opencode.ai/docs\n  "mcp": {\n    "oc-local": { "type": "local", "command": ["bun", "x.ts"], "environment": { "A": "opencode-secret" } },\n    "oc-remote": { "type": "remote", "url": "https://mcp.example.com/mcp", "enabled": false }\n  }\n}\n',
