@@ -63,6 +63,13 @@ export interface HarnessDefinition {
   skillsDir?(context: SkillsDirContext): string;
   /** Where the CLI's user config lists its MCP servers, and in which dialect; absent when it has none Atrium reads. */
   mcpConfig?(context: SkillsDirContext): HarnessMcpConfig;
+  /** Why the agent will not use an MCP server of this transport that a session gives it in this folder; undefined when it will. */
+  mcpCaveat?(context: McpCaveatContext): string | undefined;
+}
+
+export interface McpCaveatContext extends SkillsDirContext {
+  cwd: string;
+  transport: "stdio" | "http" | "sse";
 }
 
 /** The dialects of the harnesses' MCP server lists (src/mcp/harness-mcp-configs.ts reads them). */

@@ -34,7 +34,7 @@ const endpoint = (transport: McpTransport, fields: Partial<Omit<McpEndpoint, "na
   enabled,
 });
 
-/** Claude Code: `{type?: stdio | http | sse, command, args, env, url, headers}`. */
+/** Claude Code (and Copilot CLI): `{type?: stdio | local | http | sse, command, args, env, url, headers}`. */
 const claudeEntry: EntryReader = (_name, entry) => {
   const type = text(entry.type);
   if (type === "http" || type === "sse") return endpoint(type, { url: text(entry.url), headers: stringMap(entry.headers) });
@@ -128,5 +128,5 @@ export class HarnessMcpConfigs {
   }
 }
 
-const HARNESS_KINDS = new Set<string>(["claude", "codex", "gemini", "opencode", "qwen"]);
+const HARNESS_KINDS = new Set<string>(["claude", "codex", "gemini", "opencode", "qwen", "copilot"]);
 const isHarnessKind = (id: string): id is McpServerKind => HARNESS_KINDS.has(id);

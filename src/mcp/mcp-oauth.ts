@@ -9,6 +9,9 @@ import type { McpRepository, StoredMcpServer } from "../store/mcp-repository.ts"
 const FLOW_LIFETIME_MS = 10 * 60 * 1000;
 /** A token this close to its end is refreshed before it is used. */
 const REFRESH_MARGIN_MS = 60 * 1000;
+/** Each request to an authorization server (discovery, registration, token): a session's start waits on a refresh. */
+const OAUTH_REQUEST_TIMEOUT_MS = 10_000;
+const boundedFetch = (url: string | URL, init?: RequestInit) => fetch(url, { ...init, signal: AbortSignal.timeout(OAUTH_REQUEST_TIMEOUT_MS) });
 
 /** Tokens as kept: the server's answer and when it was had, so the expiry can be told. */
 type KeptTokens = OAuthTokens & { obtainedAtMs: number };
@@ -123,7 +126,7 @@ export class McpOAuth {
     const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     let result: string;
     try {
-      result = await auth(provider, { serverUrl: server.url, scope: scope || undefined });
+      result = await auth(provider, { serverUrl: server.url, scope: scope || undefined, fetchFn: boundedFetch });
     } catch (error) {
       throw new ConflictError(`${server.name}'s sign-in could not be started: ${(error as Error).message}`);
     }
@@ -143,7 +146,7 @@ export class McpOAuth {
     provider.verifier = flow.codeVerifier;
     const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     try {
-      await auth(provider, { serverUrl: flow.serverUrl, authorizationCode: code, scope: flow.scope || undefined });
+      await auth(provider, { serverUrl: flow.serverUrl, authorizationCode: code, scope: flow.scope || undefined, fetchFn: boundedFetch });
     } catch (error) {
       throw new ConflictError(`the sign-in's code was refused: ${(error as Error).message}`);
     }
@@ -161,7 +164,7 @@ export class McpOAuth {
     const provider = new StoredOAuthProvider(this.deps.repository, server.id, client.atriumRedirectUri, server.oauthScope, this.deps.clock);
     const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     try {
-      await auth(provider, { serverUrl: server.url });
+      await auth(provider, { serverUrl: server.url, fetchFn: boundedFetch });
     } catch {
       return undefined;
     }

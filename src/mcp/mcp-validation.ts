@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../errors.ts";
-import type { McpTransport } from "../schemas/mcps.ts";
+import type { StoredMcpServer } from "../store/mcp-repository.ts";
 
 /** Recognises Atrium's own credentials, so no MCP server can be handed them. */
 export interface OwnCredentials {
@@ -10,16 +10,10 @@ export interface OwnCredentials {
 }
 
 /** The fields of a server that decide how it is reached, after a create or a change. */
-export interface McpServerShape {
-  name: string;
-  transport: McpTransport;
-  command: string;
-  args: string[];
-  url: string;
-  authType: "none" | "oauth";
+export type McpServerShape = Pick<StoredMcpServer, "transport" | "command" | "args" | "url" | "authType"> & {
   env: Array<[string, string]>;
   headers: Array<[string, string]>;
-}
+};
 
 const ACCESS_TOKEN_LIKE = /atr_[A-Za-z0-9_-]{20,}/g;
 

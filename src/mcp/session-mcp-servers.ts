@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { SessionMcpServer } from "../schemas/mcps.ts";
+import type { McpTransport, SessionMcpServer } from "../schemas/mcps.ts";
 import type { ReachableMcpServer } from "./mcp-service.ts";
 
 /** What a session's agent is given at session/new or session/load, and the record of it. */
@@ -14,9 +14,15 @@ const pairs = (values: Record<string, string>) => Object.entries(values).map(([n
 /**
  * The servers in ACP's `mcpServers` form. stdio every agent must take; `http` and `sse` only when the
  * agent's `mcpCapabilities` says so. An OAuth server nobody signed in to is left out (its tools would
- * only fail), and so is a transport the agent does not take: both are named in the record.
+ * only fail), and so is a transport the agent does not take: both are named in the record. When the
+ * agent is known not to use what it is given (`caveat`: Gemini in a folder it does not trust, Copilot
+ * CLI with stdio servers), the servers are still given — a later version may — and the record says why.
  */
-export function sessionMcpGrant(reachable: ReachableMcpServer[], capabilities: acp.McpCapabilities | undefined): SessionMcpGrant {
+export function sessionMcpGrant(
+  reachable: ReachableMcpServer[],
+  capabilities: acp.McpCapabilities | undefined,
+  caveat: (transport: McpTransport) => string | undefined = () => undefined,
+): SessionMcpGrant {
   const servers: acp.McpServer[] = [];
   const record: SessionMcpServer[] = [];
   for (const { server, endpoint, needsSignIn } of reachable) {
@@ -26,7 +32,7 @@ export function sessionMcpGrant(reachable: ReachableMcpServer[], capabilities: a
     else if (endpoint.transport !== "stdio" && capabilities?.[endpoint.transport] !== true) {
       reason = `the agent does not take ${endpoint.transport} MCP servers (its mcpCapabilities.${endpoint.transport} is not true)`;
     }
-    record.push({ ...entry, given: reason === null, reason });
+    record.push({ ...entry, given: reason === null, reason: reason ?? caveat(endpoint.transport) ?? null });
     if (reason !== null) continue;
     if (endpoint.transport === "stdio") {
       servers.push({ name: endpoint.name, command: endpoint.command, args: endpoint.args, env: pairs(endpoint.env) });

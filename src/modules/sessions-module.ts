@@ -53,7 +53,7 @@ export const sessionsModule = defineModule({
       clock: context.clock,
       children: context.children,
       openAgentChannel: tuning?.openAgentChannel,
-      mcpServers: async (capabilities) => sessionMcpGrant(await mcps.reachable(), capabilities),
+      mcpServers: async (capabilities, caveat) => sessionMcpGrant(await mcps.reachable(), capabilities, caveat),
     });
     return {
       sessions,

@@ -30,7 +30,15 @@ export const McpConnectionState = Type.Union(
 export type McpConnectionState = Static<typeof McpConnectionState>;
 
 export const McpServerKind = Type.Union(
-  [Type.Literal("managed"), Type.Literal("claude"), Type.Literal("codex"), Type.Literal("gemini"), Type.Literal("opencode"), Type.Literal("qwen")],
+  [
+    Type.Literal("managed"),
+    Type.Literal("claude"),
+    Type.Literal("codex"),
+    Type.Literal("gemini"),
+    Type.Literal("opencode"),
+    Type.Literal("qwen"),
+    Type.Literal("copilot"),
+  ],
   { description: "`managed`: made in Atrium, given to every session. Otherwise the harness whose own config holds it (read-only here)." },
 );
 export type McpServerKind = Static<typeof McpServerKind>;
@@ -166,7 +174,12 @@ export const SessionMcpServer = Type.Object(
     name: Type.String(),
     transport: McpTransport,
     given: Type.Boolean({ description: "Passed to the agent; false when left out (`reason` says why)." }),
-    reason: Nullable(Type.String({ description: "e.g. the agent does not accept `sse` servers (its mcpCapabilities)." })),
+    reason: Nullable(
+      Type.String({
+        description:
+          "Left out: why (the agent takes no `sse` servers, a sign-in is needed). Given: why the agent may still not use it (Gemini in a folder it does not trust, Copilot CLI with stdio servers).",
+      }),
+    ),
   },
   { $id: "SessionMcpServer" },
 );

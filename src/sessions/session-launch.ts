@@ -6,7 +6,7 @@ import type { StoredSession } from "../store/session-repository.ts";
 import { chooseAuthMethod } from "./acp/auth-methods.ts";
 import type { SessionLaunch } from "./session-agent.ts";
 import type { AgentChannelFactory } from "./acp/agent-channel.ts";
-import type { SessionMcpServers } from "./agent-connection.ts";
+import type { McpServersFor } from "./agent-connection.ts";
 
 /**
  * How a session's agent is started: its harness's ACP command in the session's folder, with the
@@ -20,7 +20,7 @@ export function sessionLaunch(
     children: ChildProcesses;
     initializeTimeoutMs: number;
     openAgentChannel?: AgentChannelFactory;
-    mcpServers: SessionMcpServers;
+    mcpServers: McpServersFor;
   },
 ): SessionLaunch {
   const spec = deps.harnesses.launchSpec(session.harnessId, session.harnessAccountId);
@@ -35,7 +35,8 @@ export function sessionLaunch(
     openChannel: deps.openAgentChannel,
     harnessName: definition.name,
     loginInstruction: spec.loginInstruction,
-    mcpServers: deps.mcpServers,
+    mcpServers: (capabilities) =>
+      deps.mcpServers(capabilities, (transport) => definition.mcpCaveat?.({ env, home: context.home, cwd: session.cwd, transport })),
     chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),
   };
 }

@@ -35,7 +35,7 @@ import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
 import { sessionLaunch } from "./session-launch.ts";
-import type { SessionMcpServers } from "./agent-connection.ts";
+import type { McpServersFor } from "./agent-connection.ts";
 import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import type { Clock } from "../clock.ts";
@@ -60,7 +60,7 @@ export interface SessionServiceDeps {
   /** Every agent process is recorded here, so shutdown and the next start can stop it. */
   children: ChildProcesses;
   /** The MCP servers each agent is given. */
-  mcpServers: SessionMcpServers;
+  mcpServers: McpServersFor;
   /** How agents are reached: their process's stdio unless a test connects agents in its own process. */
   openAgentChannel?: AgentChannelFactory;
   now?: () => Date;

@@ -31,6 +31,12 @@ export interface AgentFacts {
    * carry the provider's message.
    */
   failsInReply?: boolean;
+  /**
+   * What the agent does not do with the MCP servers a session gives it. `trusted-folders-only`: Gemini
+   * CLI starts none of them in a folder it does not trust. `no-stdio`: Copilot CLI connects to the HTTP
+   * ones and never starts a stdio one.
+   */
+  mcpQuirk?: "trusted-folders-only" | "no-stdio";
 }
 
 export const AGENTS: AgentFacts[] = [
@@ -60,6 +66,7 @@ export const AGENTS: AgentFacts[] = [
     first: { configId: "model", value: "gemini-3-flash-preview" },
     // autoEdit and yolo are refused in a folder the user has not trusted (a scratch project).
     second: { configId: "mode", value: "plan" },
+    mcpQuirk: "trusted-folders-only",
   },
   {
     id: "opencode",
@@ -85,6 +92,7 @@ export const AGENTS: AgentFacts[] = [
     first: { configId: "allow_all", value: "on" },
     second: { configId: "mode", value: "https://agentclientprotocol.com/protocol/session-modes#plan" },
     failsInReply: true,
+    mcpQuirk: "no-stdio",
   },
 ];
 

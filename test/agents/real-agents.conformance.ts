@@ -21,7 +21,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -32,7 +32,9 @@ import { node } from "../helpers/npm-install.ts";
 import { apiClient, type ApiClient } from "../helpers/api-client.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
+import { McpServer } from "../../src/schemas/mcps.ts";
 import { Project } from "../../src/schemas/projects.ts";
+import { startHttpMcpServer, stdioFixtureCommand } from "../helpers/mcp-fixtures.ts";
 import { ConfigOption, QueuedPrompt, Session, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
 import { idle, lastReply, type DetailBody } from "../sessions/session-helpers.ts";
 import { AGENTS, installAgent, skipReason, type AgentFacts, type Choice } from "./agents.ts";
@@ -104,6 +106,13 @@ function agentSuite(agent: AgentFacts): void {
   let serve: ServeProcess | undefined;
   let sessionId = "";
   const replies: string[] = [];
+  let mcpMarker = "";
+  const mcpHttp = startHttpMcpServer();
+  /** The agents (clients other than Atrium's own probe) that initialized each MCP server, by the name they gave. */
+  const mcpClients = () => ({
+    stdio: (existsSync(mcpMarker) ? readFileSync(mcpMarker, "utf8").split("\n") : []).filter((name) => name && name !== "atrium"),
+    http: mcpHttp.requests.flatMap((request) => (request.clientName && request.clientName !== "atrium" ? [request.clientName] : [])),
+  });
 
   const startServer = async (env = harnessEnv, dir = dataDir) => {
     const server = await startTestServer({
@@ -178,10 +187,14 @@ function agentSuite(agent: AgentFacts): void {
     harnessEnv = { PATH: [join(prefix, "bin"), dirname(node!), "/usr/bin", "/bin"].join(":"), HOME: home, TMPDIR: tmp, ...agent.env(provider.url) };
     dataDir = tempDir("data");
     t = await startServer();
+    mcpMarker = join(tempDir("mcp"), "initialized-by");
+    await call(t, "POST", "/v1/mcps", McpServer, { name: "atrium-stdio", transport: "stdio", ...stdioFixtureCommand("--marker", mcpMarker) }, 201);
+    await call(t, "POST", "/v1/mcps", McpServer, { name: "atrium-http", transport: "http", url: mcpHttp.url, headers: { "X-Atrium-Test": agent.id } }, 201);
   }, 900_000);
 
   afterAll(async () => {
     await t?.stop();
+    mcpHttp.stop();
     serve?.child.kill("SIGKILL");
     await serve?.child.exited;
     // Whatever agent process a failed check left behind (all started by this suite's servers).
@@ -239,6 +252,58 @@ function agentSuite(agent: AgentFacts): void {
     expect(d.conversation[0]!.text).toBe("one");
     expectProviderFailure(d);
     replies.push(lastReply(d)!.text);
+  });
+
+  /** The servers a session was given, by name, as its record says. */
+  const mcpRecord = (session: Static<typeof Session>) => Object.fromEntries(session.mcpServers.map((server) => [server.name, server]));
+  /** Waits (a while) for the agent to initialize the servers it should, and says what it did. */
+  async function agentMcpClients(expectStdio: boolean, expectHttp: boolean) {
+    const clients = await until(
+      async () => mcpClients(),
+      (seen) => (!expectStdio || seen.stdio.length > 0) && (!expectHttp || seen.http.length > 0),
+      30_000,
+    ).catch(() => mcpClients());
+    log(`initialized by the agent: stdio ${clients.stdio.join(", ") || "never"}; http ${clients.http.join(", ") || "never"}`);
+    return clients;
+  }
+
+  test("MCP: the agent takes the servers in ACP's form and connects to those it uses; the session says why it skips any", async () => {
+    const { session } = await detail();
+    log(
+      `mcpServers: ${session.mcpServers.map((server) => `${server.name} ${server.given ? "given" : "left out"}${server.reason ? `: ${server.reason}` : ""}`).join("; ")}`,
+    );
+    const byName = mcpRecord(session);
+    expect(byName["atrium-stdio"]).toMatchObject({ given: true });
+    expect(byName["atrium-http"]!.given || byName["atrium-http"]!.reason?.includes("mcpCapabilities.http")).toBe(true);
+    const httpGiven = byName["atrium-http"]!.given;
+    if (agent.mcpQuirk === "trusted-folders-only") {
+      // Gemini starts none of them in a folder it does not trust (a new scratch project); the record says so.
+      expect(byName["atrium-stdio"]!.reason).toContain("does not trust");
+      expect(await agentMcpClients(false, false)).toEqual({ stdio: [], http: [] });
+      writeFileSync(join(harnessEnv.HOME!, ".gemini", "trustedFolders.json"), JSON.stringify({ [join(dataDir, "projects")]: "TRUST_FOLDER" }));
+      const trusted = await newSession(t!);
+      await call(t!, "POST", `/v1/sessions/${trusted}/prompts`, QueuedPrompt, { text: "tools?" }, 201);
+      const ended = await until(
+        () => call(t!, "GET", `/v1/sessions/${trusted}`, SessionDetail),
+        (d) => d.conversation.length >= 2 && idle(d),
+        180_000,
+      );
+      expect(Object.values(mcpRecord(ended.session)).map((server) => server.reason)).toEqual([null, null]);
+      const clients = await agentMcpClients(true, httpGiven);
+      expect(clients.stdio.length, "in a trusted folder the agent connects to the stdio server").toBeGreaterThan(0);
+      if (httpGiven) expect(clients.http.length, "in a trusted folder the agent connects to the HTTP server").toBeGreaterThan(0);
+      await call(t!, "DELETE", `/v1/sessions/${trusted}`, Type.Object({ id: Type.String() }));
+      return;
+    }
+    const stdioUsed = agent.mcpQuirk !== "no-stdio";
+    const clients = await agentMcpClients(stdioUsed, httpGiven);
+    if (stdioUsed) expect(clients.stdio.length, "the agent connected to the stdio MCP server it was given").toBeGreaterThan(0);
+    else {
+      // Copilot CLI never starts a stdio server given over ACP; the record says so.
+      expect(byName["atrium-stdio"]!.reason).toContain("starts no stdio MCP server");
+      expect(clients.stdio).toEqual([]);
+    }
+    if (httpGiven) expect(clients.http.length, "the agent connected to the HTTP MCP server it was given").toBeGreaterThan(0);
   });
 
   test('after a restart, prompt "two" fails with the provider\'s error again, with nothing of the earlier reply', async () => {

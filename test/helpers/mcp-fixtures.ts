@@ -10,8 +10,8 @@ export function stdioFixtureCommand(...options: string[]): { command: string; ar
 
 export interface HttpMcpFixture {
   url: string;
-  /** What each request to the MCP endpoint carried. */
-  requests: Array<{ authorization: string | null }>;
+  /** What each request to the MCP endpoint carried; `clientName` is the name an `initialize` gave. */
+  requests: Array<{ authorization: string | null; clientName?: string }>;
   /** Client registrations and token grants the OAuth side made. */
   oauth: { registrations: number; tokensIssued: string[] };
   stop(): void;
@@ -28,6 +28,17 @@ export interface HttpMcpOptions {
 }
 
 const base64url = (bytes: Buffer) => bytes.toString("base64url");
+
+/** The client's name when the request is an `initialize` (read from a copy; the transport reads the body). */
+async function initializingClient(request: Request): Promise<string | undefined> {
+  if (request.method !== "POST") return undefined;
+  try {
+    const message = (await request.clone().json()) as { method?: string; params?: { clientInfo?: { name?: string } } };
+    return message.method === "initialize" ? (message.params?.clientInfo?.name ?? "unnamed") : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A real Streamable HTTP MCP server on a loopback port (the SDK's web-standard server transport, one
@@ -100,7 +111,7 @@ export function startHttpMcpServer(options: HttpMcpOptions = {}): HttpMcpFixture
       }
       if (url.pathname !== "/mcp") return new Response("not found", { status: 404 });
       const authorization = request.headers.get("authorization");
-      requests.push({ authorization });
+      requests.push({ authorization, clientName: await initializingClient(request) });
       if (options.hang) return new Promise<Response>(() => undefined);
       if (options.status) return new Response("refused", { status: options.status });
       if (options.oauth && !oauth.tokensIssued.some((token) => authorization === `Bearer ${token}`)) {

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { HarnessDefinition } from "../harness-definition.ts";
+import { geminiTrustsFolder } from "./gemini-folder-trust.ts";
 
 interface GeminiSettings {
   selectedAuthType?: string;
@@ -34,6 +35,10 @@ export const gemini: HarnessDefinition = {
   skillsDir: ({ home }) => join(home, ".gemini", "skills"),
   // `mcpServers` in ~/.gemini/settings.json.
   mcpConfig: ({ home }) => ({ path: join(home, ".gemini", "settings.json"), format: "gemini" }),
+  mcpCaveat: ({ cwd, env, home }) =>
+    geminiTrustsFolder(cwd, env, home)
+      ? undefined
+      : `Gemini starts no MCP server in a folder it does not trust: trust ${cwd} in Gemini (its /permissions, or ~/.gemini/trustedFolders.json)`,
   async probeAuth(context) {
     if (context.env.GEMINI_API_KEY || context.env.GOOGLE_API_KEY) return { state: "authenticated", authMethod: "gemini-api-key" };
     const dir = join(context.home, ".gemini");
