@@ -11,7 +11,8 @@ import { runCommand } from "../process/run-command.ts";
 import type { TerminalLogs } from "./terminal-logs.ts";
 import { readUsageLimits, type AccountSpec } from "./usage-limits.ts";
 import type { UsageLimits } from "../schemas/sessions.ts";
-import type { HarnessDefinition, HarnessMcpConfig, SkillsDirContext } from "./harness-definition.ts";
+import type { HarnessDefinition } from "./harness-definition.ts";
+import type { InstalledHarness } from "./harness-user-files.ts";
 import { detectReadiness, findOnPath, initialReadiness, probeAuth, type DetectionEnvironment } from "./detection.ts";
 import type { AccountProfile, HarnessAccounts } from "./harness-accounts.ts";
 import type { LatestVersions } from "./latest-versions.ts";
@@ -208,31 +209,14 @@ export class HarnessService {
   }
 
   /**
-   * Where each harness that reads user-level skills keeps them, in its active account's environment.
-   * Only harnesses whose CLI is on this machine: no folders are made for CLIs that are not there.
+   * The harnesses whose CLI is on this machine, each with its active account's environment: where
+   * their user files are (harness-user-files.ts). No folder is made for a CLI that is not there.
    */
-  skillFolders(): Array<{ harnessId: string; harnessName: string; harnessSymbol: string; skillsDir: string }> {
-    return this.installedUserFiles((definition, context) => {
-      const skillsDir = definition.skillsDir?.(context);
-      return skillsDir === undefined ? undefined : { harnessId: definition.id, harnessName: definition.name, harnessSymbol: definition.symbolName, skillsDir };
-    });
-  }
-
-  /** Where each harness on this machine lists its own MCP servers, in its active account's environment. */
-  mcpConfigs(): Array<HarnessMcpConfig & { harnessId: string }> {
-    return this.installedUserFiles((definition, context) => {
-      const config = definition.mcpConfig?.(context);
-      return config && { harnessId: definition.id, ...config };
-    });
-  }
-
-  /** What `pick` finds for each harness whose CLI is on this machine, in its active account's environment. */
-  private installedUserFiles<T>(pick: (definition: HarnessDefinition, context: SkillsDirContext) => T | undefined): T[] {
+  installed(): InstalledHarness[] {
     return this.deps.definitions.flatMap((definition) => {
       if (!this.states.get(definition.id)?.readiness.path) return [];
       const { env } = this.launchSpec(definition.id);
-      const found = pick(definition, { env, home: env.HOME ?? homedir() });
-      return found === undefined ? [] : [found];
+      return [{ definition, context: { env, home: env.HOME ?? homedir() } }];
     });
   }
 

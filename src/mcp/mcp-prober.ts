@@ -52,9 +52,9 @@ export class McpProber {
     this.record(serverId, generation, { ...emptyProbe(), detail });
   }
 
-  /** Settles when the probes running now have ended. */
-  async idle(): Promise<void> {
-    await Promise.all([...this.running.values()]);
+  /** A removed server: a probe that runs is made moot, and nothing more is recorded of it. */
+  forget(serverId: string): void {
+    this.generations.set(serverId, (this.generations.get(serverId) ?? 0) + 1);
   }
 
   stop(): void {

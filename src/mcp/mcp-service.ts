@@ -137,7 +137,7 @@ export class McpService {
       this.deps.oauth.forget(id);
       this.deps.events.append("mcp.deleted", id, { id });
     });
-    this.prober?.disconnect(id, "");
+    this.prober?.forget(id);
     return this.list();
   }
 

@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { mcpConfigs } from "../harness/harness-user-files.ts";
 import { mcpRoutes } from "../http/routes/mcp-routes.ts";
 import { HarnessMcpConfigs } from "../mcp/harness-mcp-configs.ts";
 import { McpOAuth } from "../mcp/mcp-oauth.ts";
@@ -37,7 +38,7 @@ export const mcpsModule = defineModule({
       events,
       clock,
       machineId: identity.machineId,
-      harnessConfigs: new HarnessMcpConfigs(() => harnesses.mcpConfigs(), logger),
+      harnessConfigs: new HarnessMcpConfigs(() => mcpConfigs(harnesses.installed()), logger),
       oauth: new McpOAuth({ repository, clock }),
       own: { isAccessToken: (text) => tokens.verify(text) !== null, tokenFile: paths.adminToken },
       logger,

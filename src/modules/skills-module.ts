@@ -1,3 +1,4 @@
+import { skillFolders } from "../harness/harness-user-files.ts";
 import { skillRoutes } from "../http/routes/skill-routes.ts";
 import { SkillEvents } from "../schemas/skills.ts";
 import { SkillsService } from "../skills/skills-service.ts";
@@ -11,7 +12,7 @@ export const skillsModule = defineModule({
   eventKinds: SkillEvents,
   create: ({ store, events, logger, paths, modules }) => {
     const { harnesses } = modules.get(harnessesModule);
-    const skills = new SkillsService({ canonicalDir: paths.skills, folders: () => harnesses.skillFolders(), store, events, logger });
+    const skills = new SkillsService({ canonicalDir: paths.skills, folders: () => skillFolders(harnesses.installed()), store, events, logger });
     return { routes: skillRoutes(skills) };
   },
 });

@@ -5,16 +5,9 @@ import type { EventLog } from "../events/event-log.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { GlobalSkill, HarnessSkill, HarnessSkillSet, ImportedSkills, SkillEvents, SkillsListing } from "../schemas/skills.ts";
 import type { Store } from "../store/database.ts";
+import type { HarnessSkillFolder } from "../harness/harness-user-files.ts";
 import { readSkill, skillDigest, skillFolderNames } from "./skill-folder.ts";
 import { checkImportSize, chooseSkills, copySkill, findSkills, parseImportSource, withSourceFolder } from "./skill-import.ts";
-
-/** A harness that reads user-level skills, and where. */
-export interface HarnessSkillFolder {
-  harnessId: string;
-  harnessName: string;
-  harnessSymbol: string;
-  skillsDir: string;
-}
 
 export interface SkillsServiceDeps {
   /** `<data>/skills`: the one copy of each global skill. */

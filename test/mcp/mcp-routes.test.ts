@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
-import { McpMachineState, McpServer, McpServerList } from "../../src/schemas/mcps.ts";
+import { McpAuthorization, McpEvents, McpMachineState, McpServer, McpServerList } from "../../src/schemas/mcps.ts";
 import { stdioFixtureCommand, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
@@ -27,9 +27,9 @@ describe("the registry", () => {
     expect((await list()).map((each) => each.name)).toContain("files");
 
     const events = await replayedEvents(mcp.t, cursor);
-    const states = events
-      .filter((event) => event.kind === "mcp.updated" && event.subjectId === created.id)
-      .map((event) => (event.payload as { server: McpServer }).server.connectionState);
+    const updates = events.filter((event) => event.kind === "mcp.updated" && event.subjectId === created.id);
+    for (const event of updates) assertMatchesSchema(McpEvents["mcp.updated"], event.payload);
+    const states = updates.map((event) => (event.payload as { server: McpServer }).server.connectionState);
     expect(states).toEqual(["disconnected", "connecting", "connected"]);
     // The value is in the database file, never in an answer, an event or the log.
     const everything = JSON.stringify(events) + JSON.stringify(await list()) + readFileSync(join(mcp.t.dataDir, "logs", "atrium.log"), "utf8");
@@ -114,7 +114,9 @@ describe("the registry", () => {
     await expectError(mcp.t.json("GET", `/v1/mcps/${gone.id}`), 404, "no MCP server");
     const db = new Database(join(mcp.t.dataDir, "atrium.db"), { readonly: true });
     expect(db.query("SELECT count(*) AS n FROM mcp_secrets WHERE server_id = ?").get(gone.id)).toEqual({ n: 0 });
+    expect(db.query("SELECT count(*) AS n FROM mcp_probes WHERE server_id = ?").get(gone.id)).toEqual({ n: 0 });
     db.close();
+    expect(readFileSync(join(mcp.t.dataDir, "logs", "atrium.log"), "utf8")).not.toContain("could not record an MCP server's state");
   });
 });
 
@@ -154,8 +156,9 @@ describe("OAuth", () => {
     expect(waiting).toMatchObject({ connectionState: "needs-authorization", oauthScope: "files:read files:write" });
 
     await expectError(mcp.t.json("POST", `/v1/mcps/${created.id}/authorize`, { shell: 1 }), 400, "shell");
-    const started = await mcp.t.json<{ authorizationUrl: string; state: string; expiresAt: string }>("POST", `/v1/mcps/${created.id}/authorize`, {});
+    const started = await mcp.t.json<McpAuthorization>("POST", `/v1/mcps/${created.id}/authorize`, {});
     expect(started.status).toBe(200);
+    assertMatchesSchema(McpAuthorization, started.body);
     const authorizationUrl = new URL(started.body.authorizationUrl);
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorizationUrl.searchParams.get("scope")).toBe("files:read files:write");
