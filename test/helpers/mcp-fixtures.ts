@@ -1,4 +1,7 @@
 import { createHash } from "node:crypto";
+import { createServer, type Server as NodeServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { join } from "node:path";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { fixtureMcpServer } from "../fixtures/mcp-server/fixture-server.ts";
@@ -128,4 +131,34 @@ export function startHttpMcpServer(options: HttpMcpOptions = {}): HttpMcpFixture
   });
   origin = `http://127.0.0.1:${server.port}`;
   return { url: `${origin}/mcp`, requests, oauth, stop: () => server.stop(true) };
+}
+
+/**
+ * An MCP server on the older HTTP+SSE transport (the SDK's SSEServerTransport, which speaks Node's
+ * http): `GET /sse` opens the stream and names the endpoint that takes the client's messages.
+ */
+export async function startSseMcpServer(tools = 3): Promise<{ url: string; stop(): void }> {
+  const transports = new Map<string, SSEServerTransport>();
+  const server: NodeServer = createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (request.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", response);
+      transports.set(transport.sessionId, transport);
+      response.on("close", () => transports.delete(transport.sessionId));
+      await fixtureMcpServer(tools).connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get("sessionId") ?? "");
+    if (request.method === "POST" && url.pathname === "/messages" && transport) return transport.handlePostMessage(request, response);
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    stop: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { McpServer } from "../../src/schemas/mcps.ts";
-import { stdioFixtureCommand, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
+import { startSseMcpServer, stdioFixtureCommand, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { processAlive } from "../helpers/processes.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -73,6 +73,16 @@ describe("probes", () => {
     expect(probed.body.connectionState).toBe("connected");
     expect(fixture.requests.length).toBeGreaterThan(seen);
   });
+});
+
+test("the older HTTP+SSE transport: connected, its tools counted", async () => {
+  const old = await startSseMcpServer(4);
+  try {
+    const server = await settled((await create({ name: "old", transport: "sse", url: old.url })).id);
+    expect(server).toMatchObject({ connectionState: "connected", toolCount: 4 });
+  } finally {
+    old.stop();
+  }
 });
 
 describe("across a restart", () => {

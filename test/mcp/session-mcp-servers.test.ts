@@ -91,6 +91,24 @@ describe("sessions get the servers that are on here", () => {
     expect(byName.unsigned!.reason).toContain("sign-in");
   });
 
+  test("a new agent process that loads the session is given them again at session/load", async () => {
+    t.script({ prompts: { ...PROMPTS, "/crash": [{ crash: "scripted agent: gone" }] }, loadSession: true, mcpCapabilities: { http: true } });
+    const session = await t.newSession();
+    await reply(session.id, "/mcp");
+    await reply(session.id, "/crash");
+    const given = JSON.parse(await reply(session.id, "/mcp")) as Array<{ name: string }>;
+    expect(given.map((server) => server.name).sort()).toEqual(["files", "remote", "signed-in"]);
+    // Loaded, not started afresh: the replayed history is there and no notice says otherwise.
+    const { session: recorded } = await t.detail(session.id);
+    expect(recorded.status ?? "").not.toContain("could not load");
+    expect(
+      recorded.mcpServers
+        .filter((server) => server.given)
+        .map((server) => server.name)
+        .sort(),
+    ).toEqual(["files", "remote", "signed-in"]);
+  });
+
   test("an agent that declares no MCP capabilities gets the stdio servers only", async () => {
     t.script({ prompts: PROMPTS });
     const session = await t.newSession();
