@@ -141,7 +141,8 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       version: options.version,
       description:
         "Coordinates the coding-agent CLIs on this machine. Every route needs `Authorization: Bearer <token>`, " +
-        "except a local `GET /v1/health` without an Authorization header.",
+        "except a local `GET /v1/health` without an Authorization header, and the routes marked `security: []` " +
+        "(a browser's return from a sign-in), which check a one-time ticket in their URL instead.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],

@@ -88,13 +88,7 @@ export class McpService {
     const env = Object.entries(body.environment ?? {});
     const headers = Object.entries(body.headers ?? {});
     validateMcpServer({ ...server, env, headers }, this.deps.own);
-    this.deps.store.transaction(() => {
-      if (this.deps.repository.idOfName(server.name)) throw new ConflictError(`an MCP server named ${server.name} exists`);
-      this.deps.repository.save(server);
-      this.deps.repository.replaceSecrets(server.id, "env", env);
-      this.deps.repository.replaceSecrets(server.id, "header", headers);
-      this.publish(server.id);
-    });
+    this.write(server, env, headers);
     this.reprobe(server.id);
     return this.get(server.id);
   }
@@ -116,17 +110,24 @@ export class McpService {
     const headers = mergeSecrets("headers", keptHeaders, body.headers);
     validateMcpServer({ ...merged, env, headers }, this.deps.own);
     const signInVoid = merged.url !== stored.url || merged.authType !== stored.authType;
-    this.deps.store.transaction(() => {
-      const holder = this.deps.repository.idOfName(merged.name);
-      if (holder && holder !== id) throw new ConflictError(`an MCP server named ${merged.name} exists`);
-      this.deps.repository.save(merged);
-      this.deps.repository.replaceSecrets(id, "env", env);
-      this.deps.repository.replaceSecrets(id, "header", headers);
+    this.write(merged, env, headers, () => {
       if (signInVoid) this.deps.oauth.forget(id);
-      this.publish(id);
     });
     this.reprobe(id);
     return this.get(id);
+  }
+
+  /** Stores a server with its values and publishes it, in one transaction; a name another server has is a 409. */
+  private write(server: StoredMcpServer, env: Array<[string, string]>, headers: Array<[string, string]>, alsoInside?: () => void): void {
+    this.deps.store.transaction(() => {
+      const holder = this.deps.repository.idOfName(server.name);
+      if (holder && holder !== server.id) throw new ConflictError(`an MCP server named ${server.name} exists`);
+      this.deps.repository.save(server);
+      this.deps.repository.replaceSecrets(server.id, "env", env);
+      this.deps.repository.replaceSecrets(server.id, "header", headers);
+      alsoInside?.();
+      this.publish(server.id);
+    });
   }
 
   /** Removes a server made here; the harnesses' own are changed in their config. Returns what remains. */
