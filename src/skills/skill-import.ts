@@ -1,64 +1,18 @@
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative } from "node:path";
+import { cpSync, existsSync, lstatSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
 import { InvalidInputError, TooLargeError } from "../errors.ts";
-import { runGit } from "../git/git-runner.ts";
-import { cloneFailureReason } from "../projects/git-clone.ts";
-import { checkCloneUrl, redactCredentials } from "../projects/repo-url.ts";
 import { readSkill } from "./skill-folder.ts";
 
 /** An import takes at most this much, over the skills it brings. */
 export const IMPORT_LIMITS = { files: 2_000, bytes: 20 * 1024 * 1024 };
-const CLONE_TIMEOUT_MS = 120_000;
 /** Skills are looked for this deep below the source's folder. */
 const SEARCH_DEPTH = 4;
-
-/** Where an import reads from: a local folder, or a git repository with an optional ref and folder. */
-export type ImportSource = { kind: "folder"; path: string } | { kind: "git"; url: string; ref?: string; folder?: string };
-
-/**
- * `source` as the client wrote it: an existing absolute folder, or a git URL, where a
- * `…/tree/<ref>/<folder>` tail (as code hosts show a folder) names the branch and the folder inside.
- */
-export function parseImportSource(source: string): ImportSource {
-  if (isAbsolute(source) && existsSync(source) && statSync(source).isDirectory()) {
-    return { kind: "folder", path: source };
-  }
-  const tree = /^(.+?)\/tree\/([^/]+)(?:\/(.+?))?\/*$/.exec(source);
-  const url = tree ? tree[1]! : source;
-  checkCloneUrl(url);
-  const ref = tree?.[2];
-  const folder = tree?.[3];
-  if (ref !== undefined && (ref.startsWith("-") || !/^[\w./-]+$/.test(ref))) throw new InvalidInputError(`source names a ref git would not take: ${ref}`);
-  if (folder?.split("/").some((part) => part === ".." || part === "")) throw new InvalidInputError("source's folder must not contain `..` or empty parts");
-  return { kind: "git", url, ref, folder };
-}
 
 /** A skill found in a source: its folder, and what its SKILL.md says. */
 export interface FoundSkill {
   folder: string;
   directoryName: string;
   name: string;
-}
-
-/**
- * Clones a git source (shallow, no prompts, nothing run from it) into a new folder under `workDir`, or
- * takes a local folder as it is; calls `use` with the folder to read skills from, then removes the clone.
- */
-export async function withSourceFolder<T>(source: ImportSource, workDir: string, use: (folder: string) => T): Promise<T> {
-  if (source.kind === "folder") return use(source.path);
-  const clone = mkdtempSync(join(workDir, ".import-"));
-  try {
-    const args = ["clone", "--depth", "1", "--quiet", ...(source.ref ? ["--branch", source.ref] : []), "--", source.url, join(clone, "repo")];
-    // A hook path that is nowhere: no hook of the user's configuration runs for a repository being read.
-    const result = await runGit(["-c", "core.hooksPath=/dev/null", ...args], { timeoutMs: CLONE_TIMEOUT_MS });
-    if (result.code !== 0) throw new InvalidInputError(`could not clone ${redactCredentials(source.url)}: ${cloneFailureReason(result.stderr)}`);
-    const folder = join(clone, "repo", ...(source.folder?.split("/") ?? []));
-    if (!existsSync(folder) || !statSync(folder).isDirectory())
-      throw new InvalidInputError(`${source.folder} is not a folder in ${redactCredentials(source.url)}`);
-    return use(folder);
-  } finally {
-    rmSync(clone, { recursive: true, force: true });
-  }
 }
 
 /** Every folder with a SKILL.md below `root` (links are not followed, `.git` is skipped). */

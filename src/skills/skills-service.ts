@@ -7,7 +7,8 @@ import type { GlobalSkill, HarnessSkill, HarnessSkillSet, ImportedSkills, SkillE
 import type { Store } from "../store/database.ts";
 import type { HarnessSkillFolder } from "../harness/harness-user-files.ts";
 import { readSkill, skillDigest, skillFolderNames } from "./skill-folder.ts";
-import { checkImportSize, chooseSkills, copySkill, findSkills, parseImportSource, withSourceFolder } from "./skill-import.ts";
+import { parseImportSource, withSourceFolder } from "../git/source-folder.ts";
+import { checkImportSize, chooseSkills, copySkill, findSkills } from "./skill-import.ts";
 
 export interface SkillsServiceDeps {
   /** `<data>/skills`: the one copy of each global skill. */
@@ -122,7 +123,7 @@ export class SkillsService {
     const parsed = parseImportSource(source);
     const canonicalDir = this.deps.canonicalDir;
     mkdirSync(canonicalDir, { recursive: true });
-    const imported = await withSourceFolder(parsed, canonicalDir, (folder) => {
+    const imported = await withSourceFolder(parsed, canonicalDir, ({ folder }) => {
       const chosen = chooseSkills(findSkills(folder), skillNames);
       if (chosen.length === 0) throw new InvalidInputError("the source holds no folder with a SKILL.md");
       const names = chosen.map((skill) => skill.directoryName);
