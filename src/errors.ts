@@ -20,3 +20,5 @@ export class ConflictError extends DomainError {}
 export class ForbiddenError extends DomainError {}
 /** The content is larger than what is accepted (413). */
 export class TooLargeError extends DomainError {}
+/** What the request is passed on to (a plugin's process) is not running or did not answer (502). */
+export class UpstreamError extends DomainError {}

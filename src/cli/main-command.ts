@@ -17,6 +17,7 @@ export const mainCommand = defineCommand({
     status: () => import("./status-command.ts").then((module) => module.statusCommand),
     logs: () => import("./logs-command.ts").then((module) => module.logsCommand),
     update: () => import("./update-command.ts").then((module) => module.updateCommand),
+    plugin: () => import("./plugin-command.ts").then((module) => module.pluginCommand),
     "acp-echo": () => import("./acp-echo-command.ts").then((module) => module.acpEchoCommand),
   },
 });

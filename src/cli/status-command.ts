@@ -1,13 +1,9 @@
 import { defineCommand } from "citty";
-import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
-import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
-import { readRuntimeFile } from "../config/runtime-file.ts";
 import type { Health, ServerInfo } from "../schemas/system.ts";
 import type { Harness } from "../schemas/harnesses.ts";
 import { describeServiceMode, detectServiceMode, type ServiceMode } from "../system/service-mode.ts";
-import { cliConfig, cliPaths, runCli } from "./cli-context.ts";
-
-const REQUEST_TIMEOUT_MS = 3000;
+import { cliPaths, runCli } from "./cli-context.ts";
+import { serverClient } from "./server-client.ts";
 
 export interface StatusReport {
   running: boolean;
@@ -37,29 +33,17 @@ const summarize = (harness: Harness): HarnessSummary => ({
   auth: { state: harness.auth.state, detail: harness.auth.detail },
 });
 
-async function getJson<T>(url: string, token: string): Promise<T> {
-  const response = await fetch(url, {
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const body = (await response.json()) as T & { error?: string };
-  if (!response.ok) throw new Error(body.error ?? `HTTP ${response.status}`);
-  return body;
-}
-
 /** Asks the running server (found through server.json, else the configured address) how it is. */
 export async function readStatus(): Promise<StatusReport> {
-  const paths = cliPaths();
-  const config = cliConfig(paths);
-  const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
-  const token = readOrCreateAdminToken(paths.adminToken);
-  const service = await detectServiceMode(paths);
+  const server = serverClient();
+  const { url } = server;
+  const service = await detectServiceMode(cliPaths());
   try {
     const [health, info, harnesses] = await Promise.all([
-      getJson<Health>(`${url}/v1/health`, token),
-      getJson<ServerInfo>(`${url}/v1/info`, token),
+      server.json<Health>("GET", "/v1/health"),
+      server.json<ServerInfo>("GET", "/v1/info"),
       // Not served while the database migrates; the server still runs and says so in health.
-      getJson<Harness[]>(`${url}/v1/harnesses`, token).catch(() => undefined),
+      server.json<Harness[]>("GET", "/v1/harnesses").catch(() => undefined),
     ]);
     return { running: true, url, service, health, info, harnesses: harnesses?.map(summarize) };
   } catch (error) {

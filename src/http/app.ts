@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Logger } from "../logging/logger.ts";
-import { checkAccess, pathOf } from "./auth-guard.ts";
+import { checkAccess, pathOf, ticketedRoutes } from "./auth-guard.ts";
 import { errorResponse, mapError } from "./error-mapping.ts";
 import { jsonBodyParser } from "./json-body.ts";
 import { requestValidator } from "./request-validator.ts";
@@ -90,11 +90,11 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
 
 export function createHttpApp(deps: HttpAppDeps) {
   const { refusals } = deps;
-  const ticketedPaths = new Set(deps.routes.filter((route) => route.ticketed).map((route) => route.path));
+  const isTicketed = ticketedRoutes(deps.routes);
   const app = new Elysia()
     .onRequest(({ request, server }) => {
       deps.checkHost?.(request);
-      checkAccess(request, server, deps.tokens, ticketedPaths);
+      checkAccess(request, server, deps.tokens, isTicketed);
     })
     .onError(({ code, error, request, server, set }) => {
       const mapped = mapError(code, error, request, deps.logger);
@@ -122,7 +122,7 @@ export function createHttpApp(deps: HttpAppDeps) {
       route.method,
       route.path,
       elysiaHandler(route, deps.logger),
-      takesBody ? { parse: jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
+      takesBody ? { parse: route.rawBody ? "none" : jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
     );
   }
   return app;

@@ -33,6 +33,27 @@ export interface PeerLookup {
   requestIP(request: Request): { address: string } | null;
 }
 
+/** Whether a request is for a route that checks a ticket of its own instead of Atrium's token. */
+export type TicketedRoutes = (method: string, path: string) => boolean;
+
+/**
+ * Which requests go to a ticketed route (`:param` one segment, `*` the rest). A request that a route
+ * needing the token also matches is not ticketed: the router prefers that route's fixed segments
+ * (`POST …/panes/board/open` opens a pane; it is not a pane's content).
+ */
+export function ticketedRoutes(routes: Array<{ method: string; path: string; ticketed?: boolean }>): TicketedRoutes | undefined {
+  const pattern = (route: { method: string; path: string }) => ({
+    method: route.method,
+    path: new RegExp(`^${route.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+").replace(/\*$/, ".*")}$`),
+  });
+  const matches = (patterns: Array<ReturnType<typeof pattern>>, method: string, path: string) =>
+    patterns.some((candidate) => candidate.method === method && candidate.path.test(path));
+  const ticketed = routes.filter((route) => route.ticketed).map(pattern);
+  if (ticketed.length === 0) return undefined;
+  const guarded = routes.filter((route) => !route.ticketed).map(pattern);
+  return (method, path) => matches(ticketed, method, path) && !matches(guarded, method, path);
+}
+
 /** The path of a request URL without parsing all of it. */
 export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
@@ -44,18 +65,18 @@ export function pathOf(url: string): string {
  * Checks the bearer token of a request and throws 401 when it fails. The token is read only from the
  * Authorization header: a token in the URL would end up in logs and proxies. The one exception is a
  * local `GET /v1/health` with no Authorization header at all, so that a health check can tell a
- * server problem from an auth problem. Ticketed routes (route.ts) check their own ticket instead.
+ * server problem from an auth problem. Ticketed routes (route.ts) check their own ticket instead;
+ * they are looked for only when the token fails, so the common request pays nothing for them.
  */
-export function checkAccess(request: Request, server: PeerLookup | null | undefined, tokens: AccessTokens, ticketedPaths?: ReadonlySet<string>): void {
+export function checkAccess(request: Request, server: PeerLookup | null | undefined, tokens: AccessTokens, isTicketed?: TicketedRoutes): void {
   const header = request.headers.get("authorization");
-  if (header === null && ticketedPaths?.has(pathOf(request.url))) return;
   // Path and peer are worked out only for the one exception; this runs on every request.
   if (header === null && request.method === "GET" && pathOf(request.url) === "/v1/health" && isLocalRequest(request, server?.requestIP(request)?.address)) {
     return;
   }
   const token = bearerToken(header);
-  if (token === undefined) {
-    throw unauthorized('this request needs the header "Authorization: Bearer <token>" (see `atrium token`)');
-  }
-  if (tokens.verify(token) === null) throw unauthorized("the bearer token is not valid");
+  if (token !== undefined && tokens.verify(token) !== null) return;
+  if (isTicketed?.(request.method, pathOf(request.url))) return;
+  if (token === undefined) throw unauthorized('this request needs the header "Authorization: Bearer <token>" (see `atrium token`)');
+  throw unauthorized("the bearer token is not valid");
 }

@@ -1,4 +1,4 @@
-import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError } from "../errors.ts";
+import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError, UpstreamError } from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { storageProblem } from "../store/storage-errors.ts";
@@ -14,6 +14,7 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
   if (error instanceof TooLargeError) return 413;
+  if (error instanceof UpstreamError) return 502;
   if (error instanceof ForbiddenError) return 403;
   return 400;
 };

@@ -106,20 +106,18 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
         content: { "application/json": { schema: errorRef } },
       };
     }
-    const success = route.ticketed
-      ? { description: "An HTML page for the browser that opened it.", content: { "text/html": { schema: { type: "string" } } } }
-      : route.eventStream
-        ? {
-            description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
-            content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
-          }
-        : {
-            description: "Success.",
-            content: { "application/json": { schema: components.ref(route.response) } },
-            ...(route.paged
-              ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
-              : {}),
-          };
+    const success = route.eventStream
+      ? {
+          description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
+          content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
+        }
+      : {
+          description: "Success.",
+          content: { [route.responseType ?? "application/json"]: { schema: components.ref(route.response) } },
+          ...(route.paged
+            ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
+            : {}),
+        };
     const operation: JsonObject = {
       operationId: operationId(route),
       summary: route.summary,

@@ -37,11 +37,15 @@ export interface Route<
   /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */
   paged?: boolean;
   /**
-   * Opened by a browser, which has no token (a sign-in's return): served without the bearer header to a
-   * request that has no Authorization at all, the handler checking the one-time ticket in the URL
-   * instead, and answered with an HTML page. The path must have no parameters.
+   * Reached without Atrium's token (a browser coming back from a sign-in, a plugin pane in a web view,
+   * an agent calling plugin tools with its session's token): the guard lets it through and the
+   * handler checks the ticket it carries instead. Its answer is whatever the handler makes.
    */
   ticketed?: boolean;
+  /** The body is handed to the handler unread (a proxied pane request), not parsed as JSON. */
+  rawBody?: boolean;
+  /** The success answer's media type when it is not JSON (`text/html`, `*\/*` for what a plugin serves). */
+  responseType?: string;
   /** Largest accepted request body; 1 MiB unless a route needs more. */
   bodyLimitBytes?: number;
   // Method syntax on purpose: routes with different schemas must fit in one Route[] list.

@@ -26,9 +26,9 @@ export interface McpServiceDeps {
   logger: Logger;
 }
 
-/** A managed server with what reaching it takes: for probes and for sessions. */
+/** A server with what reaching it takes: for probes and for sessions. */
 export interface ReachableMcpServer {
-  server: StoredMcpServer;
+  id: string;
   endpoint: McpEndpoint;
   /** An OAuth server with no usable token: it cannot be reached until someone signs in. */
   needsSignIn: boolean;
@@ -205,7 +205,7 @@ export class McpService {
     }
     const env = Object.fromEntries(this.deps.repository.secrets(server.id, "env"));
     return {
-      server,
+      id: server.id,
       endpoint: { name: server.name, transport: server.transport, command: server.command, args: server.args, env, url: server.url, headers },
       needsSignIn,
     };

@@ -25,8 +25,8 @@ export function sessionMcpGrant(
 ): SessionMcpGrant {
   const servers: acp.McpServer[] = [];
   const record: SessionMcpServer[] = [];
-  for (const { server, endpoint, needsSignIn } of reachable) {
-    const entry = { id: server.id, name: server.name, transport: server.transport };
+  for (const { id, endpoint, needsSignIn } of reachable) {
+    const entry = { id, name: endpoint.name, transport: endpoint.transport };
     let reason: string | null = null;
     if (needsSignIn) reason = "it needs a sign-in first (POST /v1/mcps/{id}/authorize)";
     else if (endpoint.transport !== "stdio" && capabilities?.[endpoint.transport] !== true) {

@@ -87,6 +87,7 @@ export const harnessesModule = defineModule({
     });
     return {
       harnesses,
+      terminals,
       routes: [...harnessRoutes(harnesses, terminals), ...providerLoginRoutes(providerLogins)],
       start: () =>
         Bun.sleep(tuning?.firstScanDelayMs ?? FIRST_SCAN_DELAY_MS)

@@ -34,8 +34,8 @@ export interface ModuleContext {
   clock: Clock;
   /** config.json as the user wrote it; each module reads its own keys. */
   config: ConfigFile;
-  /** What the server itself offers: its stop (an update restarts into the new build), and its migration's state. */
-  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"] };
+  /** What the server itself offers: its stop (an update restarts into the new build), its migration's state, and where it listens. */
+  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"]; url: string };
   modules: BuiltModules;
 }
 

@@ -1,6 +1,7 @@
 import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
+import { pluginsModule } from "./plugins-module.ts";
 import type { AtriumModule, ModuleDefinition } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 import { sessionsModule } from "./sessions-module.ts";
@@ -12,7 +13,17 @@ import { updatesModule } from "./updates-module.ts";
  * Every resource the server serves, built in this order (a module after those it uses) and stopped
  * in the reverse. Adding a resource is adding its line here; see docs/architecture.md.
  */
-export const MODULES = [syncModule, projectsModule, filesModule, harnessesModule, skillsModule, mcpsModule, sessionsModule, updatesModule] as const;
+export const MODULES = [
+  syncModule,
+  projectsModule,
+  filesModule,
+  harnessesModule,
+  skillsModule,
+  mcpsModule,
+  pluginsModule,
+  sessionsModule,
+  updatesModule,
+] as const;
 
 /** What tests may replace, per module, by its name. */
 export type ModuleTuning = {

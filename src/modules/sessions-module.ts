@@ -11,6 +11,7 @@ import { TranscriptRepository } from "../store/transcript-repository.ts";
 import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
+import { pluginsModule } from "./plugins-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 
@@ -35,6 +36,7 @@ export const sessionsModule = defineModule({
     const { store, logger, modules, config } = context;
     const { projects, worktrees } = modules.get(projectsModule);
     const { mcps } = modules.get(mcpsModule);
+    const { toolServer } = modules.get(pluginsModule);
     const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
     const sessions = new SessionService({
       store,
@@ -53,7 +55,10 @@ export const sessionsModule = defineModule({
       clock: context.clock,
       children: context.children,
       openAgentChannel: tuning?.openAgentChannel,
-      mcpServers: async (capabilities, caveat) => sessionMcpGrant(await mcps.reachable(), capabilities, caveat),
+      mcpServers: async (sessionId, capabilities, caveat) => {
+        const pluginTools = toolServer.serverFor(sessionId, context.server.url);
+        return sessionMcpGrant([...(await mcps.reachable()), ...(pluginTools ? [pluginTools] : [])], capabilities, caveat);
+      },
     });
     return {
       sessions,

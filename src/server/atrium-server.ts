@@ -194,7 +194,7 @@ export class AtriumServer {
         tokens,
         clock: tuning.clock ?? systemClock,
         config: options.config,
-        server: { stop: () => started?.stop() ?? Promise.resolve(), migrationState: () => migration.status().state },
+        server: { stop: () => started?.stop() ?? Promise.resolve(), migrationState: () => migration.status().state, url },
         modules: new BuiltModules(),
       };
       const modules = buildModules(context, options);

@@ -40,7 +40,7 @@ export interface OpenedAgentSession {
 export type SessionMcpServers = (capabilities: acp.McpCapabilities | undefined) => Promise<{ servers: acp.McpServer[]; record: SessionMcpServer[] }>;
 
 /** The same, for any agent: `caveat` says why this agent will not use a server of a transport here (src/mcp/session-mcp-servers.ts). */
-export type McpServersFor = (capabilities: acp.McpCapabilities | undefined, caveat: McpCaveat) => ReturnType<SessionMcpServers>;
+export type McpServersFor = (sessionId: string, capabilities: acp.McpCapabilities | undefined, caveat: McpCaveat) => ReturnType<SessionMcpServers>;
 export type McpCaveat = (transport: McpTransport) => string | undefined;
 
 /**

@@ -36,7 +36,7 @@ export function sessionLaunch(
     harnessName: definition.name,
     loginInstruction: spec.loginInstruction,
     mcpServers: (capabilities) =>
-      deps.mcpServers(capabilities, (transport) => definition.mcpCaveat?.({ env, home: context.home, cwd: session.cwd, transport })),
+      deps.mcpServers(session.id, capabilities, (transport) => definition.mcpCaveat?.({ env, home: context.home, cwd: session.cwd, transport })),
     chooseAuthMethod: (offered) => chooseAuthMethod(offered, env, (ids) => definition.acpAuthMethod?.(ids, context)),
   };
 }

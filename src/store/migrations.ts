@@ -10,6 +10,7 @@ import { promptReceiptsMigration } from "./migrations/0006-prompt-receipts.ts";
 import { packageVersionsMigration } from "./migrations/0007-package-versions.ts";
 import { replyDeltasMigration } from "./migrations/0008-reply-deltas.ts";
 import { mcpServersMigration } from "./migrations/0009-mcp-servers.ts";
+import { pluginsMigration } from "./migrations/0010-plugins.ts";
 
 export interface Migration {
   version: number;
@@ -28,6 +29,7 @@ export const migrations: Migration[] = [
   packageVersionsMigration,
   replyDeltasMigration,
   mcpServersMigration,
+  pluginsMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

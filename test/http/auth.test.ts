@@ -48,19 +48,34 @@ describe("bearer guard", () => {
     }
   });
 
-  test("a ticketed route without a token answers nothing without its ticket, and only the MCP sign-in's return is ticketed", async () => {
-    const ticketed = operations.filter((op) => op.ticketed);
-    expect(ticketed.map((op) => `${op.method} ${op.path}`)).toEqual(["GET /v1/mcps/oauth/callback"]);
-    const missing = await fetch(`${t.url}/v1/mcps/oauth/callback`);
-    expect(missing.status).toBe(400);
+  test("ticketed routes answer nothing without their own ticket; a route needing the token that looks alike still needs it", async () => {
+    expect(operations.filter((op) => op.ticketed).map((op) => `${op.method} ${op.path}`)).toEqual([
+      "GET /v1/mcps/oauth/callback",
+      "POST /v1/plugins/mcp",
+      "GET /v1/plugins/mcp",
+      "DELETE /v1/plugins/mcp",
+      "GET /v1/plugins/x/panes/x/*",
+      "POST /v1/plugins/x/panes/x/*",
+    ]);
+    expect((await fetch(`${t.url}/v1/mcps/oauth/callback`)).status).toBe(400);
     const forged = await fetch(`${t.url}/v1/mcps/oauth/callback?state=forged&code=abc`);
     expect(forged.status).toBe(409);
     expect(forged.headers.get("content-security-policy")).toBe("default-src 'none'");
     expect(await forged.text()).toContain("no sign-in is waiting with this state");
+    for (const headers of [{}, { authorization: "Bearer atr_wrongwrongwrongwrongwrong" }] as Array<Record<string, string>>) {
+      const tools = await fetch(`${t.url}/v1/plugins/mcp`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{}" });
+      expect(tools.status).toBe(401);
+      expect(((await tools.json()) as { error: string }).error).toContain("session's plugin-tools token");
+    }
+    const pane = await fetch(`${t.url}/v1/plugins/demo/panes/pt_forged/index.html`);
+    expect(pane.status).toBe(404);
+    assertMatchesSchema(ErrorBody, await pane.json());
+    // `open` is a route of its own that needs the token, whatever a pane's content is called.
+    await expectUnauthorized(await fetch(`${t.url}/v1/plugins/demo/panes/board/open`, { method: "POST" }));
   });
 
   test("every route refuses a wrong token", async () => {
-    for (const op of operations) {
+    for (const op of operations.filter((candidate) => !candidate.ticketed)) {
       const response = await fetch(t.url + op.path, { method: op.method, headers: { authorization: "Bearer atr_wrongwrongwrongwrongwrong" } });
       await expectUnauthorized(response);
     }

@@ -31,7 +31,7 @@ function reachable(name: string, transport: StoredMcpServer["transport"], needsS
   };
   const values: Pick<McpEndpoint, "env" | "headers"> =
     transport === "stdio" ? { env: { KEY: "v" }, headers: {} } : { env: {}, headers: { Authorization: "Bearer t" } };
-  return { server, endpoint: { name, transport, command: server.command, args: server.args, url: server.url, ...values }, needsSignIn };
+  return { id: server.id, endpoint: { name, transport, command: server.command, args: server.args, url: server.url, ...values }, needsSignIn };
 }
 
 const servers = [reachable("local", "stdio"), reachable("remote", "http"), reachable("old", "sse"), reachable("locked", "http", true)];

@@ -61,6 +61,7 @@ export function mcpRoutes(mcps: McpService) {
       summary: "Where the browser returns from an MCP server's sign-in; the flow's one-time state stands in for the token",
       query: CallbackQuery,
       response: Type.String(),
+      responseType: "text/html",
       ticketed: true,
       handler: async ({ query }) => {
         if (query.error || !query.code) {

@@ -1,0 +1,33 @@
+import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
+import { readRuntimeFile } from "../config/runtime-file.ts";
+import { CliError, cliConfig, cliPaths } from "./cli-context.ts";
+
+const REQUEST_TIMEOUT_MS = 3000;
+
+/** The running server on this machine: where it listens (server.json, else the configured address) and the admin token. */
+export interface ServerClient {
+  url: string;
+  json<T>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+export function serverClient(): ServerClient {
+  const paths = cliPaths();
+  const config = cliConfig(paths);
+  const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
+  const token = readOrCreateAdminToken(paths.adminToken);
+  return {
+    url,
+    async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      const answer = (await response.json()) as T & { error?: string };
+      if (!response.ok) throw new CliError(answer.error ?? `HTTP ${response.status}`);
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
+import type { OpenedPane } from "../schemas/plugins.ts";
+
+export interface PaneTimings {
+  /** An opened pane's URL must be loaded within this long. */
+  firstUseMs: number;
+  /** An open pane unused this long is closed. */
+  idleMs: number;
+}
+
+export const DEFAULT_PANE_TIMINGS: PaneTimings = { firstUseMs: 60_000, idleMs: 30 * 60_000 };
+
+interface Ticket {
+  pluginId: string;
+  paneType: string;
+  lastUsedAt: number | null;
+  openedAt: number;
+}
+
+/** Headers never passed to a plugin: Atrium's credentials and the client's cookies for Atrium. */
+const WITHHELD_REQUEST_HEADERS = ["authorization", "cookie", "host", "connection", "proxy-authorization"];
+/** fetch has already undone the encoding and may have changed the length. */
+const DROPPED_RESPONSE_HEADERS = ["content-encoding", "content-length", "transfer-encoding", "connection"];
+
+/**
+ * Open panes: each a ticket bound to one plugin and pane, which stands in for the bearer token so a
+ * web view can load the pane. A ticket must be used within a minute of opening, and closes after half
+ * an hour unused or when closed.
+ */
+export class PluginPanes {
+  private readonly tickets = new Map<string, Ticket>();
+
+  constructor(private readonly deps: { clock: Clock; timings: PaneTimings }) {}
+
+  /** A ticket for the pane; `base` is where the client reached Atrium, `panePath` the pane's page. */
+  open(pluginId: string, paneType: string, panePath: string, base: string): OpenedPane {
+    this.sweep();
+    const ticket = `pt_${randomBytes(24).toString("base64url")}`;
+    const now = this.deps.clock.now();
+    this.tickets.set(ticket, { pluginId, paneType, lastUsedAt: null, openedAt: now });
+    return {
+      url: new URL(`/v1/plugins/${pluginId}/panes/${ticket}${panePath}`, base).toString(),
+      ticket,
+      expiresAt: new Date(now + this.deps.timings.firstUseMs).toISOString(),
+    };
+  }
+
+  /** Checks a request's ticket (404 when unknown, closed or expired) and marks it used. */
+  use(pluginId: string, ticket: string): void {
+    this.sweep();
+    const found = this.tickets.get(ticket);
+    if (!found || found.pluginId !== pluginId) throw new NotFoundError("no open pane has this ticket: it expired or was closed; open the pane again");
+    found.lastUsedAt = this.deps.clock.now();
+  }
+
+  close(pluginId: string, ticket: string): void {
+    const found = this.tickets.get(ticket);
+    if (!found || found.pluginId !== pluginId) throw new NotFoundError(`plugin ${pluginId} has no open pane with this ticket`);
+    this.tickets.delete(ticket);
+  }
+
+  /** Closes every pane of a plugin (it was uninstalled). */
+  closeAll(pluginId: string): void {
+    for (const [ticket, found] of this.tickets) if (found.pluginId === pluginId) this.tickets.delete(ticket);
+  }
+
+  count(pluginId: string): number {
+    this.sweep();
+    let open = 0;
+    for (const found of this.tickets.values()) if (found.pluginId === pluginId) open++;
+    return open;
+  }
+
+  private sweep(): void {
+    const now = this.deps.clock.now();
+    const { firstUseMs, idleMs } = this.deps.timings;
+    for (const [ticket, found] of this.tickets) {
+      const expired = found.lastUsedAt === null ? now - found.openedAt >= firstUseMs : now - found.lastUsedAt >= idleMs;
+      if (expired) this.tickets.delete(ticket);
+    }
+  }
+}
+
+/** Forwards a pane's request to the plugin's own server, without Atrium's token or cookies. */
+export async function proxyToPlugin(request: Request, port: number, path: string): Promise<Response> {
+  const incoming = new URL(request.url);
+  const headers = new Headers(request.headers);
+  for (const name of WITHHELD_REQUEST_HEADERS) headers.delete(name);
+  const upstream = await fetch(`http://127.0.0.1:${port}/${path}${incoming.search}`, {
+    method: request.method,
+    headers,
+    body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer(),
+    redirect: "manual",
+  });
+  const answer = new Headers(upstream.headers);
+  for (const name of DROPPED_RESPONSE_HEADERS) answer.delete(name);
+  return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: answer });
+}
