@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError, UpstreamError } from "../errors.ts";
 import type { EventLog } from "../events/event-log.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { OpenedPane, Plugin, PluginDiscovery, PluginEvents, PluginUpdatePlan } from "../schemas/plugins.ts";
+import type { OpenedPane, Plugin, PluginDiscovery, PluginEvents, PluginManifest, PluginUpdatePlan } from "../schemas/plugins.ts";
 import type { Store } from "../store/database.ts";
 import type { PluginRepository, StoredPlugin } from "../store/plugin-repository.ts";
 import { removeVersion, type PluginInstaller } from "./plugin-installer.ts";
@@ -55,16 +55,7 @@ export class PluginService implements PluginToolCatalog {
   /** Reads the plugin from its source without installing or running anything. */
   discover(source: string): Promise<PluginDiscovery> {
     return this.deps.installer.inspect(source, ({ manifest, commit, consentKey }) => ({
-      ageRating: manifest.ageRating,
-      consentKey,
-      sourceRepo: source,
-      id: manifest.id,
-      name: manifest.name,
-      version: manifest.version,
-      description: manifest.description,
-      iconPath: manifest.iconPath,
-      panes: manifest.panes,
-      tools: manifest.tools,
+      ...shownFields(manifest, consentKey, source),
       installCommand: this.deps.installer.installCommand(manifest),
       setupCommands: manifest.setupCommands,
       minServiceVersion: manifest.minServiceVersion,
@@ -263,18 +254,9 @@ export class PluginService implements PluginToolCatalog {
     const { manifest } = plugin;
     const process = this.deps.processes.state(plugin.id);
     return {
-      ageRating: manifest.ageRating,
-      consentKey: plugin.consentKey,
-      sourceRepo: plugin.source,
+      ...shownFields(manifest, plugin.consentKey, plugin.source),
       enabled: plugin.enabled,
       canRestore: plugin.previous !== null,
-      id: plugin.id,
-      name: manifest.name,
-      version: manifest.version,
-      description: manifest.description,
-      iconPath: manifest.iconPath,
-      panes: manifest.panes,
-      tools: manifest.tools,
       source: "managed",
       path: plugin.path,
       state: plugin.enabled ? process.state : "stopped",
@@ -289,4 +271,10 @@ export class PluginService implements PluginToolCatalog {
   private timestamp(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
+}
+
+/** What a plugin and its discovery both show of a manifest. */
+function shownFields(manifest: PluginManifest, consentKey: string, sourceRepo: string) {
+  const { ageRating, id, name, version, description, iconPath, panes, tools } = manifest;
+  return { ageRating, consentKey, sourceRepo, id, name, version, description, iconPath, panes, tools };
 }
