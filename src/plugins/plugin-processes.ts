@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
@@ -204,13 +203,9 @@ function tail(child: StdioChild): string {
 }
 
 /** A loopback port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
+async function freePort(): Promise<number> {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = listener;
+  listener.stop(true);
+  return port;
 }
