@@ -147,8 +147,13 @@ describe("an installed plugin", () => {
     await expectError(t.json("POST", "/v1/plugins/install", { source: repo.url, consentKey: installed.consentKey }), 409, "installed already");
     expect((await discover(repo.url)).alreadyInstalled).toBe(true);
     const events = await replayedEvents(t, cursor);
-    const steps = events.filter((event) => event.kind === "plugin.install.progress").map((event) => (event.payload as { step: string }).step);
-    expect(steps).toEqual(["fetching", "setup", "done"]);
+    const progress = events
+      .filter((event) => event.kind === "plugin.install.progress")
+      .map((event) => event.payload as { step: string; terminalId: string | null });
+    expect(progress.map((each) => each.step)).toEqual(["fetching", "setup", "done"]);
+    const terminal = await t.json<{ command: string; exitCode: number }>("GET", `/v1/terminals/${progress[1]!.terminalId}`);
+    expect(terminal.body).toMatchObject({ exitCode: 0 });
+    expect(terminal.body.command).toStartWith("bun -e");
     for (const event of events.filter((each) => each.kind === "plugin.updated")) assertMatchesSchema(PluginEvents["plugin.updated"], event.payload);
     expect(events.some((event) => event.kind === "plugin.updated" && (event.payload as { plugin: Plugin }).plugin.state === "running")).toBe(true);
   });
@@ -235,6 +240,23 @@ describe("supervision", () => {
     );
     expect(processAlive(back)).toBe(true);
     expect((await plugin("demo")).lastError).toBeNull();
+  });
+
+  test("a plugin that stops answering its health check is stopped and started again", async () => {
+    await install(folderOf("wedged", demoManifest("1.0.0")));
+    await inState("demo", "running");
+    const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
+    const pidUrl = new URL("../../pid", opened.url);
+    const pid = Number(await (await fetch(pidUrl)).text());
+    expect(await (await fetch(new URL("freeze", opened.url), { method: "POST" })).text()).toBe("frozen");
+    await until(
+      async () => processAlive(pid),
+      (alive) => !alive,
+      15_000,
+    );
+    const back = await inState("demo", "running");
+    expect(back.lastError).toBeNull();
+    expect(Number(await (await fetch(pidUrl)).text())).not.toBe(pid);
   });
 
   test("a plugin that crashes at start is failed after repeated crashes, with the reason; its panes answer 502; the CLI lists it", async () => {
