@@ -22,3 +22,5 @@ export class ForbiddenError extends DomainError {}
 export class TooLargeError extends DomainError {}
 /** What the request is passed on to (a plugin's process) is not running or did not answer (502). */
 export class UpstreamError extends DomainError {}
+/** What the request waited for (a client's answer) did not come in time (504). */
+export class AnswerTimeoutError extends DomainError {}

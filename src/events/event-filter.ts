@@ -2,6 +2,8 @@ import type { LoggedEvent } from "./event-log.ts";
 
 export interface EventFilter {
   sessionId?: string;
+  /** The client whose stream this is: it alone gets the actions addressed to it. */
+  clientId?: string;
   /** Exact kinds, or prefixes written `session.*`; empty or absent means every kind. */
   kinds?: string[];
 }
@@ -15,8 +17,12 @@ export function parseKindList(value: string | undefined): string[] | undefined {
   return kinds && kinds.length > 0 ? kinds : undefined;
 }
 
+/** Kinds addressed to one client (their subject): only that client's streams get them. */
+const ADDRESSED_KINDS = new Set(["client.action"]);
+
 export function matchesFilter(event: LoggedEvent, filter: EventFilter): boolean {
   if (filter.sessionId !== undefined && event.sessionId !== filter.sessionId) return false;
+  if (ADDRESSED_KINDS.has(event.record.kind) && event.record.subjectId !== filter.clientId) return false;
   if (!filter.kinds) return true;
   const kind = event.record.kind;
   return filter.kinds.some((pattern) => (pattern.endsWith(".*") ? kind.startsWith(pattern.slice(0, -1)) : kind === pattern));

@@ -192,6 +192,9 @@ class StreamConnection {
  */
 export class EventStreamHub {
   private readonly connections = new Set<StreamConnection>();
+  /** Open streams per client that named itself, and who is told when a client comes or goes. */
+  private readonly clientStreams = new Map<string, number>();
+  private readonly presenceListeners: Array<(clientId: string, connected: boolean) => void> = [];
   private readonly frames = new FrameCache();
   private authorizationChecks: ReturnType<typeof setInterval> | undefined;
 
@@ -213,8 +216,12 @@ export class EventStreamHub {
         `the cursor ${request.after} is ahead of this server's event log (${cursor}); its log was reset, so re-read the state and resume from ${cursor}`,
       );
     }
-    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => this.connections.delete(connection));
+    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => {
+      this.connections.delete(connection);
+      if (request.clientId !== undefined) this.countClient(request.clientId, -1);
+    });
     this.connections.add(connection);
+    if (request.clientId !== undefined) this.countClient(request.clientId, 1);
     if (request.authorization) this.checkAuthorizations();
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {
       type: "direct",
@@ -222,6 +229,24 @@ export class EventStreamHub {
       cancel: () => connection.close(),
     };
     return new ReadableStream<Uint8Array>(source);
+  }
+
+  /** Whether a client holds a stream open (it named itself with `clientId`). */
+  isConnected(clientId: string): boolean {
+    return (this.clientStreams.get(clientId) ?? 0) > 0;
+  }
+
+  /** Told when a client's first stream opens and when its last one closes. */
+  onPresence(listener: (clientId: string, connected: boolean) => void): void {
+    this.presenceListeners.push(listener);
+  }
+
+  private countClient(clientId: string, delta: number): void {
+    const before = this.clientStreams.get(clientId) ?? 0;
+    const after = before + delta;
+    if (after > 0) this.clientStreams.set(clientId, after);
+    else this.clientStreams.delete(clientId);
+    if ((before === 0) !== (after === 0)) for (const listener of this.presenceListeners) listener(clientId, after > 0);
   }
 
   /** Ends every open stream, so that a graceful shutdown is not held open by long-lived clients. */

@@ -1,4 +1,4 @@
-import { DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError, UpstreamError } from "../errors.ts";
+import { AnswerTimeoutError, DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError, UpstreamError } from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { storageProblem } from "../store/storage-errors.ts";
@@ -15,6 +15,7 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof ConflictError) return 409;
   if (error instanceof TooLargeError) return 413;
   if (error instanceof UpstreamError) return 502;
+  if (error instanceof AnswerTimeoutError) return 504;
   if (error instanceof ForbiddenError) return 403;
   return 400;
 };

@@ -3,6 +3,7 @@ import type { Clock } from "../clock.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { DataPaths } from "../config/paths.ts";
 import type { EventKinds, EventLog } from "../events/event-log.ts";
+import type { EventStreamHub } from "../events/event-stream-hub.ts";
 import type { Route } from "../http/route.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
@@ -27,6 +28,8 @@ export interface ModuleContext {
   logger: Logger;
   /** Takes the kinds of every module's `eventKinds`. */
   events: EventLog;
+  /** The event streams: who is connected (a client that named itself), for modules that need to know. */
+  streams: EventStreamHub;
   /** Every child process a module starts is recorded here, so shutdown and the next start stop it. */
   children: ChildProcesses;
   /** The access tokens, to tell Atrium's own credentials from anything else. */

@@ -1,3 +1,4 @@
+import { clientsModule } from "./clients-module.ts";
 import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
@@ -23,6 +24,7 @@ export const MODULES = [
   pluginsModule,
   sessionsModule,
   updatesModule,
+  clientsModule,
 ] as const;
 
 /** What tests may replace, per module, by its name. */

@@ -190,6 +190,7 @@ export class AtriumServer {
         identity,
         logger,
         events,
+        streams: hub,
         children,
         tokens,
         clock: tuning.clock ?? systemClock,

@@ -11,6 +11,7 @@ import { packageVersionsMigration } from "./migrations/0007-package-versions.ts"
 import { replyDeltasMigration } from "./migrations/0008-reply-deltas.ts";
 import { mcpServersMigration } from "./migrations/0009-mcp-servers.ts";
 import { pluginsMigration } from "./migrations/0010-plugins.ts";
+import { clientsMigration } from "./migrations/0011-clients.ts";
 
 export interface Migration {
   version: number;
@@ -30,6 +31,7 @@ export const migrations: Migration[] = [
   replyDeltasMigration,
   mcpServersMigration,
   pluginsMigration,
+  clientsMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -16,6 +16,8 @@ export class SseClient {
   comments = 0;
   status = 0;
   closed = false;
+  /** Told of each frame as it arrives (a client that acts on what it is sent). */
+  onFrame?: (frame: SseFrame) => void;
   private waiters: Array<() => void> = [];
   private readonly abort = new AbortController();
   readonly ready: Promise<void>;
@@ -68,6 +70,7 @@ export class SseClient {
     }
     if (hasData) {
       this.frames.push(frame);
+      this.onFrame?.(frame);
       this.notify();
     }
   }

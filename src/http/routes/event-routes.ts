@@ -13,6 +13,15 @@ const StreamQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: "Replay events after this globalEventId; without it only new events are sent." })),
   sessionId: Type.Optional(Type.String({ minLength: 1, description: "Only events of this session." })),
   kind: Type.Optional(Type.String({ minLength: 1, description: "Comma-separated kinds; `session.*` matches a prefix." })),
+  clientId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: "^[A-Za-z0-9._-]+$",
+      description:
+        "A client that reports its windows (PUT /v1/clients/{clientId}/window-state) names itself: it is connected while the stream is open, and gets its `client.action` events here.",
+    }),
+  ),
 });
 
 /** `Last-Event-ID` (sent by EventSource on reconnect) wins over `after`, which stays in the URL. */
@@ -64,6 +73,7 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
             after: resumePoint(request, query.after),
             sessionId: query.sessionId,
             kinds: parseKindList(query.kind),
+            clientId: query.clientId,
             authorization: authorizationOf(request, tokens),
           }),
           {
