@@ -97,15 +97,14 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
   });
 
   for (const route of routes) {
+    const errors: Record<string, string> = {
+      ...ERROR_STATUSES,
+      ...(route.body ? { "413": "The request body is over the route's size limit." } : {}),
+      ...route.moreErrors,
+    };
     const errorResponses = Object.fromEntries(
-      Object.entries(ERROR_STATUSES).map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
+      Object.entries(errors).map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
     );
-    if (route.body) {
-      errorResponses["413"] = {
-        description: "The request body is over the route's size limit.",
-        content: { "application/json": { schema: errorRef } },
-      };
-    }
     const success = route.eventStream
       ? {
           description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",

@@ -44,6 +44,8 @@ export interface Route<
   ticketed?: boolean;
   /** The body is handed to the handler unread (a proxied pane request), not parsed as JSON. */
   rawBody?: boolean;
+  /** Error statuses beyond the common ones, with what each means here (502 from a plugin, 504 from a client). */
+  moreErrors?: Record<string, string>;
   /** The success answer's media type when it is not JSON (`text/html`, `*\/*` for what a plugin serves). */
   responseType?: string;
   /** Largest accepted request body; 1 MiB unless a route needs more. */

@@ -25,7 +25,6 @@ export interface McpProberDeps {
  */
 export class McpProber {
   private readonly generations = new Map<string, number>();
-  private readonly running = new Map<string, Promise<void>>();
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private stopped = false;
@@ -34,27 +33,22 @@ export class McpProber {
 
   /** Starts a probe (superseding one that runs) and settles when it has been recorded. */
   probe(serverId: string): Promise<void> {
-    const generation = (this.generations.get(serverId) ?? 0) + 1;
-    this.generations.set(serverId, generation);
+    const generation = this.forget(serverId);
     const previous = this.deps.repository.probe(serverId);
-    this.record(serverId, generation, { ...(previous ?? emptyProbe()), connectionState: "connecting", detail: "" });
-    const run = this.run(serverId, generation).finally(() => {
-      if (this.running.get(serverId) === run) this.running.delete(serverId);
-    });
-    this.running.set(serverId, run);
-    return run;
+    this.record(serverId, generation, { ...(previous ?? NOT_PROBED), connectionState: "connecting", detail: "" });
+    return this.run(serverId, generation);
   }
 
   /** Marks a server not probed (turned off, here or everywhere); a probe that runs is made moot. */
   disconnect(serverId: string, detail: string): void {
-    const generation = (this.generations.get(serverId) ?? 0) + 1;
-    this.generations.set(serverId, generation);
-    this.record(serverId, generation, { ...emptyProbe(), detail });
+    this.record(serverId, this.forget(serverId), { ...NOT_PROBED, detail });
   }
 
-  /** A removed server: a probe that runs is made moot, and nothing more is recorded of it. */
-  forget(serverId: string): void {
-    this.generations.set(serverId, (this.generations.get(serverId) ?? 0) + 1);
+  /** Makes a probe that runs moot (a removed server: nothing more is recorded of it); returns the new generation. */
+  forget(serverId: string): number {
+    const generation = (this.generations.get(serverId) ?? 0) + 1;
+    this.generations.set(serverId, generation);
+    return generation;
   }
 
   stop(): void {
@@ -96,6 +90,7 @@ export class McpProber {
   }
 }
 
-const emptyProbe = (): StoredMcpProbe => ({ connectionState: "disconnected", toolCount: 0, detail: "", oauthScope: "", probedAt: null });
+/** A server no probe has looked at on this machine. */
+export const NOT_PROBED: StoredMcpProbe = { connectionState: "disconnected", toolCount: 0, detail: "", oauthScope: "", probedAt: null };
 
 const toProbe = (outcome: ProbeOutcome, clock: Clock): StoredMcpProbe => ({ ...outcome, probedAt: new Date(clock.now()).toISOString() });

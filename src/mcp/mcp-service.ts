@@ -10,7 +10,7 @@ import type { McpRepository, StoredMcpProbe, StoredMcpServer } from "../store/mc
 import type { HarnessMcpConfigs, HarnessMcpServer } from "./harness-mcp-configs.ts";
 import type { McpOAuth } from "./mcp-oauth.ts";
 import type { McpEndpoint } from "./mcp-probe.ts";
-import type { McpProber } from "./mcp-prober.ts";
+import { NOT_PROBED, type McpProber } from "./mcp-prober.ts";
 import { mergeSecrets, validateMcpServer, type OwnCredentials } from "./mcp-validation.ts";
 
 export interface McpServiceDeps {
@@ -33,8 +33,6 @@ export interface ReachableMcpServer {
   /** An OAuth server with no usable token: it cannot be reached until someone signs in. */
   needsSignIn: boolean;
 }
-
-const NOT_PROBED = { connectionState: "disconnected", toolCount: 0, detail: "", oauthScope: "", probedAt: null } as const satisfies StoredMcpProbe;
 
 /**
  * The MCP registry: servers made here (kept with their secrets, given to sessions), the servers each
@@ -62,8 +60,8 @@ export class McpService {
   get(id: string): McpServer {
     const stored = this.deps.repository.get(id);
     if (stored) {
-      const names = this.deps.repository.secretNames().get(id);
-      return this.managedView(stored, names, this.deps.repository.probe(id), this.deps.repository.disabledOn(this.deps.machineId).has(id));
+      const names = this.deps.repository.secretNames(id).get(id);
+      return this.managedView(stored, names, this.deps.repository.probe(id), this.deps.repository.isDisabledOn(id, this.deps.machineId));
     }
     const harness = this.harnessServer(id);
     if (harness) return harnessView(harness, this.deps.repository.probe(id));
@@ -216,7 +214,7 @@ export class McpService {
     const server = this.deps.repository.get(id);
     if (!server || !this.prober) return;
     if (!server.enabled) this.prober.disconnect(id, "turned off");
-    else if (this.deps.repository.disabledOn(this.deps.machineId).has(id)) this.prober.disconnect(id, "turned off on this machine");
+    else if (this.deps.repository.isDisabledOn(id, this.deps.machineId)) this.prober.disconnect(id, "turned off on this machine");
     else void this.prober.probe(id);
   }
 
@@ -259,12 +257,10 @@ export class McpService {
       headerNames: names?.header ?? [],
       environmentNames: names?.env ?? [],
       authType: server.authType,
+      // What the last probe on this machine found (StoredMcpProbe has the server's own fields).
+      ...state,
       oauthScope: server.oauthScope || state.oauthScope,
-      connectionState: state.connectionState,
-      toolCount: state.toolCount,
-      detail: state.detail,
       configPath: null,
-      probedAt: state.probedAt,
       createdAt: server.createdAt,
       updatedAt: server.updatedAt,
     };
@@ -297,12 +293,8 @@ function harnessView(server: HarnessMcpServer, probe: StoredMcpProbe | undefined
     headerNames: Object.keys(server.headers),
     environmentNames: Object.keys(server.env),
     authType: "none",
-    oauthScope: state.oauthScope,
-    connectionState: state.connectionState,
-    toolCount: state.toolCount,
-    detail: state.detail,
+    ...state,
     configPath: server.configPath,
-    probedAt: state.probedAt,
     // The harness's file says no more than when it last changed.
     createdAt: server.configChangedAt,
     updatedAt: server.configChangedAt,

@@ -180,7 +180,7 @@ export class PluginProcesses {
     const deadline = this.deps.clock.now() + timeoutMs;
     while (stillWanted() && this.deps.clock.now() < deadline) {
       if (await answers(port)) return true;
-      await Bun.sleep(100);
+      await this.deps.clock.sleep(100);
     }
     return false;
   }

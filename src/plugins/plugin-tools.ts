@@ -89,11 +89,13 @@ export class PluginToolServer {
     };
   }
 
+  /** Whether a bearer token is one a session's agent was given. */
+  accepts(token: string | undefined): boolean {
+    return token !== undefined && this.tokens.has(token);
+  }
+
+  /** Serves one MCP request (the caller has checked its token with `accepts`). */
   async handle(request: Request): Promise<Response> {
-    const token = request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-    if (!this.tokens.has(token)) {
-      return Response.json({ error: "this endpoint needs a session's plugin-tools token" }, { status: 401, headers: { "www-authenticate": "Bearer" } });
-    }
     const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
       import("@modelcontextprotocol/sdk/server/index.js"),
       import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),

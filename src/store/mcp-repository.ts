@@ -121,14 +121,14 @@ export class McpRepository {
       .map((row) => [row.name, row.value]);
   }
 
-  /** Every server's header and environment names (never values), for listing. */
-  secretNames(): Map<string, { header: string[]; env: string[] }> {
+  /** Header and environment names (never values) of every server, or of the one named, for listing. */
+  secretNames(serverId?: string): Map<string, { header: string[]; env: string[] }> {
     const names = new Map<string, { header: string[]; env: string[] }>();
     const rows = this.store.db
-      .query<{ server_id: string; kind: "header" | "env"; name: string }, []>(
-        "SELECT server_id, kind, name FROM mcp_secrets WHERE kind IN ('header', 'env') ORDER BY server_id, kind, position, name",
+      .query<{ server_id: string; kind: "header" | "env"; name: string }, [string | null]>(
+        "SELECT server_id, kind, name FROM mcp_secrets WHERE kind IN ('header', 'env') AND (?1 IS NULL OR server_id = ?1) ORDER BY server_id, kind, position, name",
       )
-      .all();
+      .all(serverId ?? null);
     for (const row of rows) {
       const entry = names.get(row.server_id) ?? { header: [], env: [] };
       entry[row.kind].push(row.name);
@@ -164,6 +164,14 @@ export class McpRepository {
       .query<{ server_id: string }, [string]>("SELECT server_id FROM mcp_machine_state WHERE machine_id = ? AND disabled_here = 1")
       .all(machineId);
     return new Set(rows.map((row) => row.server_id));
+  }
+
+  isDisabledOn(serverId: string, machineId: string): boolean {
+    return (
+      this.store.db
+        .query<{ n: number }, [string, string]>("SELECT count(*) AS n FROM mcp_machine_state WHERE server_id = ? AND machine_id = ? AND disabled_here = 1")
+        .get(serverId, machineId)?.n === 1
+    );
   }
 
   setDisabledHere(serverId: string, machineId: string, disabled: boolean, at: string): void {

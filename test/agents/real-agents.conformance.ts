@@ -132,6 +132,13 @@ function agentSuite(agent: AgentFacts): void {
   const detail = async (api: Api = t!) => call(api, "GET", `/v1/sessions/${sessionId}`, SessionDetail);
   const setConfig = (choice: Choice, api: Api = t!) => call(api, "POST", `/v1/sessions/${sessionId}/config`, SessionConfig, choice);
   const agentProcesses = () => processesOf(prefix);
+  /** The agent's processes still running once none are, or after `ms`. */
+  const agentsGone = (ms: number) =>
+    until(
+      async () => agentProcesses(),
+      (left) => left.length === 0,
+      ms,
+    );
 
   async function newSession(api: Api): Promise<string> {
     const project = await call(api, "POST", "/v1/projects", Project, { isScratch: true }, 201);
@@ -359,13 +366,7 @@ function agentSuite(agent: AgentFacts): void {
   test("delete leaves no agent process", async () => {
     expect(agentProcesses().length, "the agent runs before the delete").toBeGreaterThan(0);
     expect(await call(t!, "DELETE", `/v1/sessions/${sessionId}`, Type.Object({ id: Type.String() }))).toEqual({ id: sessionId });
-    expect(
-      await until(
-        async () => agentProcesses(),
-        (left) => left.length === 0,
-        5_000,
-      ),
-    ).toEqual([]);
+    expect(await agentsGone(5_000)).toEqual([]);
   });
 
   test("a graceful stop leaves no agent process", async () => {
@@ -374,13 +375,7 @@ function agentSuite(agent: AgentFacts): void {
     expect(agentProcesses().length, "the agent runs before the stop").toBeGreaterThan(0);
     await t!.stop();
     t = undefined;
-    expect(
-      await until(
-        async () => agentProcesses(),
-        (left) => left.length === 0,
-        2_000,
-      ),
-    ).toEqual([]);
+    expect(await agentsGone(2_000)).toEqual([]);
   });
 
   test("kill -9 of the server leaves an orphan that the next start stops", async () => {

@@ -61,6 +61,13 @@ describe("OpenAPI document", () => {
     for (const kind of kinds) expect(document.components.schemas[`Event.${kind}`]).toBeDefined();
   });
 
+  test("a plugin's 502 and a client's 504 are documented where they can happen", () => {
+    expect(Object.keys(document.paths["/v1/plugins/{pluginId}/tools/{name}"]!.post!.responses)).toContain("502");
+    expect(Object.keys(document.paths["/v1/plugins/{pluginId}/panes/{pane}/*"]!.get!.responses)).toContain("502");
+    expect(Object.keys(document.paths["/v1/clients/{clientId}/window"]!.post!.responses)).toContain("504");
+    expect(Object.keys(document.paths["/v1/projects"]!.get!.responses)).not.toContain("504");
+  });
+
   test("the health and info shapes are named components", () => {
     expect(document.components.schemas.Health).toBeDefined();
     expect(document.components.schemas.ServerInfo).toBeDefined();

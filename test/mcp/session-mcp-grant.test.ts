@@ -6,7 +6,7 @@ import { gemini } from "../../src/harness/definitions/gemini.ts";
 import type { McpEndpoint } from "../../src/mcp/mcp-probe.ts";
 import type { ReachableMcpServer } from "../../src/mcp/mcp-service.ts";
 import { sessionMcpGrant } from "../../src/mcp/session-mcp-servers.ts";
-import type { StoredMcpServer } from "../../src/store/mcp-repository.ts";
+import type { McpTransport } from "../../src/schemas/mcps.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // What the real agents showed (test/agents): Gemini CLI starts no MCP server in a folder it does not
@@ -15,23 +15,12 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 const home = makeTempDir("atrium-mcp-grant-");
 afterAll(() => home.remove());
 
-function reachable(name: string, transport: StoredMcpServer["transport"], needsSignIn = false): ReachableMcpServer {
-  const server: StoredMcpServer = {
-    id: `mcp_${name}`,
-    name,
-    transport,
-    command: transport === "stdio" ? "/bin/server" : "",
-    args: transport === "stdio" ? ["--flag"] : [],
-    url: transport === "stdio" ? "" : "https://mcp.example.com/mcp",
-    authType: needsSignIn ? "oauth" : "none",
-    oauthScope: "",
-    enabled: true,
-    createdAt: "2026-11-23T00:00:00.000Z",
-    updatedAt: "2026-11-23T00:00:00.000Z",
-  };
-  const values: Pick<McpEndpoint, "env" | "headers"> =
-    transport === "stdio" ? { env: { KEY: "v" }, headers: {} } : { env: {}, headers: { Authorization: "Bearer t" } };
-  return { id: server.id, endpoint: { name, transport, command: server.command, args: server.args, url: server.url, ...values }, needsSignIn };
+function reachable(name: string, transport: McpTransport, needsSignIn = false): ReachableMcpServer {
+  const endpoint: McpEndpoint =
+    transport === "stdio"
+      ? { name, transport, command: "/bin/server", args: ["--flag"], env: { KEY: "v" }, url: "", headers: {} }
+      : { name, transport, command: "", args: [], env: {}, url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t" } };
+  return { id: `mcp_${name}`, endpoint, needsSignIn };
 }
 
 const servers = [reachable("local", "stdio"), reachable("remote", "http"), reachable("old", "sse"), reachable("locked", "http", true)];

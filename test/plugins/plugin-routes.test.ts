@@ -75,6 +75,15 @@ const inState = (id: string, state: Plugin["state"]) =>
     (found) => found.state === state,
     20_000,
   );
+/** The pid of the plugin's process, asked through an open pane's URL (the demo server answers /pid). */
+const pluginPid = async (paneUrl: string) => Number(await (await fetch(new URL("../../pid", paneUrl))).text());
+/** Resolves once the process has ended. */
+const ended = (pid: number) =>
+  until(
+    async () => processAlive(pid),
+    (alive) => !alive,
+    15_000,
+  );
 const folderOf = (name: string, manifest: Record<string, unknown>) => {
   const folder = join(scratch.path, name);
   writePlugin(folder, manifest);
@@ -209,13 +218,10 @@ describe("an installed plugin", () => {
     await install(folderOf("disable", demoManifest("1.0.0")));
     await inState("demo", "running");
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
-    const pid = Number(await (await fetch(new URL("../../pid", opened.url))).text());
+    const pid = await pluginPid(opened.url);
     const disabled = await t.json<Plugin>("PATCH", "/v1/plugins/demo", { enabled: false });
     expect(disabled.body).toMatchObject({ enabled: false, state: "stopped" });
-    await until(
-      async () => processAlive(pid),
-      (alive) => !alive,
-    );
+    await ended(pid);
     const refused = await fetch(opened.url);
     expect(refused.status).toBe(502);
     expect(((await refused.json()) as { error: string }).error).toContain("plugin demo is disabled: restart it");
@@ -230,11 +236,10 @@ describe("supervision", () => {
     await install(folderOf("supervised", demoManifest("1.0.0")));
     await inState("demo", "running");
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
-    const pidUrl = new URL("../../pid", opened.url);
-    const pid = Number(await (await fetch(pidUrl)).text());
+    const pid = await pluginPid(opened.url);
     process.kill(pid, "SIGKILL");
     const back = await until(
-      async () => ((await plugin("demo")).state === "running" ? Number(await (await fetch(pidUrl)).text()) : 0),
+      async () => ((await plugin("demo")).state === "running" ? await pluginPid(opened.url) : 0),
       (next) => next > 0 && next !== pid,
       20_000,
     );
@@ -246,17 +251,12 @@ describe("supervision", () => {
     await install(folderOf("wedged", demoManifest("1.0.0")));
     await inState("demo", "running");
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
-    const pidUrl = new URL("../../pid", opened.url);
-    const pid = Number(await (await fetch(pidUrl)).text());
+    const pid = await pluginPid(opened.url);
     expect(await (await fetch(new URL("freeze", opened.url), { method: "POST" })).text()).toBe("frozen");
-    await until(
-      async () => processAlive(pid),
-      (alive) => !alive,
-      15_000,
-    );
+    await ended(pid);
     const back = await inState("demo", "running");
     expect(back.lastError).toBeNull();
-    expect(Number(await (await fetch(pidUrl)).text())).not.toBe(pid);
+    expect(await pluginPid(opened.url)).not.toBe(pid);
   });
 
   test("a plugin that crashes at start is failed after repeated crashes, with the reason; its panes answer 502; the CLI lists it", async () => {
@@ -296,14 +296,11 @@ describe("supervision", () => {
         20_000,
       );
       const opened = (await own.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
-      pid = Number(await (await fetch(new URL("../../pid", opened.url))).text());
+      pid = await pluginPid(opened.url);
     } finally {
       await own.stop();
     }
-    await until(
-      async () => processAlive(pid),
-      (alive) => !alive,
-    );
+    await ended(pid);
   });
 });
 

@@ -8,6 +8,8 @@ const ACTION_ERRORS =
   "404 for a client that never reported its windows, 409 when it is not connected or goes away before answering, 400 for what its " +
   "capabilities do not offer, 504 when it does not answer within 5 s.";
 
+const NO_ANSWER = { "504": "The client did not answer within 5 s." };
+
 export function clientRoutes(clients: ClientService) {
   return [
     defineRoute({
@@ -44,6 +46,7 @@ export function clientRoutes(clients: ClientService) {
       tag: "clients",
       summary: "Ask a client to focus, minimize or restore its window (endpoint 5); answers with the state it reports back",
       description: ACTION_ERRORS,
+      moreErrors: NO_ANSWER,
       params: ClientParams,
       body: WindowActionBody,
       response: ClientWindowState,
@@ -55,6 +58,7 @@ export function clientRoutes(clients: ClientService) {
       tag: "clients",
       summary: "Ask a client to show a page (and settings section) of its capabilities; answers with the state it reports back",
       description: ACTION_ERRORS,
+      moreErrors: NO_ANSWER,
       params: ClientParams,
       body: NavigateBody,
       response: ClientWindowState,
@@ -66,6 +70,7 @@ export function clientRoutes(clients: ClientService) {
       tag: "clients",
       summary: "Ask a client to change its layout (e.g. open a session in a pane); answers with the state it reports back",
       description: ACTION_ERRORS,
+      moreErrors: NO_ANSWER,
       params: ClientParams,
       body: LayoutBody,
       response: ClientWindowState,

@@ -12,12 +12,15 @@ import {
   PluginList,
   PluginUpdatePlan,
 } from "../../schemas/plugins.ts";
+import { bearerToken } from "../auth-guard.ts";
+import { unauthorized } from "../http-error.ts";
 import { defineRoute, type HttpMethod } from "../route.ts";
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const PluginParams = Type.Object({ pluginId: Id });
 const PaneParams = Type.Object({ pluginId: Id, pane: Type.String({ minLength: 1, maxLength: 128 }) });
 const PaneContentParams = Type.Object({ pluginId: Id, pane: Type.String({ minLength: 1, maxLength: 128 }), "*": Type.String() });
+const NOT_RUNNING = { "502": "The plugin is not running (the message names its state and how to restart it), or did not answer." };
 const ToolParams = Type.Object({ pluginId: Id, name: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServer) {
@@ -63,7 +66,10 @@ export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServe
         response: Type.Unknown(),
         ticketed: true,
         rawBody: true,
-        handler: ({ request }) => toolServer.handle(request),
+        handler: ({ request }) => {
+          if (!toolServer.accepts(bearerToken(request.headers.get("authorization")))) throw unauthorized("this endpoint needs a session's plugin-tools token");
+          return toolServer.handle(request);
+        },
       }),
     ),
     defineRoute({
@@ -161,6 +167,7 @@ export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServe
         params: PaneContentParams,
         response: Type.Unknown(),
         responseType: "*/*",
+        moreErrors: NOT_RUNNING,
         ticketed: true,
         rawBody: true,
         handler: ({ params, request }) => plugins.paneRequest(params.pluginId, params.pane, params["*"], request),
@@ -171,6 +178,7 @@ export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServe
       path: "/v1/plugins/:pluginId/tools/:name",
       tag: "plugins",
       summary: "Call a plugin's tool: the input is checked against its inputSchema (400 naming the field), then passed on",
+      moreErrors: NOT_RUNNING,
       params: ToolParams,
       body: Type.Unknown(),
       response: Type.Unknown(),
