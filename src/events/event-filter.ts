@@ -17,12 +17,9 @@ export function parseKindList(value: string | undefined): string[] | undefined {
   return kinds && kinds.length > 0 ? kinds : undefined;
 }
 
-/** Kinds addressed to one client (their subject): only that client's streams get them. */
-const ADDRESSED_KINDS = new Set(["client.action"]);
-
 export function matchesFilter(event: LoggedEvent, filter: EventFilter): boolean {
   if (filter.sessionId !== undefined && event.sessionId !== filter.sessionId) return false;
-  if (ADDRESSED_KINDS.has(event.record.kind) && event.record.subjectId !== filter.clientId) return false;
+  if (event.addressedTo !== null && event.addressedTo !== filter.clientId) return false;
   if (!filter.kinds) return true;
   const kind = event.record.kind;
   return filter.kinds.some((pattern) => (pattern.endsWith(".*") ? kind.startsWith(pattern.slice(0, -1)) : kind === pattern));

@@ -1,12 +1,14 @@
 import type { Store } from "../store/database.ts";
 import type { EventRepository, StoredEvent } from "../store/event-repository.ts";
-import type { EventRecord } from "../schemas/events.ts";
+import { ADDRESSED_TO_SUBJECT, type EventRecord } from "../schemas/events.ts";
 import type { Static, TSchema } from "@sinclair/typebox";
 
 /** An event as the log hands it around: the public record plus what filters need. */
 export interface LoggedEvent {
   record: EventRecord;
   sessionId: string | null;
+  /** The one client this event is for (its subject), for kinds declared so; null for everyone's events. */
+  addressedTo: string | null;
 }
 
 export type EventListener = (event: LoggedEvent) => void;
@@ -61,7 +63,7 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
       createdAt: this.now().toISOString(),
     };
     const globalId = this.events.insert(stored);
-    const logged: LoggedEvent = { record: this.toRecord({ ...stored, globalId }, payload), sessionId };
+    const logged: LoggedEvent = { record: this.toRecord({ ...stored, globalId }, payload), sessionId, addressedTo: this.addressee(kind, subjectId) };
     this.store.onCommit(() => this.publish(logged));
     return logged.record;
   }
@@ -77,14 +79,20 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
   }
 
   read(afterGlobalId: number, limit: number, sessionId?: string): LoggedEvent[] {
-    return this.events
-      .listAfter({ afterGlobalId, limit, sessionId })
-      .map((stored) => ({ record: this.toRecord(stored, JSON.parse(stored.payload)), sessionId: stored.sessionId }));
+    return this.events.listAfter({ afterGlobalId, limit, sessionId }).map((stored) => ({
+      record: this.toRecord(stored, JSON.parse(stored.payload)),
+      sessionId: stored.sessionId,
+      addressedTo: this.addressee(stored.kind, stored.subjectId),
+    }));
   }
 
   /** One session's events after its own sequence number `afterId` (the records' `id`). */
   readSession(sessionId: string, afterId: number, limit: number): EventRecord[] {
     return this.events.listSession(sessionId, afterId, limit).map((stored) => this.toRecord(stored, JSON.parse(stored.payload)));
+  }
+
+  private addressee(kind: string, subjectId: string): string | null {
+    return (this.accepted[kind] as Record<string, unknown> | undefined)?.[ADDRESSED_TO_SUBJECT] === true ? subjectId : null;
   }
 
   private publish(event: LoggedEvent): void {

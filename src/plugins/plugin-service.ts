@@ -149,7 +149,7 @@ export class PluginService implements PluginToolCatalog {
     return callPluginTool(this.runningPort(id), tool, input);
   }
 
-  /** PluginToolCatalog: the tools of the plugins that run now. */
+  /** The tools of the plugins that run now (for Atrium's MCP endpoint). */
   tools(): Array<{ pluginId: string; tool: StoredPlugin["manifest"]["tools"][number] }> {
     return this.deps.repository
       .list()
@@ -157,15 +157,11 @@ export class PluginService implements PluginToolCatalog {
       .flatMap((plugin) => plugin.manifest.tools.map((tool) => ({ pluginId: plugin.id, tool })));
   }
 
-  call(pluginId: string, toolName: string, input: unknown): Promise<unknown> {
-    return this.callTool(pluginId, toolName, input);
-  }
-
   /** Reads the source again and says what updating would change; the plan is applied by its id within 10 minutes. */
   async planUpdate(id: string): Promise<PluginUpdatePlan> {
     const plugin = this.stored(id);
     return this.deps.installer.inspect(plugin.source, (found) => {
-      if (found.manifest.id !== id) throw new ConflictError(`the source now holds plugin ${found.manifest.id}, not ${id}`);
+      checkSameId(id, found.manifest);
       if (found.consentKey === plugin.consentKey) throw new ConflictError(`plugin ${id} is up to date (${plugin.manifest.version})`);
       const planId = newId("plan");
       const expiresAtMs = this.deps.clock.now() + PLAN_LIFETIME_MS;
@@ -189,9 +185,7 @@ export class PluginService implements PluginToolCatalog {
       throw new ConflictError(`no update plan ${planId} for plugin ${id}: it was applied, expired (10 minutes) or never made; plan again`);
     }
     this.plans.delete(planId);
-    const version = await this.deps.installer.install(plugin.source, plan.consentKey, (manifest) => {
-      if (manifest.id !== id) throw new ConflictError(`the source now holds plugin ${manifest.id}, not ${id}`);
-    });
+    const version = await this.deps.installer.install(plugin.source, plan.consentKey, (manifest) => checkSameId(id, manifest));
     const current = { manifest: plugin.manifest, path: plugin.path, sourceCommit: plugin.sourceCommit, consentKey: plugin.consentKey };
     return this.replace(plugin, { ...plugin, ...version, previous: current, updatedAt: this.timestamp() }, plugin.previous?.path);
   }
@@ -271,6 +265,11 @@ export class PluginService implements PluginToolCatalog {
   private timestamp(): string {
     return new Date(this.deps.clock.now()).toISOString();
   }
+}
+
+/** An update's source must still hold the same plugin. */
+function checkSameId(id: string, manifest: PluginManifest): void {
+  if (manifest.id !== id) throw new ConflictError(`the source now holds plugin ${manifest.id}, not ${id}`);
 }
 
 /** What a plugin and its discovery both show of a manifest. */

@@ -46,7 +46,7 @@ export async function callPluginTool(port: number, tool: PluginToolSpec, input: 
 /** What Atrium's MCP endpoint offers: the tools of the enabled, running plugins, and a way to call one. */
 export interface PluginToolCatalog {
   tools(): Array<{ pluginId: string; tool: PluginToolSpec }>;
-  call(pluginId: string, toolName: string, input: unknown): Promise<unknown>;
+  callTool(pluginId: string, toolName: string, input: unknown): Promise<unknown>;
 }
 
 /**
@@ -112,7 +112,7 @@ export class PluginToolServer {
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const cut = params.name.indexOf(SEPARATOR);
       try {
-        const result = await this.catalog.call(params.name.slice(0, cut), params.name.slice(cut + SEPARATOR.length), params.arguments ?? {});
+        const result = await this.catalog.callTool(params.name.slice(0, cut), params.name.slice(cut + SEPARATOR.length), params.arguments ?? {});
         return { content: [{ type: "text" as const, text: typeof result === "string" ? result : JSON.stringify(result) }] };
       } catch (error) {
         return { content: [{ type: "text" as const, text: (error as Error).message }], isError: true };

@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Timestamp } from "./common.ts";
+import { addressedToSubject } from "./events.ts";
 
 export const ClientId = Type.String({
   minLength: 1,
@@ -103,17 +104,20 @@ export const LayoutBody = Type.Object(
 );
 
 /** What a client is asked to do: sent on its own event stream only. */
-export const ClientAction = Type.Object({
-  clientId: Type.String(),
-  actionId: Type.String({ description: "Answer with PUT /v1/clients/{clientId}/window-state carrying ackActionId." }),
-  kind: Type.Union([Type.Literal("window"), Type.Literal("navigate"), Type.Literal("layout")]),
-  action: Type.Union([Type.String(), Type.Null()], { description: "The window or layout action; null for navigate." }),
-  page: Type.Union([Type.String(), Type.Null()]),
-  settingsSection: Type.Union([Type.String(), Type.Null()]),
-  sessionId: Type.Union([Type.String(), Type.Null()]),
-  workspaceId: Type.Union([Type.String(), Type.Null()]),
-  paneId: Type.Union([Type.String(), Type.Null()]),
-});
+export const ClientAction = Type.Object(
+  {
+    clientId: Type.String(),
+    actionId: Type.String({ description: "Answer with PUT /v1/clients/{clientId}/window-state carrying ackActionId." }),
+    kind: Type.Union([Type.Literal("window"), Type.Literal("navigate"), Type.Literal("layout")]),
+    action: Type.Union([Type.String(), Type.Null()], { description: "The window or layout action; null for navigate." }),
+    page: Type.Union([Type.String(), Type.Null()]),
+    settingsSection: Type.Union([Type.String(), Type.Null()]),
+    sessionId: Type.Union([Type.String(), Type.Null()]),
+    workspaceId: Type.Union([Type.String(), Type.Null()]),
+    paneId: Type.Union([Type.String(), Type.Null()]),
+  },
+  addressedToSubject,
+);
 export type ClientAction = Static<typeof ClientAction>;
 
 export const ClientEvents = {

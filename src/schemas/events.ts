@@ -22,3 +22,10 @@ export const EventRecord = eventRecordSchema(Type.Unknown(), { $id: "EventRecord
 export type EventRecord = Static<typeof EventRecord>;
 
 export const CursorResponse = Type.Object({ cursor: EventCursor }, { $id: "EventCursor" });
+
+export const ADDRESSED_TO_SUBJECT = "x-addressed-to-subject";
+/**
+ * The annotation of a kind that is for its subject alone (`Type.Object({…}, addressedToSubject)`): only
+ * the event stream that client opened with its clientId gets such events.
+ */
+export const addressedToSubject = { [ADDRESSED_TO_SUBJECT]: true };

@@ -107,6 +107,7 @@ describe("event log", () => {
 describe("event filters", () => {
   const event = (kind: string, sessionId: string | null): LoggedEvent => ({
     sessionId,
+    addressedTo: null,
     record: { id: 1, globalEventId: 1, subjectRevision: 1, serverId: "s", kind, subjectId: "x", createdAt: "", payload: {} },
   });
 
