@@ -4,12 +4,13 @@ import { SyncRepository } from "../store/sync-repository.ts";
 import { SyncService } from "../sync/sync-service.ts";
 import { defineModule } from "./module.ts";
 
-/** Settings namespaces clients keep in step across devices. */
+/** Settings namespaces clients keep in step across devices (and paired machines: the machines module). */
 export const syncModule = defineModule({
   name: "sync",
   features: ["sync"],
   eventKinds: SyncEvents,
-  create: ({ store, events }) => ({
-    routes: syncRoutes(new SyncService(store, new SyncRepository(store), events)),
-  }),
+  create: ({ store, events, clock, identity }) => {
+    const sync = new SyncService({ store, entries: new SyncRepository(store), events, clock, deviceId: identity.machineId });
+    return { sync, routes: syncRoutes(sync) };
+  },
 });

@@ -24,6 +24,7 @@ export const SyncResponseEntry = Type.Object({
   timestamp: SyncTimestamp,
   deleted: Type.Boolean(),
 });
+export type SyncResponseEntry = Static<typeof SyncResponseEntry>;
 
 export const SyncNamespace = Type.Object({ namespace: Type.String(), entries: Type.Array(SyncResponseEntry) }, { $id: "SyncNamespace" });
 export type SyncNamespace = Static<typeof SyncNamespace>;

@@ -12,6 +12,7 @@ import { replyDeltasMigration } from "./migrations/0008-reply-deltas.ts";
 import { mcpServersMigration } from "./migrations/0009-mcp-servers.ts";
 import { pluginsMigration } from "./migrations/0010-plugins.ts";
 import { clientsMigration } from "./migrations/0011-clients.ts";
+import { machinesMigration } from "./migrations/0012-machines.ts";
 
 export interface Migration {
   version: number;
@@ -32,6 +33,7 @@ export const migrations: Migration[] = [
   mcpServersMigration,
   pluginsMigration,
   clientsMigration,
+  machinesMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

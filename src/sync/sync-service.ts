@@ -1,6 +1,7 @@
+import type { Clock } from "../clock.ts";
 import type { Store } from "../store/database.ts";
-import type { StoredSyncEntry, SyncRepository } from "../store/sync-repository.ts";
-import type { SyncEvents } from "../schemas/sync.ts";
+import type { ChangedSyncEntry, StoredSyncEntry, SyncRepository } from "../store/sync-repository.ts";
+import type { SyncEvents, SyncResponseEntry } from "../schemas/sync.ts";
 import type { EventLog } from "../events/event-log.ts";
 import type { SyncNamespace, SyncPutBody, SyncTimestamp } from "../schemas/sync.ts";
 import { InvalidInputError } from "../errors.ts";
@@ -18,6 +19,13 @@ const timestampOf = (entry: StoredSyncEntry): SyncTimestamp => ({
   deviceId: entry.deviceId,
 });
 
+const toResponseEntry = (entry: StoredSyncEntry): SyncResponseEntry => ({
+  key: entry.key,
+  value: entry.value === null ? null : JSON.parse(entry.value),
+  timestamp: timestampOf(entry),
+  deleted: entry.deleted,
+});
+
 /**
  * SQLite stores text as UTF-8, where every lone surrogate becomes U+FFFD: "\uD800" and "\uDC00" would
  * be one key, and a device id would no longer compare as it was sent.
@@ -32,48 +40,94 @@ function refuseLoneSurrogates(entry: SyncPutBody["entries"][number], index: numb
   }
 }
 
+/** Hears of an entry another machine changed, inside the transaction that stores it. */
+export type SyncObserver = (entry: SyncResponseEntry) => void;
+
+/** The entries changed after an event cursor, and the cursor to ask from next. */
+export interface SyncChanges {
+  entries: Array<SyncResponseEntry & { namespace: string }>;
+  cursor: number;
+  more: boolean;
+}
+
+export interface SyncServiceDeps {
+  store: Store;
+  entries: SyncRepository;
+  events: EventLog<typeof SyncEvents>;
+  clock: Clock;
+  /** Stamps the entries Atrium writes itself. */
+  deviceId: string;
+}
+
+/** Events a page of changes covers: each event is one put, of at most 1000 keys. */
+const CHANGE_PAGE_EVENTS = 100;
+
 /**
  * Last-writer-wins key/value settings per namespace. An entry replaces the stored one only when its
- * timestamp is newer, so devices can resend freely; a null value is a deletion kept as a tombstone,
- * so that an older write arriving later cannot bring the key back.
+ * timestamp is newer, so devices (and paired machines) can resend freely; a null value is a deletion
+ * kept as a tombstone, so that an older write arriving later cannot bring the key back. Every stored
+ * entry remembers the event that changed it, which is the cursor other machines pull from.
  */
 export class SyncService {
-  constructor(
-    private readonly store: Store,
-    private readonly entries: SyncRepository,
-    private readonly events: EventLog<typeof SyncEvents>,
-  ) {}
+  private readonly observers = new Map<string, SyncObserver>();
+
+  constructor(private readonly deps: SyncServiceDeps) {}
 
   get(namespace: string): SyncNamespace {
-    return {
-      namespace,
-      entries: this.entries.list(namespace).map((entry) => ({
-        key: entry.key,
-        value: entry.value === null ? null : JSON.parse(entry.value),
-        timestamp: timestampOf(entry),
-        deleted: entry.deleted,
-      })),
-    };
+    return { namespace, entries: this.deps.entries.list(namespace).map(toResponseEntry) };
+  }
+
+  /** A namespace Atrium keeps for itself (the MCP registry) hears what other machines change in it. */
+  observe(namespace: string, observer: SyncObserver): void {
+    this.observers.set(namespace, observer);
   }
 
   put(namespace: string, body: SyncPutBody): SyncNamespace {
     body.entries.forEach(refuseLoneSurrogates);
-    return this.store.transaction(() => {
-      const changed: string[] = [];
+    return this.deps.store.transaction(() => {
+      const winners = new Map<string, StoredSyncEntry>();
       for (const incoming of body.entries) {
-        const stored = this.entries.get(namespace, incoming.key);
+        const stored = winners.get(incoming.key) ?? this.deps.entries.get(namespace, incoming.key);
         if (stored && compareTimestamps(incoming.timestamp, timestampOf(stored)) <= 0) continue;
         const deleted = incoming.value === null || incoming.value === undefined;
-        this.entries.upsert(namespace, {
-          key: incoming.key,
-          value: deleted ? null : JSON.stringify(incoming.value),
-          ...incoming.timestamp,
-          deleted,
-        });
-        if (!changed.includes(incoming.key)) changed.push(incoming.key);
+        winners.set(incoming.key, { key: incoming.key, value: deleted ? null : JSON.stringify(incoming.value), ...incoming.timestamp, deleted });
       }
-      if (changed.length > 0) this.events.append("sync.changed", `sync:${namespace}`, { namespace, keys: changed });
+      this.store(namespace, [...winners.values()]);
+      const observer = this.observers.get(namespace);
+      if (observer) for (const entry of winners.values()) observer(toResponseEntry(entry));
       return this.get(namespace);
     });
   }
+
+  /**
+   * A value Atrium itself sets on this machine (null deletes), stamped newer than the stored entry
+   * even when this clock is behind the machine that wrote that one. Joins the caller's transaction.
+   */
+  write(namespace: string, key: string, value: unknown): void {
+    this.deps.store.transaction(() => {
+      const stored = this.deps.entries.get(namespace, key);
+      const wallMs = Math.max(this.deps.clock.now(), stored?.wallMs ?? 0);
+      const counter = stored && stored.wallMs === wallMs ? stored.counter + 1 : 0;
+      const deleted = value === null || value === undefined;
+      this.store(namespace, [{ key, value: deleted ? null : JSON.stringify(value), wallMs, counter, deviceId: this.deps.deviceId, deleted }]);
+    });
+  }
+
+  /** The entries of every namespace changed after the event `afterEventId`, a page at a time. */
+  changesAfter(afterEventId: number): SyncChanges {
+    const changed = this.deps.entries.changedAfter(afterEventId, CHANGE_PAGE_EVENTS);
+    const lastEvent = changed.at(-1)?.eventId ?? afterEventId;
+    const more = new Set(changed.map((entry) => entry.eventId)).size === CHANGE_PAGE_EVENTS;
+    // With nothing more to read, the cursor moves to the log's end: the events after the last change
+    // were not sync changes, and a peer comparing cursors must not pull for them again.
+    return { entries: changed.map(toChange), cursor: more ? lastEvent : Math.max(lastEvent, this.deps.events.cursor()), more };
+  }
+
+  private store(namespace: string, entries: StoredSyncEntry[]): void {
+    if (entries.length === 0) return;
+    const event = this.deps.events.append("sync.changed", `sync:${namespace}`, { namespace, keys: entries.map((entry) => entry.key) });
+    for (const entry of entries) this.deps.entries.upsert(namespace, entry, event.globalEventId);
+  }
 }
+
+const toChange = (entry: ChangedSyncEntry) => ({ namespace: entry.namespace, ...toResponseEntry(entry) });
