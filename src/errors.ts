@@ -16,8 +16,19 @@ export class InvalidInputError extends DomainError {}
 export class NotFoundError extends DomainError {}
 /** The request conflicts with the current state: a duplicate, busy, in flight (409). */
 export class ConflictError extends DomainError {}
+/** What the caller presented in place of Atrium's token (a pairing code) is wrong or spent (401). */
+export class NotAuthenticatedError extends DomainError {}
 /** The caller may not do this (403). */
 export class ForbiddenError extends DomainError {}
+/** The caller tried too often in too short a time (429); it may try again after `retryAfterSeconds`. */
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
 /** The content is larger than what is accepted (413). */
 export class TooLargeError extends DomainError {}
 /** What the request is passed on to (a plugin's process) is not running or did not answer (502). */

@@ -4,6 +4,8 @@ import type { StoredToken, TokenRepository } from "../store/token-repository.ts"
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 
 export const ADMIN_TOKEN_NAME = "admin";
+/** A paired machine's token is named after it; people's tokens cannot take such a name. */
+const MACHINE_TOKEN_PREFIX = "machine.";
 const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** last_used_at is refreshed at most this often, so that auth does not write on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -18,6 +20,15 @@ export function generateToken(): string {
 
 function sha256(value: string): Buffer {
   return createHash("sha256").update(value).digest();
+}
+
+export function machineTokenName(machineId: string): string {
+  return `${MACHINE_TOKEN_PREFIX}${machineId}`;
+}
+
+/** The machine a token name belongs to, for a paired machine's token; undefined for any other. */
+export function machineOfTokenName(name: string): string | undefined {
+  return name.startsWith(MACHINE_TOKEN_PREFIX) ? name.slice(MACHINE_TOKEN_PREFIX.length) : undefined;
 }
 
 /**
@@ -84,6 +95,11 @@ export class AccessTokens {
     return this.identify(presented) !== null;
   }
 
+  /** The name of the token presented (null when it is none of ours), without noting a use. */
+  nameOf(presented: string): string | null {
+    return this.identify(presented)?.name ?? null;
+  }
+
   private identify(presented: string): TokenIdentity | null {
     if (constantTimeEquals(presented, this.adminToken)) return { name: ADMIN_TOKEN_NAME };
     const name = this.tokens.findNameByHash(sha256(presented).toString("hex"));
@@ -95,11 +111,28 @@ export class AccessTokens {
       throw new InvalidInputError("a token name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit");
     }
     if (name === ADMIN_TOKEN_NAME) throw new ConflictError(`the name "${ADMIN_TOKEN_NAME}" is reserved for the admin token`);
+    if (name.startsWith(MACHINE_TOKEN_PREFIX)) throw new ConflictError(`names starting "${MACHINE_TOKEN_PREFIX}" are for paired machines' tokens`);
     const token = generateToken();
     if (!this.tokens.insert(name, sha256(token).toString("hex"), this.now().toISOString())) {
       throw new ConflictError(`a token named "${name}" already exists`);
     }
     return { name, token };
+  }
+
+  /**
+   * Keeps `token` as the paired machine's, replacing the one it had (a machine paired again). The
+   * token is made by the caller: it travels to the peer before anything is stored here.
+   */
+  storeForMachine(machineId: string, token: string): void {
+    const name = machineTokenName(machineId);
+    this.tokens.delete(name);
+    this.tokens.insert(name, sha256(token).toString("hex"), this.now().toISOString());
+  }
+
+  /** Revokes a paired machine's token; nothing happens when it has none. */
+  revokeMachine(machineId: string): void {
+    this.tokens.delete(machineTokenName(machineId));
+    this.lastTouched.delete(machineTokenName(machineId));
   }
 
   list(): StoredToken[] {

@@ -38,6 +38,20 @@ export const ConfigFile = Type.Object(
     updateRestartTimeoutSeconds: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, description: "How long a new build has to become healthy after an update before it is rolled back (default 60)." }),
     ),
+    machineId: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,55}$",
+        description:
+          "This machine's id among paired machines (default: derived from /etc/machine-id). Set it for a second server on one host, which would otherwise share the id.",
+      }),
+    ),
+    machineName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The name paired machines show for this one (default: the host name)." })),
+    publicUrl: Type.Optional(
+      Type.String({
+        pattern: "^https?://",
+        description: "Where paired machines reach this server, e.g. https://laptop.example.net:7433 (default: the address it listens on).",
+      }),
+    ),
     harnesses: Type.Optional(
       Type.Array(
         Type.Object({

@@ -1,4 +1,4 @@
-import { AnswerTimeoutError, DomainError, ConflictError, ForbiddenError, InvalidInputError, NotFoundError, TooLargeError, UpstreamError } from "../errors.ts";
+import { AnswerTimeoutError, DomainError, ConflictError, ForbiddenError, InvalidInputError, NotAuthenticatedError, NotFoundError, TooLargeError, TooManyRequestsError, UpstreamError } from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { storageProblem } from "../store/storage-errors.ts";
@@ -17,6 +17,7 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof UpstreamError) return 502;
   if (error instanceof AnswerTimeoutError) return 504;
   if (error instanceof ForbiddenError) return 403;
+  if (error instanceof NotAuthenticatedError) return 401;
   return 400;
 };
 
@@ -28,6 +29,7 @@ export function mapError(code: string | number, error: unknown, request: Request
   // Elysia wraps what a body parser throws in a ParseError; the parser's own error says more.
   if (code === "PARSE" && error instanceof Error && error.cause instanceof HttpError) error = error.cause;
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  if (error instanceof TooManyRequestsError) return { status: 429, message: error.message, headers: { "retry-after": String(error.retryAfterSeconds) } };
   if (error instanceof DomainError) return { status: domainStatus(error), message: error.message };
   if (code === "NOT_FOUND") {
     return { status: 404, message: `no route ${request.method} ${new URL(request.url).pathname}` };

@@ -1,5 +1,6 @@
 import { clientsModule } from "./clients-module.ts";
 import { filesModule } from "./files-module.ts";
+import { machinesModule } from "./machines-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
 import { pluginsModule } from "./plugins-module.ts";
@@ -25,6 +26,7 @@ export const MODULES = [
   sessionsModule,
   updatesModule,
   clientsModule,
+  machinesModule,
 ] as const;
 
 /** What tests may replace, per module, by its name. */

@@ -23,7 +23,7 @@ import { MetaRepository } from "../store/meta-repository.ts";
 import { currentSchemaVersion, migrate, migrations, type MigrationReport } from "../store/migrations.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
-import { loadIdentity, type ServerIdentity } from "../system/identity.ts";
+import { loadIdentity, osMachineId, type ServerIdentity } from "../system/identity.ts";
 import { MigrationProgress } from "../system/migration-progress.ts";
 import { SystemStatus } from "../system/system-status.ts";
 import type { UpdateStartupGuard } from "../update/startup-guard.ts";
@@ -136,7 +136,7 @@ export class AtriumServer {
       };
       // A new database has nothing to serve while its tables are created, and no identity before.
       if (migration.status().schemaVersion === 0) finishMigration(migrate(store, { list: migrationList }));
-      const identity = loadIdentity(new MetaRepository(store));
+      const identity = loadIdentity(new MetaRepository(store), options.config.machineId ?? osMachineId());
       const adminToken = readOrCreateAdminToken(paths.adminToken);
       const tokens = new AccessTokens(adminToken, new TokenRepository(store));
       const bindAddress = { host: options.host, port: options.port };

@@ -83,10 +83,18 @@ export class SyncService {
   }
 
   put(namespace: string, body: SyncPutBody): SyncNamespace {
-    body.entries.forEach(refuseLoneSurrogates);
+    return this.deps.store.transaction(() => {
+      this.merge(namespace, body.entries);
+      return this.get(namespace);
+    });
+  }
+
+  /** Stores the entries newer than what is here (another machine's observer hears of them); answers the keys that changed. */
+  merge(namespace: string, entries: SyncPutBody["entries"]): string[] {
+    entries.forEach(refuseLoneSurrogates);
     return this.deps.store.transaction(() => {
       const winners = new Map<string, StoredSyncEntry>();
-      for (const incoming of body.entries) {
+      for (const incoming of entries) {
         const stored = winners.get(incoming.key) ?? this.deps.entries.get(namespace, incoming.key);
         if (stored && compareTimestamps(incoming.timestamp, timestampOf(stored)) <= 0) continue;
         const deleted = incoming.value === null || incoming.value === undefined;
@@ -95,8 +103,18 @@ export class SyncService {
       this.store(namespace, [...winners.values()]);
       const observer = this.observers.get(namespace);
       if (observer) for (const entry of winners.values()) observer(toResponseEntry(entry));
-      return this.get(namespace);
+      return [...winners.keys()];
     });
+  }
+
+  /** These keys' entries as stored (a key with none is left out). */
+  entries(namespace: string, keys: Iterable<string>): SyncResponseEntry[] {
+    const found: SyncResponseEntry[] = [];
+    for (const key of keys) {
+      const stored = this.deps.entries.get(namespace, key);
+      if (stored) found.push(toResponseEntry(stored));
+    }
+    return found;
   }
 
   /**

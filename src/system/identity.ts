@@ -26,8 +26,8 @@ export function osMachineId(files: string[] = MACHINE_ID_FILES): string | undefi
   return undefined;
 }
 
-/** serverId is created once per data dir; machineId follows the OS's id when there is one. */
-export function loadIdentity(meta: MetaRepository, machineId: string | undefined = osMachineId()): ServerIdentity {
+/** serverId is created once per data dir; machineId is config.json's, else the OS's id when there is one. */
+export function loadIdentity(meta: MetaRepository, machineId: string | undefined): ServerIdentity {
   return {
     serverId: meta.getOrInsert("server_id", newId("srv")),
     machineId: machineId ?? meta.getOrInsert("machine_id", newId("mch")),

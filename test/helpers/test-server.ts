@@ -19,7 +19,7 @@ export interface TestServer {
   json<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** Waits for the start-up work (the first harness scan appends events) and returns the event cursor. */
   ready(): Promise<number>;
-  /** A new server on the same data dir (what a restart keeps); the returned one removes the dir when it stops. */
+  /** A new server on the same data dir and port (what a restart keeps); the returned one removes the dir when it stops. */
   restart(): Promise<TestServer>;
   stop(): Promise<void>;
 }
@@ -28,6 +28,8 @@ export interface TestServer {
 export interface TestServerOptions {
   dataDir?: string;
   host?: string;
+  /** 0 (the default) takes a free one; a restart keeps the port it had, as a real server does. */
+  port?: number;
   logLevel?: LogLevel;
   config?: ConfigFile;
   tuning?: ServerTuning;
@@ -61,7 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}, ownedDir?
   const { host, logLevel, config, tuning } = mergeOptions(TEST_DEFAULTS, options);
   const server = await AtriumServer.start({
     host: host ?? "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     logLevel: logLevel ?? "debug",
     echoLogs: false,
     config: config ?? {},
@@ -93,8 +95,9 @@ export async function startTestServer(options: TestServerOptions = {}, ownedDir?
       return ((await response.json()) as { cursor: number }).cursor;
     },
     async restart() {
+      const port = server.port;
       await server.stop();
-      return startTestServer({ ...options, dataDir }, dir);
+      return startTestServer({ ...options, dataDir, port }, dir);
     },
     async stop() {
       await server.stop();
