@@ -1,9 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
+import { lockDatabase, logSays } from "../helpers/locked-database.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { startTestServer } from "../helpers/test-server.ts";
@@ -31,24 +31,6 @@ async function echoSession(api: Client): Promise<string> {
   expect(session.status).toBe(201);
   return session.body.id;
 }
-
-/** Another process's connection holding the write lock, as `sqlite3` or a backup tool would. */
-function lockDatabase(path: string): () => void {
-  const other = new Database(path);
-  other.exec("BEGIN IMMEDIATE");
-  return () => {
-    other.exec("ROLLBACK");
-    other.close();
-  };
-}
-
-/** Waits until the server's log has `text`: what it did while its database could not say so. */
-const logSays = (dataDir: string, text: string) =>
-  until(
-    async () => readFileSync(join(dataDir, "logs", "atrium.log"), "utf8"),
-    (log) => log.includes(text),
-    10_000,
-  );
 
 test("a database locked by another process while a reply streams: the server keeps serving, says so, and the reply is written whole afterwards", async () => {
   const home = makeTempDir("atrium-locked-");
