@@ -45,7 +45,9 @@ export const ConfigFile = Type.Object(
           "This machine's id among paired machines (default: derived from /etc/machine-id). Set it for a second server on one host, which would otherwise share the id.",
       }),
     ),
-    machineName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The name paired machines show for this one (default: the host name)." })),
+    machineName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "The name paired machines show for this one (default: the host name)." }),
+    ),
     publicUrl: Type.Optional(
       Type.String({
         pattern: "^https?://",

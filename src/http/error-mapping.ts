@@ -1,4 +1,15 @@
-import { AnswerTimeoutError, DomainError, ConflictError, ForbiddenError, InvalidInputError, NotAuthenticatedError, NotFoundError, TooLargeError, TooManyRequestsError, UpstreamError } from "../errors.ts";
+import {
+  AnswerTimeoutError,
+  DomainError,
+  ConflictError,
+  ForbiddenError,
+  InvalidInputError,
+  NotAuthenticatedError,
+  NotFoundError,
+  TooLargeError,
+  TooManyRequestsError,
+  UpstreamError,
+} from "../errors.ts";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { storageProblem } from "../store/storage-errors.ts";

@@ -205,7 +205,8 @@ export class PeerLink {
     while (this.pending.size > 0 && !this.stopped) {
       const entries: SyncPushBody["entries"] = [];
       for (const [namespace, keys] of this.pending) {
-        for (const entry of this.deps.sync.entries(namespace, keys)) entries.push({ namespace, key: entry.key, value: entry.value, timestamp: entry.timestamp });
+        for (const entry of this.deps.sync.entries(namespace, keys))
+          entries.push({ namespace, key: entry.key, value: entry.value, timestamp: entry.timestamp });
       }
       this.pending.clear();
       const peer = this.deps.repository.get(this.machineId);

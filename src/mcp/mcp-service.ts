@@ -11,6 +11,7 @@ import type { HarnessMcpConfigs, HarnessMcpServer } from "./harness-mcp-configs.
 import type { McpOAuth } from "./mcp-oauth.ts";
 import type { McpEndpoint } from "./mcp-probe.ts";
 import { NOT_PROBED, type McpProber } from "./mcp-prober.ts";
+import type { McpReplica, ReplicatedMcpServer } from "./mcp-replica.ts";
 import { mergeSecrets, validateMcpServer, type OwnCredentials } from "./mcp-validation.ts";
 
 export interface McpServiceDeps {
@@ -24,6 +25,8 @@ export interface McpServiceDeps {
   oauth: McpOAuth;
   own: OwnCredentials;
   logger: Logger;
+  /** Carries the servers made here to paired machines, and theirs here. */
+  replica: McpReplica;
 }
 
 /** A server with what reaching it takes: for probes and for sessions. */
@@ -41,7 +44,9 @@ export interface ReachableMcpServer {
 export class McpService {
   private prober: McpProber | undefined;
 
-  constructor(private readonly deps: McpServiceDeps) {}
+  constructor(private readonly deps: McpServiceDeps) {
+    deps.replica.follow((id, server) => this.applyReplicated(id, server));
+  }
 
   /** The prober runs on what the service knows of each server; they are built in that order. */
   useProber(prober: McpProber): void {
@@ -124,8 +129,51 @@ export class McpService {
       this.deps.repository.replaceSecrets(server.id, "env", env);
       this.deps.repository.replaceSecrets(server.id, "header", headers);
       alsoInside?.();
+      this.deps.replica.written(server, env, headers);
       this.publish(server.id);
     });
+  }
+
+  /**
+   * Takes a change another machine made, inside the transaction that stores it. A server that would
+   * be refused here is left out and logged, never thrown: one bad entry must not stop the rest of a
+   * pull. A name a different server holds here gets the id's end added, so both stay usable.
+   */
+  private applyReplicated(id: string, replicated: ReplicatedMcpServer | null): void {
+    const stored = this.deps.repository.get(id);
+    if (replicated === null) {
+      if (!stored) return;
+      this.deps.repository.remove(id);
+      this.deps.oauth.forget(id);
+      this.deps.events.append("mcp.deleted", id, { id });
+      this.deps.store.onCommit(() => this.prober?.forget(id));
+      return;
+    }
+    const { env, headers, ...definition } = replicated;
+    const holder = this.deps.repository.idOfName(definition.name);
+    const server: StoredMcpServer = { ...definition, id, name: holder && holder !== id ? `${definition.name}-${id.slice(-6)}` : definition.name };
+    try {
+      validateMcpServer({ ...server, env, headers }, this.deps.own);
+    } catch (error) {
+      this.deps.logger.warn("an MCP server from a paired machine is not taken here", { id, error: (error as Error).message });
+      return;
+    }
+    if (stored && (stored.url !== server.url || stored.authType !== server.authType)) this.deps.oauth.forget(id);
+    this.deps.repository.save(server);
+    this.deps.repository.replaceSecrets(id, "env", env);
+    this.deps.repository.replaceSecrets(id, "header", headers);
+    this.publish(id);
+    this.deps.store.onCommit(() => this.reprobe(id));
+  }
+
+  /** Gives the servers made before this machine was paired their replica entry. */
+  mirrorUnmirrored(): void {
+    for (const server of this.deps.repository.list()) {
+      if (this.deps.replica.has(server.id)) continue;
+      this.deps.store.transaction(() =>
+        this.deps.replica.written(server, this.deps.repository.secrets(server.id, "env"), this.deps.repository.secrets(server.id, "header")),
+      );
+    }
   }
 
   /** Removes a server made here; the harnesses' own are changed in their config. Returns what remains. */
@@ -134,6 +182,7 @@ export class McpService {
     this.deps.store.transaction(() => {
       this.deps.repository.remove(id);
       this.deps.oauth.forget(id);
+      this.deps.replica.removed(id);
       this.deps.events.append("mcp.deleted", id, { id });
     });
     this.prober?.forget(id);

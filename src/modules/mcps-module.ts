@@ -4,12 +4,14 @@ import { mcpRoutes } from "../http/routes/mcp-routes.ts";
 import { HarnessMcpConfigs } from "../mcp/harness-mcp-configs.ts";
 import { McpOAuth } from "../mcp/mcp-oauth.ts";
 import { McpProber } from "../mcp/mcp-prober.ts";
+import { McpReplica } from "../mcp/mcp-replica.ts";
 import { McpService } from "../mcp/mcp-service.ts";
 import { McpEvents } from "../schemas/mcps.ts";
 import { McpRepository } from "../store/mcp-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { defineModule } from "./module.ts";
+import { syncModule } from "./sync-module.ts";
 
 export interface McpTuning {
   /** A probe that has not listed the tools by then has failed. */
@@ -42,6 +44,7 @@ export const mcpsModule = defineModule({
       oauth: new McpOAuth({ repository, clock }),
       own: { isAccessToken: (text) => tokens.verify(text) !== null, tokenFile: paths.adminToken },
       logger,
+      replica: new McpReplica(modules.get(syncModule).sync),
     });
     const prober = new McpProber({
       store,
@@ -57,7 +60,14 @@ export const mcpsModule = defineModule({
     return {
       routes: mcpRoutes(mcps),
       mcps,
-      start: () => mcps.probeAll(),
+      start: () => {
+        try {
+          mcps.mirrorUnmirrored();
+        } catch (error) {
+          logger.error("the MCP servers made before could not be readied for paired machines; they go with their next change", { error });
+        }
+        mcps.probeAll();
+      },
       stop: () => prober.stop(),
     };
   },

@@ -71,13 +71,19 @@ export const SyncChanges = Type.Object(
 export type SyncChanges = Static<typeof SyncChanges>;
 
 export const SyncPushBody = Type.Object({
-  entries: Type.Array(Type.Object({ namespace: ReplicatedNamespace, key: Type.String({ minLength: 1, maxLength: 500 }), value: Type.Unknown(), timestamp: SyncTimestamp }), {
-    maxItems: 1000,
-  }),
+  entries: Type.Array(
+    Type.Object({ namespace: ReplicatedNamespace, key: Type.String({ minLength: 1, maxLength: 500 }), value: Type.Unknown(), timestamp: SyncTimestamp }),
+    {
+      maxItems: 1000,
+    },
+  ),
 });
 export type SyncPushBody = Static<typeof SyncPushBody>;
 
-export const SyncPushAnswer = Type.Object({ changed: Type.Integer({ minimum: 0, description: "Entries that were newer than what the receiver had." }) }, { $id: "SyncPushAnswer" });
+export const SyncPushAnswer = Type.Object(
+  { changed: Type.Integer({ minimum: 0, description: "Entries that were newer than what the receiver had." }) },
+  { $id: "SyncPushAnswer" },
+);
 export type SyncPushAnswer = Static<typeof SyncPushAnswer>;
 
 /** The events the machines module publishes, with their payloads. */

@@ -47,8 +47,33 @@ export function untilOnline(machine: TestServer, peerId: string, online = true):
   );
 }
 
+/** Waits until every machine lists every other one online (and maybe more). */
+export async function allOnline(machines: TestServer[]): Promise<void> {
+  for (const listing of machines) {
+    await until(
+      () => machinesOf(listing),
+      (listed) => listed.filter((entry) => entry.online).length >= machines.length,
+    );
+  }
+}
+
 export async function namespaceOf(machine: TestServer, namespace: string): Promise<SyncNamespace["entries"]> {
   const read = await machine.json<SyncNamespace>("GET", `/v1/sync/${namespace}`);
   expect(read.status).toBe(200);
   return read.body.entries;
+}
+
+/** The machines a test starts, stopped after it in reverse: one started again on another's data dir stops before that dir is removed. */
+export class Fleet {
+  private readonly running: TestServer[] = [];
+
+  async start(name: string, options: TestServerOptions = {}): Promise<TestServer> {
+    const started = await startMachine(name, options);
+    this.running.push(started);
+    return started;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const machine of this.running.splice(0).reverse()) await machine.stop();
+  }
 }

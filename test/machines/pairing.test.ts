@@ -3,28 +3,23 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { MachineList, PairAcceptAnswer, type Machine } from "../../src/schemas/machines.ts";
 import type { EventRecord } from "../../src/schemas/events.ts";
-import { machinesOf, pair, pairingCode, startMachine, untilOnline } from "../helpers/machine-fixtures.ts";
+import { Fleet, machinesOf, pair, pairingCode, untilOnline } from "../helpers/machine-fixtures.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import type { TestServer } from "../helpers/test-server.ts";
+import type { TestServer, TestServerOptions } from "../helpers/test-server.ts";
 
-const running: TestServer[] = [];
-afterEach(async () => {
-  // In reverse: a server started again on another's data dir stops before that dir is removed.
-  for (const machine of running.splice(0).reverse()) await machine.stop();
-});
-
-async function machine(name: string, options: Parameters<typeof startMachine>[1] = {}): Promise<TestServer> {
-  const started = await startMachine(name, options);
-  running.push(started);
-  return started;
-}
+const fleet = new Fleet();
+afterEach(() => fleet.stopAll());
+const machine = (name: string, options?: TestServerOptions) => fleet.start(name, options);
 
 /** The token names kept in a server's database (names only; tokens are hashes). */
 function tokenNames(server: TestServer): string[] {
   const db = new Database(join(server.dataDir, "atrium.db"), { readonly: true });
   try {
-    return db.query<{ name: string }, []>("SELECT name FROM access_tokens ORDER BY name").all().map((row) => row.name);
+    return db
+      .query<{ name: string }, []>("SELECT name FROM access_tokens ORDER BY name")
+      .all()
+      .map((row) => row.name);
   } finally {
     db.close();
   }
@@ -91,7 +86,11 @@ describe("pairing machines", () => {
       fetch(`${a.url}/v1/machines/pair/accept`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ code: tried, machine: { id: "mch-intruder", name: "x", os: "linux", url: "http://127.0.0.1:9" }, token: "atr_0123456789abcdef0123" }),
+        body: JSON.stringify({
+          code: tried,
+          machine: { id: "mch-intruder", name: "x", os: "linux", url: "http://127.0.0.1:9" },
+          token: "atr_0123456789abcdef0123",
+        }),
       });
     for (let i = 0; i < 5; i++) expect((await accept(`WRONG-${i}000`)).status).toBe(401);
     const limited = await accept(code);

@@ -2,37 +2,19 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { SyncNamespace } from "../../src/schemas/sync.ts";
 import { lockDatabase, logSays } from "../helpers/locked-database.ts";
-import { machinesOf, namespaceOf, pair, startMachine } from "../helpers/machine-fixtures.ts";
+import { allOnline, Fleet, namespaceOf, pair } from "../helpers/machine-fixtures.ts";
 import { until } from "../helpers/poll.ts";
-import type { TestServer } from "../helpers/test-server.ts";
+import type { TestServer, TestServerOptions } from "../helpers/test-server.ts";
 
-const running: TestServer[] = [];
-afterEach(async () => {
-  // In reverse: a server started again on another's data dir stops before that dir is removed.
-  for (const machine of running.splice(0).reverse()) await machine.stop();
-});
-
-async function machine(name: string, options: Parameters<typeof startMachine>[1] = {}): Promise<TestServer> {
-  const started = await startMachine(name, options);
-  running.push(started);
-  return started;
-}
+const fleet = new Fleet();
+afterEach(() => fleet.stopAll());
+const machine = (name: string, options?: TestServerOptions) => fleet.start(name, options);
 
 const at = (wallMs: number, deviceId: string) => ({ wallMs, counter: 0, deviceId });
 
 async function put(machine: TestServer, namespace: string, key: string, value: unknown, timestamp: ReturnType<typeof at>): Promise<void> {
   const written = await machine.json<SyncNamespace>("PUT", `/v1/sync/${namespace}`, { entries: [{ key, value, timestamp }] });
   expect(written.status).toBe(200);
-}
-
-/** Waits until every machine lists every other one online (and maybe more). */
-async function allOnline(machines: TestServer[]): Promise<void> {
-  for (const listing of machines) {
-    await until(
-      () => machinesOf(listing),
-      (listed) => listed.filter((entry) => entry.online).length >= machines.length,
-    );
-  }
 }
 
 /** Waits until the namespace reads the same on every machine and holds what `done` wants; answers it. */
@@ -45,7 +27,7 @@ async function converged(machines: TestServer[], namespace: string, done: (entri
   return all[0]!;
 }
 
-const valueOf = (entries: SyncNamespace["entries"], key: string) => entries.find((entry) => entry.key === key);
+const entryOf = (entries: SyncNamespace["entries"], key: string) => entries.find((entry) => entry.key === key);
 
 describe("replicated sync namespaces", () => {
   test("a change on one machine reaches its peers, and one relayed through a peer reaches a machine not paired with its writer", async () => {
@@ -84,12 +66,16 @@ describe("replicated sync namespaces", () => {
     await put(again, "ui", "k1", "tablet-150", at(150, "tablet"));
     await put(again, "ui", "k4", "tablet-400", at(400, "tablet"));
 
-    const ui = await converged([a, b, again], "ui", (read) => read.length === 4 && valueOf(read, "k4") !== undefined && valueOf(read, "k1")?.value === "laptop-200");
-    expect(valueOf(ui, "k1")).toEqual({ key: "k1", value: "laptop-200", timestamp: at(200, "laptop"), deleted: false });
-    expect(valueOf(ui, "k2")).toEqual({ key: "k2", value: null, timestamp: at(260, "studio"), deleted: true });
+    const ui = await converged(
+      [a, b, again],
+      "ui",
+      (read) => read.length === 4 && entryOf(read, "k4") !== undefined && entryOf(read, "k1")?.value === "laptop-200",
+    );
+    expect(entryOf(ui, "k1")).toEqual({ key: "k1", value: "laptop-200", timestamp: at(200, "laptop"), deleted: false });
+    expect(entryOf(ui, "k2")).toEqual({ key: "k2", value: null, timestamp: at(260, "studio"), deleted: true });
     // Equal wall clock and counter: the device id decides, the same way on every machine.
-    expect(valueOf(ui, "k3")).toEqual({ key: "k3", value: "studio-300", timestamp: at(300, "studio"), deleted: false });
-    expect(valueOf(ui, "k4")?.value).toBe("tablet-400");
+    expect(entryOf(ui, "k3")).toEqual({ key: "k3", value: "studio-300", timestamp: at(300, "studio"), deleted: false });
+    expect(entryOf(ui, "k4")?.value).toBe("tablet-400");
     const layout = await converged([a, b, again], "layout", (read) => read.length === 1);
     expect(layout[0]!.value).toEqual({ left: ["s1"], right: [] });
   });

@@ -136,7 +136,12 @@ describe("sync entries", () => {
 
   test("changes come a page of whole events at a time, and a page never ends inside one event", () => {
     for (let i = 0; i < 101; i++) {
-      sync.put("ui", { entries: [{ key: `k${i}`, value: i, timestamp: at(1) }, { key: `j${i}`, value: i, timestamp: at(1) }] });
+      sync.put("ui", {
+        entries: [
+          { key: `k${i}`, value: i, timestamp: at(1) },
+          { key: `j${i}`, value: i, timestamp: at(1) },
+        ],
+      });
     }
     const first = sync.changesAfter(-1);
     expect(first.entries).toHaveLength(200);
