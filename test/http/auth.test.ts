@@ -56,6 +56,7 @@ describe("bearer guard", () => {
       "DELETE /v1/plugins/mcp",
       "GET /v1/plugins/x/panes/x/*",
       "POST /v1/plugins/x/panes/x/*",
+      "POST /v1/machines/pair/accept",
     ]);
     expect((await fetch(`${t.url}/v1/mcps/oauth/callback`)).status).toBe(400);
     const forged = await fetch(`${t.url}/v1/mcps/oauth/callback?state=forged&code=abc`);
@@ -70,6 +71,13 @@ describe("bearer guard", () => {
     const pane = await fetch(`${t.url}/v1/plugins/demo/panes/pt_forged/index.html`);
     expect(pane.status).toBe(404);
     assertMatchesSchema(ErrorBody, await pane.json());
+    const accept = await fetch(`${t.url}/v1/machines/pair/accept`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: "AAAAA-BBBBB", machine: { id: "mch-x", name: "x", os: "linux", url: "http://127.0.0.1:9" }, token: "atr_0123456789abcdef0123" }),
+    });
+    expect(accept.status).toBe(401);
+    expect(((await accept.json()) as { error: string }).error).toContain("the pairing code is wrong");
     // `open` is a route of its own that needs the token, whatever a pane's content is called.
     await expectUnauthorized(await fetch(`${t.url}/v1/plugins/demo/panes/board/open`, { method: "POST" }));
   });
