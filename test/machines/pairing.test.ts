@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { MachineList, PairAcceptAnswer, type Machine } from "../../src/schemas/machines.ts";
+import { HeartbeatAnswer, MachineList, PairAcceptAnswer, SyncChanges, type Machine } from "../../src/schemas/machines.ts";
 import type { EventRecord } from "../../src/schemas/events.ts";
 import { Fleet, machinesOf, pair, pairingCode, untilOnline } from "../helpers/machine-fixtures.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
@@ -142,6 +142,46 @@ describe("pairing machines", () => {
     expect((await a.json("POST", "/v1/machines/peer/unpair")).status).toBe(403);
     expect((await fetch(`${a.url}/v1/machines/peer/changes?after=-1`)).status).toBe(401);
   });
+});
+
+/** The token a machine holds for calling its peer (kept in its own database, as the peer minted it). */
+function peerTokenHeld(server: TestServer, peerId: string): string {
+  const db = new Database(join(server.dataDir, "atrium.db"), { readonly: true });
+  try {
+    return db.query<{ peer_token: string }, [string]>("SELECT peer_token FROM machines WHERE machine_id = ?").get(peerId)!.peer_token;
+  } finally {
+    db.close();
+  }
+}
+
+test("the calls between machines answer in their schemas to the token the peer holds, and only for the machine it names", async () => {
+  const [a, b] = await Promise.all([machine("studio"), machine("laptop")]);
+  await pair(a, b);
+  const asLaptop = (method: string, path: string, body?: unknown) =>
+    fetch(a.url + path, {
+      method,
+      headers: { authorization: `Bearer ${peerTokenHeld(b, "mch-studio")}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const about = { id: "mch-laptop", name: "laptop", os: "linux", url: b.url };
+  const beat = await asLaptop("POST", "/v1/machines/peer/heartbeat", { machine: about, cursor: 0 });
+  expect(beat.status).toBe(200);
+  assertMatchesSchema(HeartbeatAnswer, await beat.json());
+  expect((await asLaptop("POST", "/v1/machines/peer/heartbeat", { machine: { ...about, id: "mch-other" }, cursor: 0 })).status).toBe(403);
+  const pushed = await asLaptop("PUT", "/v1/machines/peer/changes", {
+    entries: [{ namespace: "ui", key: "k", value: 1, timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }],
+  });
+  expect(pushed.status).toBe(200);
+  expect(await pushed.json()).toEqual({ changed: 1 });
+  const changes = await asLaptop("GET", "/v1/machines/peer/changes?after=-1");
+  expect(changes.status).toBe(200);
+  const page = (await changes.json()) as SyncChanges;
+  assertMatchesSchema(SyncChanges, page);
+  expect(page.entries.map((entry) => [entry.namespace, entry.key, entry.value])).toContainEqual(["ui", "k", 1]);
+  const unpaired = await asLaptop("POST", "/v1/machines/peer/unpair");
+  expect(unpaired.status).toBe(200);
+  assertMatchesSchema(MachineList, await unpaired.json());
+  expect((await machinesOf(a)).map((listed) => listed.id)).toEqual(["mch-studio"]);
 });
 
 describe("removing a machine", () => {
