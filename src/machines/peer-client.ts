@@ -24,6 +24,8 @@ export interface PeerCall<S extends TSchema> {
   body?: unknown;
   answer: S;
   timeoutMs: number;
+  /** Ends the call early (the server stops). */
+  signal?: AbortSignal;
 }
 
 /** Reads the `{error}` sentence of a refusal, or says what came instead. */
@@ -53,7 +55,7 @@ export async function callPeer<S extends TSchema>(baseUrl: string, call: PeerCal
         ...(call.body === undefined ? {} : { "content-type": "application/json" }),
       },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
-      signal: AbortSignal.timeout(call.timeoutMs),
+      signal: call.signal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal]) : AbortSignal.timeout(call.timeoutMs),
       redirect: "error",
     });
   } catch (error) {

@@ -52,6 +52,8 @@ export class PeerLink {
   private pullAgain = false;
   private pushing: Promise<void> | undefined;
   private readonly pending = new Map<string, Set<string>>();
+  /** Ends the calls in flight when the link stops, so a stop never waits for a peer's timeout. */
+  private readonly calls = new AbortController();
 
   constructor(
     readonly machineId: string,
@@ -70,10 +72,11 @@ export class PeerLink {
     this.beatAfter(firstCallAfterMs);
   }
 
-  /** Ends the timer; a call in flight finishes and changes nothing more. */
+  /** Ends the timer and the calls in flight; nothing is changed after. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.deps.clock.clearTimeout(this.timer);
+    this.calls.abort();
     await Promise.allSettled([this.pulling, this.pushing]);
   }
 
@@ -135,6 +138,7 @@ export class PeerLink {
         body: { machine: this.deps.self(), cursor: this.deps.cursor() },
         answer: HeartbeatAnswer,
         timeoutMs: this.deps.timing.requestTimeoutMs,
+        signal: this.calls.signal,
       });
       this.failures = 0;
       if (!this.stopped) this.contact(answer.machine, answer.cursor);
@@ -191,6 +195,7 @@ export class PeerLink {
         token: peer.peerToken,
         answer: SyncChanges,
         timeoutMs: this.deps.timing.requestTimeoutMs,
+        signal: this.calls.signal,
       });
       if (this.stopped) return;
       this.deps.store.transaction(() => {
@@ -220,6 +225,7 @@ export class PeerLink {
             body: { entries: entries.slice(start, start + PUSH_BATCH) },
             answer: SyncPushAnswer,
             timeoutMs: this.deps.timing.requestTimeoutMs,
+            signal: this.calls.signal,
           });
         }
       } catch (error) {
