@@ -21,6 +21,7 @@ import { measureListThroughput } from "./measurements/list-throughput.ts";
 import { measureSessionList } from "./measurements/session-list.ts";
 import { measureBigReply } from "./measurements/session-big-reply.ts";
 import { measureMcpServers } from "./measurements/mcp-servers.ts";
+import { measureMachineSync } from "./measurements/machine-sync.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -42,6 +43,7 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "sessions", name: "GET /v1/sessions?limit=50 with 10,000 sessions", run: measureSessionList },
   { key: "bigreply", name: "An 11.5 MB reply to 3 live SSE clients", run: measureBigReply },
   { key: "mcps", name: "GET /v1/mcps with 200 servers while probed; 50 stdio probes at once", run: measureMcpServers },
+  { key: "machines", name: "Paired servers: 200 writes A -> B; B catching up 10,000 keys", run: (binary) => measureMachineSync(binary, log) },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */
