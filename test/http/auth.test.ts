@@ -74,7 +74,11 @@ describe("bearer guard", () => {
     const accept = await fetch(`${t.url}/v1/machines/pair/accept`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ code: "AAAAA-BBBBB", machine: { id: "mch-x", name: "x", os: "linux", url: "http://127.0.0.1:9" }, token: "atr_0123456789abcdef0123" }),
+      body: JSON.stringify({
+        code: "AAAAA-BBBBB",
+        machine: { id: "mch-x", name: "x", os: "linux", url: "http://127.0.0.1:9" },
+        token: "atr_0123456789abcdef0123",
+      }),
     });
     expect(accept.status).toBe(401);
     expect(((await accept.json()) as { error: string }).error).toContain("the pairing code is wrong");
