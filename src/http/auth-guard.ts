@@ -41,16 +41,17 @@ export type TicketedRoutes = (method: string, path: string) => boolean;
  * needing the token also matches is not ticketed: the router prefers that route's fixed segments
  * (`POST …/panes/board/open` opens a pane; it is not a pane's content).
  */
-export function ticketedRoutes(routes: Array<{ method: string; path: string; ticketed?: boolean }>): TicketedRoutes | undefined {
+export function ticketedRoutes(routes: Array<{ method: string; path: string; ticketed?: boolean; publicFile?: boolean }>): TicketedRoutes | undefined {
   const pattern = (route: { method: string; path: string }) => ({
     method: route.method,
     path: new RegExp(`^${route.path.replace(/:[A-Za-z0-9_]+/g, "[^/]+").replace(/\*$/, ".*")}$`),
   });
   const matches = (patterns: Array<ReturnType<typeof pattern>>, method: string, path: string) =>
     patterns.some((candidate) => candidate.method === method && candidate.path.test(path));
-  const ticketed = routes.filter((route) => route.ticketed).map(pattern);
+  const open = (route: { ticketed?: boolean; publicFile?: boolean }) => route.ticketed === true || route.publicFile === true;
+  const ticketed = routes.filter(open).map(pattern);
   if (ticketed.length === 0) return undefined;
-  const guarded = routes.filter((route) => !route.ticketed).map(pattern);
+  const guarded = routes.filter((route) => !open(route)).map(pattern);
   return (method, path) => matches(ticketed, method, path) && !matches(guarded, method, path);
 }
 

@@ -96,7 +96,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
     return { $ref: `#/components/schemas/Event.${kind}` };
   });
 
-  for (const route of routes) {
+  for (const route of routes.filter((candidate) => !candidate.publicFile)) {
     const errors: Record<string, string> = {
       ...ERROR_STATUSES,
       ...(route.body ? { "413": "The request body is over the route's size limit." } : {}),

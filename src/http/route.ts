@@ -42,6 +42,11 @@ export interface Route<
    * handler checks the ticket it carries instead. Its answer is whatever the handler makes.
    */
   ticketed?: boolean;
+  /**
+   * One of the console's files (the web client at `/`): served without a token, as they hold no data,
+   * and not part of the interface, so the OpenAPI document leaves it out.
+   */
+  publicFile?: boolean;
   /** The body is handed to the handler unread (a proxied pane request), not parsed as JSON. */
   rawBody?: boolean;
   /** Error statuses beyond the common ones, with what each means here (502 from a plugin, 504 from a client). */

@@ -1,4 +1,5 @@
 import { clientsModule } from "./clients-module.ts";
+import { consoleModule } from "./console-module.ts";
 import { filesModule } from "./files-module.ts";
 import { machinesModule } from "./machines-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
@@ -27,6 +28,7 @@ export const MODULES = [
   updatesModule,
   clientsModule,
   machinesModule,
+  consoleModule,
 ] as const;
 
 /** What tests may replace, per module, by its name. */

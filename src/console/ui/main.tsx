@@ -1,0 +1,61 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
+import { HarnessesPage } from "./harnesses-page.tsx";
+import { SignIn } from "./sign-in.tsx";
+
+/** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
+async function exchangeLinkCode(): Promise<string | null> {
+  const code = new URLSearchParams(location.hash.slice(1)).get("code");
+  if (!code) return null;
+  history.replaceState(null, "", location.pathname);
+  try {
+    const { token } = await api<{ token: string }>("POST", "/v1/console/sign-in", { code });
+    keepToken(token);
+    return null;
+  } catch (failure) {
+    return (failure as Error).message;
+  }
+}
+
+function Console() {
+  const [signedIn, setSignedIn] = useState<boolean | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      setProblem("The server refused the token; sign in again.");
+      setSignedIn(false);
+    });
+    void exchangeLinkCode().then((refusal) => {
+      setProblem(refusal);
+      setSignedIn(storedToken() !== null && refusal === null);
+    });
+  }, []);
+
+  if (signedIn === null) return null;
+  if (!signedIn) return <SignIn problem={problem} signedIn={() => setSignedIn(true)} />;
+  return (
+    <div class="shell">
+      <nav class="top-bar">
+        <h1>Atrium</h1>
+        <button
+          type="button"
+          class="quiet-button"
+          onClick={() => {
+            forgetToken();
+            setSignedIn(false);
+          }}
+        >
+          Sign out
+        </button>
+      </nav>
+      <main>
+        <HarnessesPage />
+      </main>
+    </div>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) render(<Console />, root);

@@ -1,0 +1,12 @@
+import { ConsoleAssets } from "../console/console-assets.ts";
+import { ConsoleLinks } from "../console/console-links.ts";
+import { consoleRoutes } from "../http/routes/console-routes.ts";
+import { defineModule } from "./module.ts";
+
+/** The console: the web client at `/`, bundled into the binary, and its sign-in by link. */
+export const consoleModule = defineModule({
+  name: "console",
+  features: ["console"],
+  eventKinds: {},
+  create: ({ tokens, clock }) => ({ routes: consoleRoutes(new ConsoleAssets(), new ConsoleLinks(tokens, clock)) }),
+});
