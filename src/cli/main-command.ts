@@ -18,6 +18,7 @@ export const mainCommand = defineCommand({
     logs: () => import("./logs-command.ts").then((module) => module.logsCommand),
     update: () => import("./update-command.ts").then((module) => module.updateCommand),
     plugin: () => import("./plugin-command.ts").then((module) => module.pluginCommand),
+    console: () => import("./console-command.ts").then((module) => module.consoleCommand),
     "acp-echo": () => import("./acp-echo-command.ts").then((module) => module.acpEchoCommand),
   },
 });
