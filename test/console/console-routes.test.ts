@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** The files the page refers to: its scripts and stylesheets. */
+/** The files the page refers to: its scripts, stylesheets and icon. */
 const referencedFiles = (html: string) => [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1]!);
 
 describe("the console's files", () => {
@@ -25,14 +25,14 @@ describe("the console's files", () => {
     expect(html).not.toMatch(/\son[a-z]+=/);
   });
 
-  test("every script and stylesheet the page names is served, by name, for a year", async () => {
+  test("every script, stylesheet and icon the page names is served, by name, for a year", async () => {
     const files = referencedFiles(await (await fetch(`${t.url}/`)).text());
     expect(files.some((file) => file.endsWith(".js"))).toBe(true);
     expect(files.some((file) => file.endsWith(".css"))).toBe(true);
     for (const file of files) {
       const served = await fetch(t.url + file);
       expect(served.status).toBe(200);
-      expect(served.headers.get("content-type")).toMatch(file.endsWith(".js") ? /javascript/ : /text\/css/);
+      expect(served.headers.get("content-type")).toMatch(file.endsWith(".js") ? /javascript/ : file.endsWith(".css") ? /text\/css/ : /image\/svg\+xml/);
       expect(served.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
       expect(served.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
       const again = await fetch(t.url + file, { headers: { "if-none-match": served.headers.get("etag")! } });

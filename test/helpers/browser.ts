@@ -1,0 +1,28 @@
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it): never a browser a test tool downloads. */
+export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+/** The machine's network is closed: without these, Chromium's background connections fail many at a time. */
+const QUIET_FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export interface SystemBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium from the system; Playwright gives it a temporary profile and removes it on close. */
+export async function launchSystemChromium(): Promise<SystemBrowser> {
+  if (!existsSync(SYSTEM_CHROMIUM)) throw new Error(`${SYSTEM_CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  const browser = await chromium.launch({ executablePath: SYSTEM_CHROMIUM, headless: true, args: QUIET_FLAGS });
+  return { browser, close: () => browser.close() };
+}
