@@ -57,6 +57,7 @@ describe("bearer guard", () => {
       "GET /v1/plugins/x/panes/x/*",
       "POST /v1/plugins/x/panes/x/*",
       "POST /v1/machines/pair/accept",
+      "POST /v1/console/sign-in",
     ]);
     expect((await fetch(`${t.url}/v1/mcps/oauth/callback`)).status).toBe(400);
     const forged = await fetch(`${t.url}/v1/mcps/oauth/callback?state=forged&code=abc`);

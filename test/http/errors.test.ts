@@ -131,7 +131,7 @@ describe("error responses", () => {
       ["GET", "/v1/nothing"],
       ["POST", "/v1/health"],
       ["DELETE", "/v1/sync/x"],
-      ["GET", "/"],
+      ["GET", "/no-such-file.js"],
     ] as const) {
       const response = await t.api(path, { method });
       expect(response.status).toBe(404);
