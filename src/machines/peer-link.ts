@@ -176,7 +176,8 @@ export class PeerLink {
 
   private callFailed(what: string, error: unknown): void {
     if (this.stopped) return;
-    const unreachable = !(error instanceof PeerCallError) || error.unreachable;
+    // Only a peer that did not answer is offline; a write here that failed (a locked database) says nothing of it.
+    const unreachable = error instanceof PeerCallError && error.unreachable;
     if (unreachable && this.online) {
       this.online = false;
       this.pending.clear();

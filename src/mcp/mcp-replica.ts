@@ -36,9 +36,9 @@ export class McpReplica {
     this.sync.write(MCP_NAMESPACE, id, null);
   }
 
-  /** Whether the server has an entry (servers made before machines were paired get theirs at start). */
-  has(id: string): boolean {
-    return this.sync.entries(MCP_NAMESPACE, [id]).length > 0;
+  /** The servers that have an entry (those made before this build get theirs at start). */
+  mirrored(): Set<string> {
+    return new Set(this.sync.keys(MCP_NAMESPACE));
   }
 
   /** `apply` runs inside the transaction that stores another machine's change. */

@@ -168,8 +168,9 @@ export class McpService {
 
   /** Gives the servers made before this machine was paired their replica entry. */
   mirrorUnmirrored(): void {
+    const mirrored = this.deps.replica.mirrored();
     for (const server of this.deps.repository.list()) {
-      if (this.deps.replica.has(server.id)) continue;
+      if (mirrored.has(server.id)) continue;
       this.deps.store.transaction(() =>
         this.deps.replica.written(server, this.deps.repository.secrets(server.id, "env"), this.deps.repository.secrets(server.id, "header")),
       );

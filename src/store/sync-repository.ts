@@ -49,11 +49,11 @@ export class SyncRepository {
     return this.store.db.query<SyncRow, [string]>(`SELECT ${COLUMNS} FROM sync_entries WHERE namespace = ? ORDER BY key`).all(namespace).map(toEntry);
   }
 
-  namespaces(): string[] {
+  keys(namespace: string): string[] {
     return this.store.db
-      .query<{ namespace: string }, []>("SELECT DISTINCT namespace FROM sync_entries ORDER BY namespace")
-      .all()
-      .map((row) => row.namespace);
+      .query<{ key: string }, [string]>("SELECT key FROM sync_entries WHERE namespace = ?")
+      .all(namespace)
+      .map((row) => row.key);
   }
 
   /**

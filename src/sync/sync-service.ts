@@ -107,6 +107,11 @@ export class SyncService {
     });
   }
 
+  /** The keys a namespace has entries for, deleted ones included. */
+  keys(namespace: string): string[] {
+    return this.deps.entries.keys(namespace);
+  }
+
   /** These keys' entries as stored (a key with none is left out). */
   entries(namespace: string, keys: Iterable<string>): SyncResponseEntry[] {
     const found: SyncResponseEntry[] = [];

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
 import { migrate } from "../../src/store/migrations.ts";
@@ -29,4 +30,14 @@ export function openTestStore(): TestStore {
       dir.remove();
     },
   };
+}
+
+/** Reads a server's database the way another process would (read-only), for what its interface never serves. */
+export function readServerDatabase<T>(dataDir: string, read: (db: Database) => T): T {
+  const db = new Database(join(dataDir, "atrium.db"), { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
 }

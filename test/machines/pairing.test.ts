@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { HeartbeatAnswer, MachineList, PairAcceptAnswer, SyncChanges, type Machine } from "../../src/schemas/machines.ts";
 import type { EventRecord } from "../../src/schemas/events.ts";
 import { Fleet, machinesOf, pair, pairingCode, untilOnline } from "../helpers/machine-fixtures.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { readServerDatabase } from "../helpers/test-store.ts";
 import type { TestServer, TestServerOptions } from "../helpers/test-server.ts";
 
 const fleet = new Fleet();
@@ -14,15 +13,12 @@ const machine = (name: string, options?: TestServerOptions) => fleet.start(name,
 
 /** The token names kept in a server's database (names only; tokens are hashes). */
 function tokenNames(server: TestServer): string[] {
-  const db = new Database(join(server.dataDir, "atrium.db"), { readonly: true });
-  try {
-    return db
+  return readServerDatabase(server.dataDir, (db) =>
+    db
       .query<{ name: string }, []>("SELECT name FROM access_tokens ORDER BY name")
       .all()
-      .map((row) => row.name);
-  } finally {
-    db.close();
-  }
+      .map((row) => row.name),
+  );
 }
 
 /** The events of a kind the server logged, read as a client does: replayed on its event stream. */
@@ -146,12 +142,10 @@ describe("pairing machines", () => {
 
 /** The token a machine holds for calling its peer (kept in its own database, as the peer minted it). */
 function peerTokenHeld(server: TestServer, peerId: string): string {
-  const db = new Database(join(server.dataDir, "atrium.db"), { readonly: true });
-  try {
-    return db.query<{ peer_token: string }, [string]>("SELECT peer_token FROM machines WHERE machine_id = ?").get(peerId)!.peer_token;
-  } finally {
-    db.close();
-  }
+  return readServerDatabase(
+    server.dataDir,
+    (db) => db.query<{ peer_token: string }, [string]>("SELECT peer_token FROM machines WHERE machine_id = ?").get(peerId)!.peer_token,
+  );
 }
 
 test("the calls between machines answer in their schemas to the token the peer holds, and only for the machine it names", async () => {

@@ -5,6 +5,7 @@ import { McpServer } from "../../src/schemas/mcps.ts";
 import { allOnline, Fleet, pair } from "../helpers/machine-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { readServerDatabase } from "../helpers/test-store.ts";
 import type { TestServer } from "../helpers/test-server.ts";
 
 const fleet = new Fleet();
@@ -20,15 +21,12 @@ async function serversOf(machine: TestServer): Promise<McpServer[]> {
 
 /** The header values a machine keeps for a server (never served over HTTP). */
 function storedHeaders(machine: TestServer, id: string): Array<[string, string]> {
-  const db = new Database(join(machine.dataDir, "atrium.db"), { readonly: true });
-  try {
-    return db
+  return readServerDatabase(machine.dataDir, (db) =>
+    db
       .query<{ name: string; value: string }, [string]>("SELECT name, value FROM mcp_secrets WHERE server_id = ? AND kind = 'header' ORDER BY name")
       .all(id)
-      .map((row) => [row.name, row.value]);
-  } finally {
-    db.close();
-  }
+      .map((row): [string, string] => [row.name, row.value]),
+  );
 }
 
 const untilServers = (machine: TestServer, done: (servers: McpServer[]) => boolean) => until(() => serversOf(machine), done, 15_000);

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { ConsoleAssets } from "../../console/console-assets.ts";
 import type { ConsoleLinks } from "../../console/console-links.ts";
+import { NotFoundError } from "../../errors.ts";
 import { defineRoute } from "../route.ts";
 
 /**
@@ -19,7 +20,7 @@ const CONSOLE_HEADERS = {
 
 async function serveFile(assets: ConsoleAssets, path: string, request: Request): Promise<Response> {
   const file = await assets.get(path);
-  if (!file) return Response.json({ error: `no route GET ${path}` }, { status: 404, headers: CONSOLE_HEADERS });
+  if (!file) throw new NotFoundError(`no route GET ${path}`);
   const headers = {
     ...CONSOLE_HEADERS,
     "content-type": file.contentType,
