@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ChildProcesses } from "../process/child-processes.ts";
-import { lastLines, spawnStdioChild, type StdioChild } from "../process/stdio-child.ts";
+import { lastLinesSuffix, spawnStdioChild, type StdioChild } from "../process/stdio-child.ts";
 import type { McpTransport } from "../schemas/mcps.ts";
 import { ChildStdioTransport } from "./child-stdio-transport.ts";
 
@@ -154,8 +154,7 @@ function failure(error: unknown, endpoint: McpEndpoint, options: ProbeOptions, r
 }
 
 function stderrSuffix(child: StdioChild | undefined): string {
-  const tail = child ? lastLines(child.stderrTail(), STDERR_LINES_IN_DETAIL) : "";
-  return tail ? `: ${tail}` : "";
+  return child ? lastLinesSuffix(child.stderrTail(), STDERR_LINES_IN_DETAIL) : "";
 }
 
 /** `Bearer resource_metadata="…", scope="files:read files:write"` → `files:read files:write` */

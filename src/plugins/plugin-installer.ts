@@ -5,7 +5,7 @@ import { parseImportSource, withSourceFolder } from "../git/source-folder.ts";
 import type { TerminalLogs } from "../harness/terminal-logs.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import { runCommand } from "../process/run-command.ts";
-import { lastLines } from "../process/stdio-child.ts";
+import { lastLinesSuffix } from "../process/stdio-child.ts";
 import type { PluginManifest } from "../schemas/plugins.ts";
 import type { InstalledVersion } from "../store/plugin-repository.ts";
 import { compareVersions, consentKeyOf, displayCommand, readManifest, setupCommandsHere } from "./plugin-manifest.ts";
@@ -112,8 +112,7 @@ export class PluginInstaller {
       terminal.finish(result.code);
       if (result.timedOut) throw new ConflictError(`setup command ${command} did not finish within ${this.deps.setupTimeoutMs / 1000} s`);
       if (result.code !== 0) {
-        const said = lastLines(`${result.stdout}\n${result.stderr}`, 3);
-        throw new ConflictError(`setup command ${command} failed with exit code ${result.code}${said ? `: ${said}` : ""}`);
+        throw new ConflictError(`setup command ${command} failed with exit code ${result.code}${lastLinesSuffix(`${result.stdout}\n${result.stderr}`, 3)}`);
       }
     }
   }

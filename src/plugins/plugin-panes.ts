@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
-import { NotFoundError } from "../errors.ts";
+import { NotFoundError, UpstreamError } from "../errors.ts";
 import type { OpenedPane } from "../schemas/plugins.ts";
 
 export interface PaneTimings {
@@ -14,7 +14,6 @@ export const DEFAULT_PANE_TIMINGS: PaneTimings = { firstUseMs: 60_000, idleMs: 3
 
 interface Ticket {
   pluginId: string;
-  paneType: string;
   lastUsedAt: number | null;
   openedAt: number;
 }
@@ -35,11 +34,11 @@ export class PluginPanes {
   constructor(private readonly deps: { clock: Clock; timings: PaneTimings }) {}
 
   /** A ticket for the pane; `base` is where the client reached Atrium, `panePath` the pane's page. */
-  open(pluginId: string, paneType: string, panePath: string, base: string): OpenedPane {
+  open(pluginId: string, panePath: string, base: string): OpenedPane {
     this.sweep();
     const ticket = `pt_${randomBytes(24).toString("base64url")}`;
     const now = this.deps.clock.now();
-    this.tickets.set(ticket, { pluginId, paneType, lastUsedAt: null, openedAt: now });
+    this.tickets.set(ticket, { pluginId, lastUsedAt: null, openedAt: now });
     return {
       url: new URL(`/v1/plugins/${pluginId}/panes/${ticket}${panePath}`, base).toString(),
       ticket,
@@ -88,12 +87,18 @@ export async function proxyToPlugin(request: Request, port: number, path: string
   const incoming = new URL(request.url);
   const headers = new Headers(request.headers);
   for (const name of WITHHELD_REQUEST_HEADERS) headers.delete(name);
-  const upstream = await fetch(`http://127.0.0.1:${port}/${path}${incoming.search}`, {
-    method: request.method,
-    headers,
-    body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer(),
-    redirect: "manual",
-  });
+  let upstream: Response;
+  try {
+    upstream = await fetch(`http://127.0.0.1:${port}/${path}${incoming.search}`, {
+      method: request.method,
+      headers,
+      body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer(),
+      redirect: "manual",
+    });
+  } catch (error) {
+    // The process went away between the state check and the request: the route's 502, not a server fault.
+    throw new UpstreamError(`the plugin did not answer: ${(error as Error).message}`);
+  }
   const answer = new Headers(upstream.headers);
   for (const name of DROPPED_RESPONSE_HEADERS) answer.delete(name);
   return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: answer });

@@ -1,7 +1,7 @@
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
-import { lastLines, spawnStdioChild, StdioSpawnError, type StdioChild } from "../process/stdio-child.ts";
+import { lastLinesSuffix, spawnStdioChild, StdioSpawnError, type StdioChild } from "../process/stdio-child.ts";
 
 export type PluginProcessState = "stopped" | "starting" | "running" | "failed";
 
@@ -198,8 +198,7 @@ async function answers(port: number): Promise<boolean> {
 }
 
 function tail(child: StdioChild): string {
-  const lines = lastLines(child.stderrTail(), STDERR_LINES);
-  return lines ? `: ${lines}` : "";
+  return lastLinesSuffix(child.stderrTail(), STDERR_LINES);
 }
 
 /** A loopback port nothing listens on now. */

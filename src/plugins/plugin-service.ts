@@ -124,7 +124,7 @@ export class PluginService implements PluginToolCatalog {
     const pane = plugin.manifest.panes.find((candidate) => candidate.type === type);
     if (!pane) throw new NotFoundError(`plugin ${id} has no pane ${type}`);
     if (!plugin.enabled) throw new ConflictError(`plugin ${id} is disabled: enable it to open its panes`);
-    const opened = this.deps.panes.open(id, type, pane.path, base);
+    const opened = this.deps.panes.open(id, pane.path, base);
     this.publishInBackground(id);
     return opened;
   }
@@ -226,16 +226,17 @@ export class PluginService implements PluginToolCatalog {
     this.deps.processes.start({ id: plugin.id, folder: plugin.path, runCommand: plugin.manifest.runCommand });
   }
 
+  /** Runs on every request a pane's web view makes: the row is read only to say why there is no port. */
   private runningPort(id: string): number {
-    const plugin = this.stored(id);
     const { state, lastError, port } = this.deps.processes.state(id);
     if (state === "running" && port !== null) return port;
-    const why = !plugin.enabled ? "disabled" : state === "failed" ? `failed (${lastError})` : state;
+    const why = !this.stored(id).enabled ? "disabled" : state === "failed" ? `failed (${lastError})` : state;
     throw new UpstreamError(`plugin ${id} is ${why}: restart it with POST /v1/plugins/${id}/restart or \`atrium plugin restart ${id}\``);
   }
 
   private publish(id: string): void {
-    if (this.deps.repository.get(id)) this.deps.events.append("plugin.updated", id, { plugin: this.get(id) });
+    const plugin = this.deps.repository.get(id);
+    if (plugin) this.deps.events.append("plugin.updated", id, { plugin: this.view(plugin) });
   }
 
   private stored(id: string): StoredPlugin {

@@ -66,11 +66,6 @@ export class PluginToolServer {
     return token;
   }
 
-  /** Forgets a session's token (the session was deleted). */
-  forget(sessionId: string): void {
-    for (const [token, owner] of this.tokens) if (owner === sessionId) this.tokens.delete(token);
-  }
-
   /** The endpoint as an MCP server for a session's agent, when a running plugin has tools. */
   serverFor(sessionId: string, serverUrl: string): ReachableMcpServer | undefined {
     if (this.catalog.tools().length === 0) return undefined;

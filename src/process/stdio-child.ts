@@ -73,6 +73,12 @@ async function collectTail(stream: ReadableStream<Uint8Array>, into: { tail: str
 }
 
 /** The last non-empty lines of a child's stderr, for the reason a failure is reported with. */
+/** `: <the last lines>` for the end of an error message, or nothing when the text has none. */
+export function lastLinesSuffix(text: string, count = 1): string {
+  const lines = lastLines(text, count);
+  return lines ? `: ${lines}` : "";
+}
+
 export function lastLines(text: string, count = 1): string {
   return text
     .split("\n")
