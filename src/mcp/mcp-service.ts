@@ -27,7 +27,11 @@ export interface McpServiceDeps {
   logger: Logger;
   /** Carries the servers made here to paired machines, and theirs here. */
   replica: McpReplica;
+  prober: McpProber;
 }
+
+/** Header or environment values by name, in their order. */
+type Secrets = Array<[string, string]>;
 
 /** A server with what reaching it takes: for probes and for sessions. */
 export interface ReachableMcpServer {
@@ -42,15 +46,8 @@ export interface ReachableMcpServer {
  * harness lists in its own config (read-only), each server's state on this machine, and sign-ins.
  */
 export class McpService {
-  private prober: McpProber | undefined;
-
   constructor(private readonly deps: McpServiceDeps) {
     deps.replica.follow((id, server) => this.applyReplicated(id, server));
-  }
-
-  /** The prober runs on what the service knows of each server; they are built in that order. */
-  useProber(prober: McpProber): void {
-    this.prober = prober;
   }
 
   list(): McpServer[] {
@@ -91,7 +88,7 @@ export class McpService {
     const env = Object.entries(body.environment ?? {});
     const headers = Object.entries(body.headers ?? {});
     validateMcpServer({ ...server, env, headers }, this.deps.own);
-    this.write(server, env, headers);
+    this.write(undefined, server, env, headers);
     this.reprobe(server.id);
     return this.get(server.id);
   }
@@ -112,26 +109,39 @@ export class McpService {
     const env = mergeSecrets("environment", keptEnv, body.environment);
     const headers = mergeSecrets("headers", keptHeaders, body.headers);
     validateMcpServer({ ...merged, env, headers }, this.deps.own);
-    const signInVoid = merged.url !== stored.url || merged.authType !== stored.authType;
-    this.write(merged, env, headers, () => {
-      if (signInVoid) this.deps.oauth.forget(id);
-    });
+    this.write(stored, merged, env, headers);
     this.reprobe(id);
     return this.get(id);
   }
 
-  /** Stores a server with its values and publishes it, in one transaction; a name another server has is a 409. */
-  private write(server: StoredMcpServer, env: Array<[string, string]>, headers: Array<[string, string]>, alsoInside?: () => void): void {
+  /**
+   * Stores a server changed here and mirrors it for paired machines, in one transaction; a name
+   * another server has is a 409.
+   */
+  private write(before: StoredMcpServer | undefined, server: StoredMcpServer, env: Secrets, headers: Secrets): void {
     this.deps.store.transaction(() => {
       const holder = this.deps.repository.idOfName(server.name);
       if (holder && holder !== server.id) throw new ConflictError(`an MCP server named ${server.name} exists`);
-      this.deps.repository.save(server);
-      this.deps.repository.replaceSecrets(server.id, "env", env);
-      this.deps.repository.replaceSecrets(server.id, "header", headers);
-      alsoInside?.();
+      this.save(before, server, env, headers);
       this.deps.replica.written(server, env, headers);
-      this.publish(server.id);
     });
+  }
+
+  /** Stores a server with its values and publishes it; a new URL or auth type voids its sign-in. */
+  private save(before: StoredMcpServer | undefined, server: StoredMcpServer, env: Secrets, headers: Secrets): void {
+    if (before && (before.url !== server.url || before.authType !== server.authType)) this.deps.oauth.forget(server.id);
+    this.deps.repository.save(server);
+    this.deps.repository.replaceSecrets(server.id, "env", env);
+    this.deps.repository.replaceSecrets(server.id, "header", headers);
+    this.publish(server.id);
+  }
+
+  /** Removes a server with its values and sign-in; its probe is forgotten once that has committed. */
+  private drop(id: string): void {
+    this.deps.repository.remove(id);
+    this.deps.oauth.forget(id);
+    this.deps.events.append("mcp.deleted", id, { id });
+    this.deps.store.onCommit(() => this.deps.prober.forget(id));
   }
 
   /**
@@ -142,11 +152,7 @@ export class McpService {
   private applyReplicated(id: string, replicated: ReplicatedMcpServer | null): void {
     const stored = this.deps.repository.get(id);
     if (replicated === null) {
-      if (!stored) return;
-      this.deps.repository.remove(id);
-      this.deps.oauth.forget(id);
-      this.deps.events.append("mcp.deleted", id, { id });
-      this.deps.store.onCommit(() => this.prober?.forget(id));
+      if (stored) this.drop(id);
       return;
     }
     const { env, headers, ...definition } = replicated;
@@ -158,11 +164,7 @@ export class McpService {
       this.deps.logger.warn("an MCP server from a paired machine is not taken here", { id, error: (error as Error).message });
       return;
     }
-    if (stored && (stored.url !== server.url || stored.authType !== server.authType)) this.deps.oauth.forget(id);
-    this.deps.repository.save(server);
-    this.deps.repository.replaceSecrets(id, "env", env);
-    this.deps.repository.replaceSecrets(id, "header", headers);
-    this.publish(id);
+    this.save(stored, server, env, headers);
     this.deps.store.onCommit(() => this.reprobe(id));
   }
 
@@ -181,12 +183,9 @@ export class McpService {
   remove(id: string): McpServer[] {
     this.managed(id);
     this.deps.store.transaction(() => {
-      this.deps.repository.remove(id);
-      this.deps.oauth.forget(id);
+      this.drop(id);
       this.deps.replica.removed(id);
-      this.deps.events.append("mcp.deleted", id, { id });
     });
-    this.prober?.forget(id);
     return this.list();
   }
 
@@ -208,7 +207,7 @@ export class McpService {
   /** Probes one server now (a harness's own too) and answers with what it found. */
   async probe(id: string): Promise<McpServer> {
     this.get(id);
-    await this.prober?.probe(id);
+    await this.deps.prober.probe(id);
     return this.get(id);
   }
 
@@ -262,10 +261,10 @@ export class McpService {
   /** Probes a server if it is on here; marks it not probed otherwise. */
   private reprobe(id: string): void {
     const server = this.deps.repository.get(id);
-    if (!server || !this.prober) return;
-    if (!server.enabled) this.prober.disconnect(id, "turned off");
-    else if (this.deps.repository.isDisabledOn(id, this.deps.machineId)) this.prober.disconnect(id, "turned off on this machine");
-    else void this.prober.probe(id);
+    if (!server) return;
+    if (!server.enabled) this.deps.prober.disconnect(id, "turned off");
+    else if (this.deps.repository.isDisabledOn(id, this.deps.machineId)) this.deps.prober.disconnect(id, "turned off on this machine");
+    else void this.deps.prober.probe(id);
   }
 
   /** Appends the server's `mcp.updated` event; runs inside the transaction that changed it. */

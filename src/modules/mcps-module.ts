@@ -34,6 +34,17 @@ export const mcpsModule = defineModule({
     const { harnesses } = modules.get(harnessesModule);
     const repository = new McpRepository(store);
     const env = tuning?.env ?? process.env;
+    // The prober asks the service (built next) what a server is now; both hold the other for good.
+    const prober = new McpProber({
+      store,
+      repository,
+      clock,
+      logger,
+      maxParallel: MAX_PARALLEL_PROBES,
+      probeOptions: { timeoutMs: tuning?.probeTimeoutMs ?? PROBE_TIMEOUT_MS, children, baseEnv: env, cwd: env.HOME ?? homedir(), version: buildInfo.version },
+      publish: (id) => mcps.publish(id),
+      endpointOf: (id) => mcps.endpointOf(id),
+    });
     const mcps = new McpService({
       store,
       repository,
@@ -45,18 +56,8 @@ export const mcpsModule = defineModule({
       own: { isAccessToken: (text) => tokens.verify(text) !== null, tokenFile: paths.adminToken },
       logger,
       replica: new McpReplica(modules.get(syncModule).sync),
+      prober,
     });
-    const prober = new McpProber({
-      store,
-      repository,
-      clock,
-      logger,
-      maxParallel: MAX_PARALLEL_PROBES,
-      probeOptions: { timeoutMs: tuning?.probeTimeoutMs ?? PROBE_TIMEOUT_MS, children, baseEnv: env, cwd: env.HOME ?? homedir(), version: buildInfo.version },
-      publish: (id) => mcps.publish(id),
-      endpointOf: (id) => mcps.endpointOf(id),
-    });
-    mcps.useProber(prober);
     return {
       routes: mcpRoutes(mcps),
       mcps,
