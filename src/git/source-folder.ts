@@ -3,7 +3,7 @@ import { isAbsolute, join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import { cloneFailureReason } from "../projects/git-clone.ts";
 import { checkCloneUrl, redactCredentials } from "../projects/repo-url.ts";
-import { runGit } from "./git-runner.ts";
+import { gitOutput, runGit } from "./git-runner.ts";
 
 const CLONE_TIMEOUT_MS = 120_000;
 
@@ -56,7 +56,4 @@ export async function withSourceFolder<T>(source: ImportSource, workDir: string,
 }
 
 /** The commit a folder's checkout is at; null when it is in none. */
-async function headCommit(folder: string): Promise<string | null> {
-  const result = await runGit(["-C", folder, "rev-parse", "--verify", "HEAD"], { timeoutMs: 10_000 });
-  return result.code === 0 ? result.stdout.trim() : null;
-}
+const headCommit = async (folder: string): Promise<string | null> => (await gitOutput(["-C", folder, "rev-parse", "--verify", "HEAD"])) ?? null;

@@ -68,16 +68,12 @@ const DIALECTS: Record<McpConfigFormat, { parse: (source: string) => unknown; se
   claude: { parse: JSON.parse, servers: (config) => config.mcpServers, entry: claudeEntry },
   gemini: { parse: JSON.parse, servers: (config) => config.mcpServers, entry: geminiEntry },
   codex: { parse: (source) => Bun.TOML.parse(source), servers: (config) => config.mcp_servers, entry: codexEntry },
-  opencode: { parse: (source) => JSON.parse(stripJsonComments(source)), servers: (config) => config.mcp, entry: opencodeEntry },
+  // opencode.json may be JSONC: comments and trailing commas.
+  opencode: { parse: (source) => Bun.JSONC.parse(source), servers: (config) => config.mcp, entry: opencodeEntry },
 };
 
-/** opencode.json may carry `//` comments (JSONC); a `//` inside a string is left alone. */
-function stripJsonComments(source: string): string {
-  return source.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, quoted: string | undefined) => quoted ?? "");
-}
-
 /** The servers in one harness's config file, as that harness would start them. */
-export function readHarnessMcpServers(harnessId: McpServerKind, config: HarnessMcpConfig, source: string, changedAt: string): HarnessMcpServer[] {
+function readHarnessMcpServers(harnessId: McpServerKind, config: HarnessMcpConfig, source: string, changedAt: string): HarnessMcpServer[] {
   const dialect = DIALECTS[config.format];
   const parsed = dialect.parse(source);
   const servers = isEntry(parsed) ? dialect.servers(parsed) : undefined;

@@ -158,7 +158,7 @@ function stderrSuffix(child: StdioChild | undefined): string {
 }
 
 /** `Bearer resource_metadata="…", scope="files:read files:write"` → `files:read files:write` */
-export function scopeOf(wwwAuthenticate: string | null): string {
+function scopeOf(wwwAuthenticate: string | null): string {
   return wwwAuthenticate?.match(/scope="([^"]*)"/)?.[1] ?? "";
 }
 

@@ -2,7 +2,7 @@ import type { StoredMcpServer } from "../store/mcp-repository.ts";
 import type { SyncService } from "../sync/sync-service.ts";
 
 /** The sync namespace that carries the MCP registry between paired machines; `@` keeps it from /v1/sync. */
-export const MCP_NAMESPACE = "@mcps";
+const MCP_NAMESPACE = "@mcps";
 
 /**
  * A server made in Atrium as it travels between machines: its definition with its header and

@@ -321,7 +321,7 @@ export class McpService {
 }
 
 /** A harness's server keeps one id while its harness and name stay: a digest, not a stored row. */
-export function harnessServerId(server: { harnessId: McpServerKind; name: string }): string {
+function harnessServerId(server: { harnessId: McpServerKind; name: string }): string {
   return `mcpx_${createHash("sha256").update(`${server.harnessId}\0${server.name}`).digest("hex").slice(0, 20)}`;
 }
 

@@ -5,7 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import { InvalidInputError } from "../errors.ts";
 import { PluginManifest } from "../schemas/plugins.ts";
 
-export const MANIFEST_FILE = "atrium-plugin.json";
+const MANIFEST_FILE = "atrium-plugin.json";
 
 /** `/runCommand/0` → `runCommand[0]` */
 const fieldName = (path: string) =>

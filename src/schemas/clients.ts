@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Timestamp } from "./common.ts";
+import { Nullable, Timestamp } from "./common.ts";
 import { addressedToSubject } from "./events.ts";
 
 export const ClientId = Type.String({
@@ -110,11 +110,11 @@ export const ClientAction = Type.Object(
     actionId: Type.String({ description: "Answer with PUT /v1/clients/{clientId}/window-state carrying ackActionId." }),
     kind: Type.Union([Type.Literal("window"), Type.Literal("navigate"), Type.Literal("layout")]),
     action: Type.Union([Type.String(), Type.Null()], { description: "The window or layout action; null for navigate." }),
-    page: Type.Union([Type.String(), Type.Null()]),
-    settingsSection: Type.Union([Type.String(), Type.Null()]),
-    sessionId: Type.Union([Type.String(), Type.Null()]),
-    workspaceId: Type.Union([Type.String(), Type.Null()]),
-    paneId: Type.Union([Type.String(), Type.Null()]),
+    page: Nullable(Type.String()),
+    settingsSection: Nullable(Type.String()),
+    sessionId: Nullable(Type.String()),
+    workspaceId: Nullable(Type.String()),
+    paneId: Nullable(Type.String()),
   },
   addressedToSubject,
 );

@@ -161,11 +161,10 @@ export const McpAuthorization = Type.Object(
 );
 export type McpAuthorization = Static<typeof McpAuthorization>;
 
-export const McpAuthorizationResult = Type.Object({
-  code: Type.String({ minLength: 1, maxLength: 4096 }),
-  state: Type.String({ minLength: 1, maxLength: 256 }),
-});
-export const McpCompleteAuthorizationBody = Type.Object(McpAuthorizationResult.properties, { additionalProperties: false });
+export const McpCompleteAuthorizationBody = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 4096 }), state: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
 
 /** What a session was given at session/new or session/load: each managed server, or why it was left out. */
 export const SessionMcpServer = Type.Object(

@@ -1,3 +1,4 @@
+import { ClientId } from "../../schemas/clients.ts";
 import { Type } from "@sinclair/typebox";
 import { CursorResponse } from "../../schemas/events.ts";
 import type { EventLog } from "../../events/event-log.ts";
@@ -15,9 +16,7 @@ const StreamQuery = Type.Object({
   kind: Type.Optional(Type.String({ minLength: 1, description: "Comma-separated kinds; `session.*` matches a prefix." })),
   clientId: Type.Optional(
     Type.String({
-      minLength: 1,
-      maxLength: 128,
-      pattern: "^[A-Za-z0-9._-]+$",
+      ...ClientId,
       description:
         "A client that reports its windows (PUT /v1/clients/{clientId}/window-state) names itself: it is connected while the stream is open, and gets its `client.action` events here.",
     }),

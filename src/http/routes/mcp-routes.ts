@@ -20,7 +20,7 @@ const CallbackQuery = Type.Object({
   error: Type.Optional(Type.String({ maxLength: 256 })),
   error_description: Type.Optional(Type.String({ maxLength: 2048 })),
 });
-export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcps/oauth/callback";
+const MCP_OAUTH_CALLBACK_PATH = "/v1/mcps/oauth/callback";
 
 export function mcpRoutes(mcps: McpService) {
   return [
@@ -152,8 +152,7 @@ export function mcpRoutes(mcps: McpService) {
 
 /** The page the browser shows when it comes back from a sign-in: plain text, no script. */
 function page(status: number, title: string, message: string): Response {
-  const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${Bun.escapeHTML(title)}</title></head><body><h1>${Bun.escapeHTML(title)}</h1><p>${Bun.escapeHTML(message)}</p></body></html>`;
   return new Response(html, {
     status,
     headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'none'", "cache-control": "no-store" },
