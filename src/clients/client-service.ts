@@ -54,9 +54,10 @@ export class ClientService {
   putState(clientId: string, body: PutWindowStateBody): ClientWindowState {
     const { ackActionId, ...state } = body;
     const now = this.timestamp();
+    const client: StoredClient = { clientId, state, lastSeenAt: now, updatedAt: now };
     this.deps.store.transaction(() => {
-      this.deps.repository.save({ clientId, state, lastSeenAt: now, updatedAt: now });
-      this.publish(clientId);
+      this.deps.repository.save(client);
+      this.publish(client);
     });
     if (ackActionId !== undefined) {
       const waiting = this.pending.get(ackActionId);
@@ -110,11 +111,13 @@ export class ClientService {
         if (waiting.clientId === clientId) this.settle(actionId)?.reject(new ConflictError(`client ${clientId} went away before it answered`));
       }
     }
-    if (!this.deps.repository.get(clientId)) return;
+    const client = this.deps.repository.get(clientId);
+    if (!client) return;
     try {
       this.deps.store.transaction(() => {
-        this.deps.repository.seen(clientId, this.timestamp());
-        this.publish(clientId);
+        const lastSeenAt = this.timestamp();
+        this.deps.repository.seen(clientId, lastSeenAt);
+        this.publish({ ...client, lastSeenAt });
       });
     } catch (error) {
       this.deps.logger.warn("could not record a client's presence", { clientId, connected, error: (error as Error).message });
@@ -134,8 +137,8 @@ export class ClientService {
     return waiting;
   }
 
-  private publish(clientId: string): void {
-    this.deps.events.append("client.updated", clientId, { client: this.get(clientId) });
+  private publish(client: StoredClient): void {
+    this.deps.events.append("client.updated", client.clientId, { client: this.view(client) });
   }
 
   private stored(clientId: string): StoredClient {

@@ -213,7 +213,8 @@ export class McpService {
 
   /** Probes every server made here that is on on this machine (the server's start). */
   probeAll(): void {
-    for (const server of this.deps.repository.list()) this.reprobe(server.id);
+    const disabled = this.deps.repository.disabledOn(this.deps.machineId);
+    for (const server of this.deps.repository.list()) this.probeAsStored(server, disabled.has(server.id));
   }
 
   async authorize(id: string, redirectUri: string): Promise<McpAuthorization> {
@@ -261,10 +262,13 @@ export class McpService {
   /** Probes a server if it is on here; marks it not probed otherwise. */
   private reprobe(id: string): void {
     const server = this.deps.repository.get(id);
-    if (!server) return;
-    if (!server.enabled) this.deps.prober.disconnect(id, "turned off");
-    else if (this.deps.repository.isDisabledOn(id, this.deps.machineId)) this.deps.prober.disconnect(id, "turned off on this machine");
-    else void this.deps.prober.probe(id);
+    if (server) this.probeAsStored(server, this.deps.repository.isDisabledOn(id, this.deps.machineId));
+  }
+
+  private probeAsStored(server: StoredMcpServer, disabledHere: boolean): void {
+    if (!server.enabled) this.deps.prober.disconnect(server.id, "turned off");
+    else if (disabledHere) this.deps.prober.disconnect(server.id, "turned off on this machine");
+    else void this.deps.prober.probe(server.id);
   }
 
   /** Appends the server's `mcp.updated` event; runs inside the transaction that changed it. */
