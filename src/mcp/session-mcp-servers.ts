@@ -9,6 +9,9 @@ export interface SessionMcpGrant {
   record: SessionMcpServer[];
 }
 
+/** Why an agent will not use a server of this transport here, when it will not. */
+export type McpCaveat = (transport: McpTransport) => string | undefined;
+
 const pairs = (values: Record<string, string>) => Object.entries(values).map(([name, value]) => ({ name, value }));
 
 /**
@@ -21,7 +24,7 @@ const pairs = (values: Record<string, string>) => Object.entries(values).map(([n
 export function sessionMcpGrant(
   reachable: ReachableMcpServer[],
   capabilities: acp.McpCapabilities | undefined,
-  caveat: (transport: McpTransport) => string | undefined = () => undefined,
+  caveat: McpCaveat = () => undefined,
 ): SessionMcpGrant {
   const servers: acp.McpServer[] = [];
   const record: SessionMcpServer[] = [];

@@ -6,7 +6,8 @@ import type { TerminalLogs } from "../harness/terminal-logs.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import { runCommand } from "../process/run-command.ts";
 import { lastLinesSuffix } from "../process/stdio-child.ts";
-import type { PluginManifest } from "../schemas/plugins.ts";
+import type { PluginEvents, PluginManifest } from "../schemas/plugins.ts";
+import type { Static } from "@sinclair/typebox";
 import type { InstalledVersion } from "../store/plugin-repository.ts";
 import { compareVersions, consentKeyOf, displayCommand, readManifest, setupCommandsHere } from "./plugin-manifest.ts";
 
@@ -17,7 +18,7 @@ export interface FoundPlugin {
   consentKey: string;
 }
 
-export type InstallStep = "fetching" | "setup" | "done" | "failed";
+export type InstallStep = Static<(typeof PluginEvents)["plugin.install.progress"]>["step"];
 
 export interface PluginInstallerDeps {
   /** `<data>/plugins`: one folder per plugin, one below it per installed version. */

@@ -1,6 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "../logging/logger.ts";
-import type { McpTransport, SessionMcpServer } from "../schemas/mcps.ts";
+import type { McpCaveat, SessionMcpGrant } from "../mcp/session-mcp-servers.ts";
+import type { SessionMcpServer } from "../schemas/mcps.ts";
 import type { ConfigOption } from "../schemas/sessions.ts";
 import { AgentProcess, type AgentClientHandlers, type AgentLaunch } from "./acp/agent-process.ts";
 import { ACP_AUTH_REQUIRED, describeAgentError } from "./acp/agent-errors.ts";
@@ -37,11 +38,10 @@ export interface OpenedAgentSession {
 }
 
 /** The MCP servers for an agent with these capabilities. */
-export type SessionMcpServers = (capabilities: acp.McpCapabilities | undefined) => Promise<{ servers: acp.McpServer[]; record: SessionMcpServer[] }>;
+export type SessionMcpServers = (capabilities: acp.McpCapabilities | undefined) => Promise<SessionMcpGrant>;
 
 /** The same, for any agent: `caveat` says why this agent will not use a server of a transport here (src/mcp/session-mcp-servers.ts). */
 export type McpServersFor = (sessionId: string, capabilities: acp.McpCapabilities | undefined, caveat: McpCaveat) => ReturnType<SessionMcpServers>;
-export type McpCaveat = (transport: McpTransport) => string | undefined;
 
 /**
  * One started agent process and the ACP session opened on it: signed in with the account's
