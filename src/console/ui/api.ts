@@ -30,8 +30,7 @@ export function forgetToken(): void {
   localStorage.removeItem(TOKEN_KEY);
 }
 
-/** Calls this server's interface with the token as the bearer header, never anywhere else. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function call<T>(method: string, path: string, body?: unknown): Promise<{ answer: T; response: Response }> {
   const token = storedToken();
   const response = await fetch(path, {
     method,
@@ -47,5 +46,28 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   const answer = (await response.json().catch(() => ({}))) as T & { error?: string };
   if (!response.ok) throw new ApiError(response.status, answer.error ?? `the server answered ${response.status}`);
-  return answer;
+  return { answer, response };
 }
+
+/** Calls this server's interface with the token as the bearer header, never anywhere else. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await call<T>(method, path, body)).answer;
+}
+
+/** The next page a paged list names in its `Link: <…>; rel="next"` header, if any. */
+function nextPage(response: Response): string | null {
+  return /<([^>]+)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1] ?? null;
+}
+
+/** Reads a paged list to its end, handing each page over as it arrives so the first can be shown at once. */
+export async function readPages<T>(path: string, onPage: (items: T[]) => void): Promise<void> {
+  let next: string | null = path;
+  while (next) {
+    const { answer, response }: { answer: T[]; response: Response } = await call<T[]>("GET", next);
+    onPage(answer);
+    next = nextPage(response);
+  }
+}
+
+/** The message of a failure, for an alert. */
+export const failureText = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));

@@ -2,6 +2,10 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
 import { HarnessesPage } from "./harnesses-page.tsx";
+import { ProjectsPage } from "./projects-page.tsx";
+import { PAGE_LINKS, type Route, useRoute } from "./router.ts";
+import { SessionPage } from "./session-page.tsx";
+import { SessionsPage } from "./sessions-page.tsx";
 import { SignIn } from "./sign-in.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
@@ -18,7 +22,21 @@ async function exchangeLinkCode(): Promise<string | null> {
   }
 }
 
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case "sessions":
+      return <SessionsPage />;
+    case "session":
+      return <SessionPage key={route.sessionId} sessionId={route.sessionId} />;
+    case "projects":
+      return <ProjectsPage />;
+    case "harnesses":
+      return <HarnessesPage />;
+  }
+}
+
 function Console() {
+  const route = useRoute();
   const [signedIn, setSignedIn] = useState<boolean | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -39,6 +57,15 @@ function Console() {
     <div class="shell">
       <nav class="top-bar">
         <h1>Atrium</h1>
+        <ul class="page-links">
+          {PAGE_LINKS.map((link) => (
+            <li key={link.page}>
+              <a href={link.href} aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}>
+                {link.label}
+              </a>
+            </li>
+          ))}
+        </ul>
         <button
           type="button"
           class="quiet-button"
@@ -51,7 +78,7 @@ function Console() {
         </button>
       </nav>
       <main>
-        <HarnessesPage />
+        <Page route={route} />
       </main>
     </div>
   );

@@ -1,0 +1,3 @@
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  return <section data-session={sessionId} />;
+}

@@ -1,0 +1,3 @@
+export function SessionsPage() {
+  return <section />;
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { compileBinary } from "../../release/compile.ts";
+import { startServe, type ServeProcess } from "./cli-process.ts";
+import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
+import { makeTempDir } from "./temp-dir.ts";
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 800 };
+const SCREENSHOTS = join(import.meta.dir, "..", "..", "docs", "screenshots");
+
+export interface ConsoleUnderTest {
+  serve: ServeProcess;
+  binary: string;
+  home: ReturnType<typeof makeTempDir>;
+  adminToken(): string;
+  /** A page at a viewport that records any script error or CSP refusal it reports in `problems`. */
+  open(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
+  /** A page already signed in with the admin token (kept in the browser as a person's would be). */
+  openSignedIn(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
+  close(): Promise<void>;
+}
+
+/** Writes docs/screenshots/<name>.png when ATRIUM_SCREENSHOTS=1; otherwise nothing. */
+export const screenshot = (page: Page, name: string) =>
+  process.env.ATRIUM_SCREENSHOTS ? page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) }) : undefined;
+
+/**
+ * The console as people meet it: the compiled binary serving it from a data dir of its own, and a real
+ * Chromium (Debian's) showing it. `env` is added to the server's environment.
+ */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
+  const build = makeTempDir("atrium-build-");
+  const home = makeTempDir("atrium-home-");
+  const binary = join(build.path, "atrium");
+  let serve: ServeProcess | undefined;
+  let chromium: SystemBrowser | undefined;
+  const close = async () => {
+    await chromium?.close();
+    serve?.child.kill("SIGTERM");
+    await serve?.child.exited;
+    build.remove();
+    home.remove();
+  };
+  try {
+    await compileBinary({ outfile: binary, version: "0.0.0-console", buildNumber: 0, channel: "alpha" });
+    serve = await startServe([binary], home.path, undefined, env);
+    chromium = await launchSystemChromium();
+  } catch (failure) {
+    await close();
+    throw failure;
+  }
+  const browser = chromium.browser;
+  const url = serve.url;
+  const adminToken = () => readFileSync(join(home.path, "token"), "utf8").trim();
+  const open = async (viewport: { width: number; height: number }, path = "/") => {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().includes("401")) problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    await page.goto(url + path);
+    return { page, problems };
+  };
+  const openSignedIn = async (viewport: { width: number; height: number }, path = "/") => {
+    // The token goes in from another page of the origin, so the console's first load already has it.
+    const opened = await open(viewport, "/icon.svg");
+    await opened.page.evaluate((token: string) => localStorage.setItem("atrium.token", token), adminToken());
+    await opened.page.goto(url + path);
+    return opened;
+  };
+  return { serve, binary, home, adminToken, open, openSignedIn, close };
+}
