@@ -6,7 +6,7 @@ import { readSkill, skillFolderNames } from "../skills/skill-folder.ts";
 /**
  * The built-in `echo` agent: a real ACP agent, so a new user sees every feature with no vendor CLI.
  * It answers prompts by echoing them, and commands show the rest:
- *   /long N   a reply streamed in N chunks      /plan    a three-step plan
+ *   /long N   a reply streamed in N chunks      /plan    a three-step plan (then leaves plan mode)
  *   /ask      a permission question             /usage   usage and cost
  *   /title T  renames the session               /skills  the skills in its skills folder
  *   /help     this list
@@ -14,7 +14,7 @@ import { readSkill, skillFolderNames } from "../skills/skill-folder.ts";
 const HELP = [
   "Echo agent commands:",
   "/long N - stream a reply of N chunks",
-  "/plan - emit a plan",
+  "/plan - emit a plan; in plan mode, then leave it (the plan waits for approval)",
   "/ask - ask a permission question",
   "/usage - report usage",
   "/title TEXT - rename the session",
@@ -117,6 +117,12 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
           },
         });
         await say(client, sessionId, "Here is the plan.");
+        // In plan mode it leaves plan mode on its own once the plan is out, as Claude's ExitPlanMode does,
+        // so the server asks the user to approve the plan.
+        if (state.mode === "plan") {
+          state.mode = "default";
+          await client.notify("session/update", { sessionId, update: { sessionUpdate: "config_option_update", configOptions: [modeOption(state.mode)] } });
+        }
       } else if (command === "/ask") {
         const answer = await client.request("session/request_permission", {
           sessionId,

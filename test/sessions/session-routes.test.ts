@@ -52,6 +52,19 @@ describe("the echo agent, end to end", () => {
     expect(seen.body).toMatchObject({ unreadCount: 0 });
   });
 
+  test("in plan mode, /plan shows the plan and leaves plan mode, so the plan waits for approval", async () => {
+    t = await startSessionServer();
+    const session = await t.newSession("echo");
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
+    await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
+    expect((await t.json("POST", `/v1/sessions/${session.id}/config`, { configId: "mode", value: "plan" })).status).toBe(200);
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "/plan" });
+    const planned = await t.until(session.id, (d) => d.conversation.length === 4 && lastReply(d)?.stopReason === "end_turn");
+    expect(planned.sessionPlan?.entries.map((entry) => entry.status)).toEqual(["completed", "in_progress", "pending"]);
+    expect(planned).toMatchObject({ pendingPlanApproval: true, session: { actionRequiredKind: "plan_approval", configSelections: { mode: "default" } } });
+    expect((await t.json<SessionBody>("POST", `/v1/sessions/${session.id}/plan/approve`)).body).toMatchObject({ pendingPlanApproval: false });
+  });
+
   test("list filters and orders by updatedAt; bad input is 400 and unknown ids 404, changing nothing", async () => {
     t = await startSessionServer();
     const first = await t.newSession("echo");
