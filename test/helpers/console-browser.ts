@@ -15,6 +15,8 @@ export interface ConsoleUnderTest {
   binary: string;
   home: ReturnType<typeof makeTempDir>;
   adminToken(): string;
+  /** Calls the server's interface with the admin token, as another client would; a refusal throws. */
+  api<T>(method: string, path: string, body?: unknown): Promise<T>;
   /** A page at a viewport that records any script error or CSP refusal it reports in `problems`. */
   open(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
   /** A page already signed in with the admin token (kept in the browser as a person's would be). */
@@ -66,11 +68,21 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     return { page, problems };
   };
   const openSignedIn = async (viewport: { width: number; height: number }, path = "/") => {
-    // The token goes in from another page of the origin, so the console's first load already has it.
-    const opened = await open(viewport, "/icon.svg");
+    const opened = await open(viewport, "/");
     await opened.page.evaluate((token: string) => localStorage.setItem("atrium.token", token), adminToken());
     await opened.page.goto(url + path);
+    // A fragment alone does not load the page again; the reload starts it with the token kept.
+    await opened.page.reload();
     return opened;
   };
-  return { serve, binary, home, adminToken, open, openSignedIn, close };
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${adminToken()}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as T;
+  };
+  return { serve, binary, home, adminToken, api, open, openSignedIn, close };
 }

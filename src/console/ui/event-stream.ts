@@ -57,3 +57,26 @@ export function followEvents(query: string, onEvent: (event: StreamedEvent) => v
   void run();
   return () => abort.abort();
 }
+
+/**
+ * `followEvents`, handing the events over once per animation frame in arrival order: a reply streaming
+ * many deltas a second is drawn once per frame, not once per event.
+ */
+export function followEventsByFrame(query: string, onEvents: (events: StreamedEvent[]) => void): () => void {
+  let pending: StreamedEvent[] = [];
+  let frame = 0;
+  const flush = () => {
+    frame = 0;
+    const events = pending;
+    pending = [];
+    onEvents(events);
+  };
+  const stop = followEvents(query, (event) => {
+    pending.push(event);
+    if (frame === 0) frame = requestAnimationFrame(flush);
+  });
+  return () => {
+    stop();
+    if (frame !== 0) cancelAnimationFrame(frame);
+  };
+}

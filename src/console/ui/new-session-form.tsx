@@ -1,0 +1,82 @@
+import { useState } from "preact/hooks";
+import type { Harness } from "../../schemas/harnesses.ts";
+import type { Project } from "../../schemas/projects.ts";
+import type { Session } from "../../schemas/sessions.ts";
+import { api, failureText } from "./api.ts";
+import { sessionHref } from "./router.ts";
+
+/** Starts a session of a ready harness in a project, then opens it. */
+export function NewSessionForm({ projects, harnesses }: { projects: Project[]; harnesses: Harness[] }) {
+  const usable = harnesses.filter((harness) => harness.enabled);
+  const [projectId, setProjectId] = useState("");
+  const [harnessId, setHarnessId] = useState("");
+  const [title, setTitle] = useState("");
+  const [inWorktree, setInWorktree] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const project = projects.find((listed) => listed.id === projectId) ?? projects[0];
+  const harness = usable.find((listed) => listed.id === harnessId) ?? usable[0];
+  const canUseWorktree = project?.locations.some((location) => location.isGitRepository) ?? false;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!project || !harness) return;
+    setBusy(true);
+    try {
+      const session = await api<Session>("POST", "/v1/sessions", {
+        projectId: project.id,
+        harnessId: harness.id,
+        title: title.trim() || undefined,
+        runLocation: canUseWorktree && inWorktree ? "worktree" : undefined,
+      });
+      location.hash = sessionHref(session.id);
+    } catch (failure) {
+      setError(failureText(failure));
+      setBusy(false);
+    }
+  };
+
+  if (projects.length === 0) return <p class="quiet">Add a project first (Projects), then start sessions in it.</p>;
+  return (
+    <form class="new-session card" onSubmit={submit}>
+      <label>
+        Project
+        <select value={project?.id} onChange={(event) => setProjectId(event.currentTarget.value)}>
+          {projects.map((listed) => (
+            <option key={listed.id} value={listed.id}>
+              {listed.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Agent
+        <select value={harness?.id} onChange={(event) => setHarnessId(event.currentTarget.value)}>
+          {usable.map((listed) => (
+            <option key={listed.id} value={listed.id}>
+              {listed.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Title
+        <input value={title} placeholder="From the first prompt" onInput={(event) => setTitle(event.currentTarget.value)} />
+      </label>
+      {canUseWorktree && (
+        <label class="check">
+          <input type="checkbox" checked={inWorktree} onChange={(event) => setInWorktree(event.currentTarget.checked)} />
+          In a worktree of its own
+        </label>
+      )}
+      <button type="submit" disabled={busy || !harness}>
+        {busy ? "Starting…" : "New session"}
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,76 @@
+import { useEffect, useState } from "preact/hooks";
+import type { TranscriptDetailsPage } from "../../schemas/sessions.ts";
+import { api, failureText } from "./api.ts";
+
+type Entry = TranscriptDetailsPage["entries"][number];
+
+interface ThoughtPayload {
+  type: "thought";
+  text: string;
+}
+
+interface ToolCallPayload {
+  type: "tool_call";
+  toolCallId: string;
+  title: string | null;
+  kind: string | null;
+  status: string | null;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+}
+
+/** Every entry of a reply's details, read page by page (at most 200 a page) to the end. */
+async function readAllDetails(sessionId: string, itemId: string): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  let after: string | null = null;
+  do {
+    const query: string = after ? `?limit=200&after=${encodeURIComponent(after)}` : "?limit=200";
+    const page: TranscriptDetailsPage = await api<TranscriptDetailsPage>("GET", `/v1/sessions/${sessionId}/transcript/${itemId}/details${query}`);
+    entries.push(...page.entries);
+    // While the reply generates, nextAfter stays a cursor to poll: stop at the end of what exists now.
+    after = page.entries.length > 0 ? page.nextAfter : null;
+  } while (after);
+  return entries;
+}
+
+const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
+
+function DetailEntry({ entry }: { entry: Entry }) {
+  const payload = entry.payload as ThoughtPayload | ToolCallPayload;
+  if (payload.type === "thought") return <li class="thought">{payload.text}</li>;
+  return (
+    <li class="tool-call">
+      <div>
+        <strong>{payload.title ?? payload.kind ?? "Tool call"}</strong> <span class="quiet">{payload.status}</span>
+      </div>
+      {payload.rawInput !== undefined && payload.rawInput !== null && <pre>{asText(payload.rawInput)}</pre>}
+      {payload.rawOutput !== undefined && payload.rawOutput !== null && <pre>{asText(payload.rawOutput)}</pre>}
+    </li>
+  );
+}
+
+/** A reply's thoughts and tool calls, read when opened and again when the session says they changed. */
+export function TranscriptDetails({ sessionId, itemId, changes }: { sessionId: string; itemId: string; changes: number }) {
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    readAllDetails(sessionId, itemId).then(
+      (read) => current && setEntries(read),
+      (failure) => current && setError(failureText(failure)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [sessionId, itemId, changes]);
+  if (error) return <p class="error">{error}</p>;
+  if (entries === null) return <p class="quiet">Loading…</p>;
+  if (entries.length === 0) return <p class="quiet">No thoughts or tool calls.</p>;
+  return (
+    <ol class="details">
+      {entries.map((entry) => (
+        <DetailEntry key={entry.key} entry={entry} />
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import type { Project } from "../../src/schemas/projects.ts";
+import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
+import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+// Sessions in the console with the echo agent, as a person runs them: start one, stream replies, answer
+// a question, approve a plan, edit the queue, reload in the middle of a reply.
+let atrium: ConsoleUnderTest;
+const files = makeTempDir("atrium-attach-");
+
+beforeAll(async () => {
+  atrium = await startConsole();
+  await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Demo" });
+}, 120_000);
+
+afterAll(async () => {
+  await atrium?.close();
+  files.remove();
+});
+
+/** `chunk 0 chunk 1 … chunk n-1 `: what `/long n` streams. */
+const longReply = (count: number) => Array.from({ length: count }, (_, index) => `chunk ${index} `).join("");
+
+const lastReply = (page: Page) => page.locator(".message.assistant").last();
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByLabel("Prompt", { exact: true }).fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByLabel("Prompt", { exact: true }).and(page.locator(":placeholder-shown")).waitFor();
+}
+
+async function newSession(page: Page, title: string): Promise<string> {
+  await page.goto(`${atrium.serve.url}/#/sessions`);
+  await page.getByLabel("Agent").selectOption("echo");
+  await page.getByLabel("Title").fill(title);
+  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("heading", { name: title }).waitFor();
+  return decodeURIComponent(new URL(page.url()).hash.replace("#/sessions/", ""));
+}
+
+describe("sessions in the console", () => {
+  test("on a phone: start a session, stream /long 2000 whole, answer /ask, approve a /plan, attach a file", async () => {
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/#/sessions");
+    await page.getByText("No sessions yet.").waitFor();
+    await newSession(page, "Phone session");
+
+    await send(page, "/long 2000");
+    await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
+    expect(await lastReply(page).locator(".message-text").textContent()).toBe(longReply(2000));
+
+    await send(page, "/ask");
+    const question = page.getByRole("form", { name: "The agent asks" });
+    await question.getByLabel("Allow").check();
+    await question.getByRole("button", { name: "Answer" }).click();
+    await lastReply(page).getByText("You chose allow.").waitFor();
+    expect(await question.count()).toBe(0);
+
+    await page.getByLabel("Mode").selectOption("plan");
+    await send(page, "/plan");
+    const plan = page.getByRole("region", { name: "Plan" });
+    await plan.getByRole("button", { name: "Approve plan" }).waitFor();
+    expect(await plan.locator("li").evaluateAll((items) => items.map((item) => item.getAttribute("data-status")))).toEqual([
+      "completed",
+      "in_progress",
+      "pending",
+    ]);
+    await page.getByText("Needs attention").waitFor();
+    await screenshot(page, "console-session-plan-phone");
+    await plan.getByRole("button", { name: "Approve plan" }).click();
+    await plan.getByRole("button", { name: "Approve plan" }).waitFor({ state: "detached" });
+    await page.locator(".session-header").getByText("Idle").waitFor();
+    expect(await page.getByLabel("Mode").inputValue()).toBe("default");
+
+    const notes = join(files.path, "notes.txt");
+    writeFileSync(notes, "remember the milk\n");
+    await page.getByLabel("Attach files").setInputFiles(notes);
+    await page.getByRole("button", { name: "Remove notes.txt" }).waitFor();
+    await send(page, "read this");
+    await page.locator(".message.user").last().getByText("notes.txt").waitFor();
+    await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
+    expect(await lastReply(page).locator(".message-text").textContent()).toStartWith("Echo: read this");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a desktop: a reload in the middle of a reply shows all of it; queued prompts are edited and dropped; cancel ends the turn", async () => {
+    const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/sessions");
+    const sessionId = await newSession(page, "Desktop session");
+    await send(page, "/long 1000000");
+    await lastReply(page)
+      .locator(".message-text")
+      .getByText(/chunk 1000 /)
+      .waitFor();
+    await page.reload();
+    // After the reload the reply goes on growing from where the page read it, with nothing missed.
+    const reply = lastReply(page);
+    await reply.and(page.locator("[data-generating]")).waitFor();
+    const before = (await reply.locator(".message-text").textContent())!.length;
+    await page.waitForFunction((shown) => document.querySelector(".message.assistant:last-child .message-text")!.textContent!.length > shown, before);
+
+    await send(page, "first queued");
+    await send(page, "second queued");
+    const queue = page.getByRole("region", { name: "Queued prompts" });
+    await queue.locator("li").nth(1).waitFor();
+    await queue.locator("li").first().getByRole("button", { name: "Edit" }).click();
+    await queue.getByLabel("Queued prompt").fill("first, edited");
+    await queue.getByRole("button", { name: "Save" }).click();
+    await queue.getByText("first, edited").waitFor();
+    await queue.locator("li").nth(1).getByRole("button", { name: "Drop" }).click();
+    await queue.getByText("second queued").waitFor({ state: "detached" });
+    await screenshot(page, "console-session-desktop");
+
+    await page.getByRole("button", { name: "Cancel turn" }).click();
+    await page.locator(".message.user").getByText("first, edited").waitFor();
+    await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
+    const stored = await atrium.api<SessionDetail>("GET", `/v1/sessions/${sessionId}`);
+    const long = stored.conversation.find((item) => item.role === "assistant" && item.stopReason === "cancelled")!;
+    expect(long.text).toStartWith(longReply(1000));
+    expect(await page.locator(`[data-item="${long.id}"] .message-text`).textContent()).toBe(long.text);
+    expect(await page.getByText("second queued").count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("the list: grouped by project, live standing and unread markers from another client's prompt", async () => {
+    const other = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Other project" });
+    const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: other.id, harnessId: "echo", title: "Started elsewhere" });
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/#/sessions");
+    const group = page.getByRole("region", { name: "Other project" });
+    const row = group.locator(`[data-session="${session.id}"]`);
+    await row.getByText("Idle").waitFor();
+    await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "/long 300000" });
+    await row.getByText("Working").waitFor();
+    await atrium.api("POST", `/v1/sessions/${session.id}/cancel`);
+    await row.getByText("1 unread").waitFor();
+    await row.getByText("Idle").waitFor();
+    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(2);
+    // The project with the latest activity comes first.
+    expect(await page.locator(".project-group h3").first().textContent()).toBe("Other project");
+    await screenshot(page, "console-sessions-phone");
+    await row.click();
+    await page.getByRole("heading", { name: "Started elsewhere" }).waitFor();
+    await page.getByRole("link", { name: "← Sessions" }).click();
+    await row.waitFor();
+    await row.getByText("unread").waitFor({ state: "detached" });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
