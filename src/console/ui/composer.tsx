@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { UploadedFile } from "../../schemas/sessions.ts";
 import { api } from "./api.ts";
+import { useSettings } from "./console-settings.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
 /** A file's bytes as base64, as `POST /v1/files` takes them. */
@@ -25,6 +26,7 @@ export function Composer({ sessionId }: { sessionId: string }) {
   const [attachments, setAttachments] = useState<UploadedFile[]>([]);
   const [clientId, setClientId] = useState(() => crypto.randomUUID());
   const { busy, error, run } = useAction();
+  const { enterSends } = useSettings().settings;
 
   const attach = (input: HTMLInputElement) => {
     const files = [...(input.files ?? [])];
@@ -66,11 +68,12 @@ export function Composer({ sessionId }: { sessionId: string }) {
       <textarea
         id="prompt"
         rows={3}
-        placeholder="Ask the agent… (Ctrl+Enter sends)"
+        placeholder={enterSends ? "Ask the agent… (Enter sends, Shift+Enter for a new line)" : "Ask the agent… (Ctrl+Enter sends)"}
         value={text}
         onInput={(event) => setText(event.currentTarget.value)}
         onKeyDown={(event) => {
-          if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) void send(event);
+          if (event.key !== "Enter" || event.isComposing) return;
+          if (event.ctrlKey || event.metaKey || (enterSends && !event.shiftKey)) void send(event);
         }}
       />
       <div class="composer-actions">

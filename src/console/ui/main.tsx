@@ -6,6 +6,8 @@ import { ProjectsPage } from "./projects-page.tsx";
 import { PAGE_LINKS, type Route, useRoute } from "./router.ts";
 import { SessionPage } from "./session-page.tsx";
 import { SessionsPage } from "./sessions-page.tsx";
+import { SettingsProvider } from "./console-settings.tsx";
+import { SettingsPage } from "./settings-page.tsx";
 import { SignIn } from "./sign-in.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
@@ -32,6 +34,8 @@ function Page({ route }: { route: Route }) {
       return <ProjectsPage />;
     case "harnesses":
       return <HarnessesPage />;
+    case "settings":
+      return <SettingsPage />;
   }
 }
 
@@ -54,33 +58,35 @@ function Console() {
   if (signedIn === null) return null;
   if (!signedIn) return <SignIn problem={problem} signedIn={() => setSignedIn(true)} />;
   return (
-    <div class="shell">
-      <nav class="top-bar">
-        <h1>Atrium</h1>
-        <ul class="page-links">
-          {PAGE_LINKS.map((link) => (
-            <li key={link.page}>
-              <a href={link.href} aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}>
-                {link.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-        <button
-          type="button"
-          class="quiet-button"
-          onClick={() => {
-            forgetToken();
-            setSignedIn(false);
-          }}
-        >
-          Sign out
-        </button>
-      </nav>
-      <main>
-        <Page route={route} />
-      </main>
-    </div>
+    <SettingsProvider>
+      <div class="shell">
+        <nav class="top-bar">
+          <h1>Atrium</h1>
+          <ul class="page-links">
+            {PAGE_LINKS.map((link) => (
+              <li key={link.page}>
+                <a href={link.href} aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}>
+                  {link.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+          <button
+            type="button"
+            class="quiet-button"
+            onClick={() => {
+              forgetToken();
+              setSignedIn(false);
+            }}
+          >
+            Sign out
+          </button>
+        </nav>
+        <main>
+          <Page route={route} />
+        </main>
+      </div>
+    </SettingsProvider>
   );
 }
 
