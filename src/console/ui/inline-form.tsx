@@ -1,0 +1,37 @@
+import { useState } from "preact/hooks";
+
+interface InlineFormProps {
+  label: string;
+  initial?: string;
+  submitLabel: string;
+  busy: boolean;
+  onSubmit: (value: string) => void;
+  onCancel: () => void;
+}
+
+/** One labelled field with its submit and cancel buttons, opened in place for a small change. */
+export function InlineForm({ label, initial = "", submitLabel, busy, onSubmit, onCancel }: InlineFormProps) {
+  const [value, setValue] = useState(initial);
+  return (
+    <form
+      class="inline-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit(value.trim());
+      }}
+    >
+      <label>
+        {label}
+        <input value={value} onInput={(event) => setValue(event.currentTarget.value)} required autocomplete="off" autocapitalize="off" spellcheck={false} />
+      </label>
+      <div class="project-form-buttons">
+        <button type="submit" disabled={busy}>
+          {submitLabel}
+        </button>
+        <button type="button" class="quiet-button" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
