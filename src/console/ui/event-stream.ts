@@ -26,6 +26,12 @@ export function followEvents(query: string, onEvent: (event: StreamedEvent) => v
           headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
           signal: abort.signal,
         });
+        // A cursor past the newest event: the server's data was reset or restored, so what the page
+        // shows may be gone. Resuming would skip events; only reading everything again is right.
+        if (response.status === 409) {
+          location.reload();
+          return;
+        }
         if (!response.ok || !response.body) throw new Error(`the event stream answered ${response.status}`);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
