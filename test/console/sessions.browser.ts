@@ -35,9 +35,10 @@ async function send(page: Page, text: string): Promise<void> {
 
 async function newSession(page: Page, title: string): Promise<string> {
   await page.goto(`${atrium.serve.url}/#/sessions`);
+  await page.getByRole("button", { name: "New session" }).click();
   await page.getByLabel("Agent").selectOption("echo");
   await page.getByLabel("Title").fill(title);
-  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("button", { name: "Start" }).click();
   await page.getByRole("heading", { name: title }).waitFor();
   return decodeURIComponent(new URL(page.url()).hash.replace("#/sessions/", ""));
 }
@@ -90,6 +91,10 @@ describe("sessions in the console", () => {
   test("on a desktop: a reload in the middle of a reply shows all of it; queued prompts are edited and dropped; cancel ends the turn", async () => {
     const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/sessions");
     const sessionId = await newSession(page, "Desktop session");
+    await send(page, "/usage");
+    await lastReply(page).getByText("Usage reported.").waitFor();
+    await page.getByRole("region", { name: "Usage" }).getByText("0.01 USD").waitFor();
+    await screenshot(page, "console-session-desktop");
     await send(page, "/long 1000000");
     await lastReply(page)
       .locator(".message-text")
@@ -112,7 +117,6 @@ describe("sessions in the console", () => {
     await queue.getByText("first, edited").waitFor();
     await queue.locator("li").nth(1).getByRole("button", { name: "Drop" }).click();
     await queue.getByText("second queued").waitFor({ state: "detached" });
-    await screenshot(page, "console-session-desktop");
 
     await page.getByRole("button", { name: "Cancel turn" }).click();
     await page.locator(".message.user").getByText("first, edited").waitFor();

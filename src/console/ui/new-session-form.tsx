@@ -38,7 +38,7 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
 
   if (projects.length === 0) return <p class="quiet">Add a project first (Projects), then start sessions in it.</p>;
   return (
-    <form class="new-session card" onSubmit={submit}>
+    <form class="new-session card" aria-label="New session" onSubmit={submit}>
       <label>
         Project
         <select value={project?.id} onChange={(event) => setProjectId(event.currentTarget.value)}>
@@ -70,7 +70,7 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
         </label>
       )}
       <button type="submit" disabled={busy || !harness}>
-        {busy ? "Starting…" : "New session"}
+        {busy ? "Starting…" : "Start"}
       </button>
       {error && (
         <p class="error" role="alert">

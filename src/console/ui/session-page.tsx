@@ -110,11 +110,13 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <div class="session-main">
           <Conversation sessionId={sessionId} items={detail.conversation} detailChanges={detailChanges} hasEarlier={detail.hasMore} loadEarlier={loadEarlier} />
           {detail.pendingQuestion && <QuestionForm key={detail.pendingQuestion.questionId} sessionId={sessionId} pending={detail.pendingQuestion} />}
+          {/* A plan waiting for approval sits by the composer, where a phone's reader is. */}
+          {detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval />}
           <PromptQueue prompts={detail.promptQueue} />
           <Composer sessionId={sessionId} />
         </div>
         <aside class="session-side">
-          <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={detail.pendingPlanApproval} />
+          {!detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={false} />}
           <ConfigPanel sessionId={sessionId} options={detail.configOptions} />
           <UsagePanel usage={session.usage} />
           <GoalPanel sessionId={sessionId} goal={detail.goal} />

@@ -61,12 +61,10 @@ function SessionRow({ session, harnessName }: { session: Session; harnessName: s
     <li>
       <a class="session-row" href={sessionHref(session.id)} data-session={session.id} data-standing={standing}>
         <span class="session-title">{session.title}</span>
-        <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
-        {session.unreadCount > 0 && (
-          <span class={session.hasUnreadError ? "unread has-error" : "unread"} title={`${session.unreadCount} unread`}>
-            {session.unreadCount} unread
-          </span>
-        )}
+        <span class="session-badges">
+          <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
+          {session.unreadCount > 0 && <span class={session.hasUnreadError ? "unread has-error" : "unread"}>{session.unreadCount} unread</span>}
+        </span>
         <span class="session-meta quiet">
           {harnessName} · {new Date(session.updatedAt).toLocaleString()}
         </span>
@@ -80,6 +78,7 @@ export function SessionsPage() {
   const [lists, setLists] = useState<Lists>({ sessions: new Map(), projects: new Map() });
   const [harnesses, setHarnesses] = useState<Harness[]>([]);
   const [loaded, setLoaded] = useState(false);
+  const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -118,13 +117,18 @@ export function SessionsPage() {
     <section>
       <header class="page-header">
         <h2>Sessions</h2>
+        {harnesses.length > 0 && (
+          <button type="button" aria-expanded={starting} onClick={() => setStarting(!starting)}>
+            {starting ? "Close" : "New session"}
+          </button>
+        )}
       </header>
       {error && (
         <p class="error" role="alert">
           {error}
         </p>
       )}
-      {harnesses.length > 0 && <NewSessionForm projects={[...lists.projects.values()]} harnesses={harnesses} />}
+      {starting && <NewSessionForm projects={[...lists.projects.values()]} harnesses={harnesses} />}
       {!loaded ? (
         <p class="quiet">Loading…</p>
       ) : groups.length === 0 ? (
