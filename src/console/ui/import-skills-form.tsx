@@ -1,0 +1,57 @@
+import { useState } from "preact/hooks";
+import type { ImportedSkills } from "../../schemas/skills.ts";
+import { api } from "./api.ts";
+import { Alert, useAction } from "./use-action.tsx";
+
+/** "a, b" → ["a", "b"] (a name may hold spaces); none means every skill in the source. */
+const namesIn = (text: string) =>
+  text
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+
+/** Imports skills from a git repository or a folder on the server's machine into the global skills. */
+export function ImportSkillsForm({ onImported }: { onImported: (imported: ImportedSkills) => void }) {
+  const [source, setSource] = useState("");
+  const [names, setNames] = useState("");
+  const { busy, error, run } = useAction();
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const skillNames = namesIn(names);
+    void run(async () => {
+      onImported(
+        await api<ImportedSkills>("POST", "/v1/skills/import-remote", { source: source.trim(), skillNames: skillNames.length > 0 ? skillNames : undefined }),
+      );
+      setSource("");
+      setNames("");
+    });
+  };
+
+  return (
+    <form class="card skill-import" aria-label="Import skills" onSubmit={submit}>
+      <label>
+        Git URL or folder
+        <input
+          value={source}
+          onInput={(event) => setSource(event.currentTarget.value)}
+          required
+          placeholder="https://github.com/org/repo/tree/main/skills"
+          autocomplete="off"
+          autocapitalize="off"
+          spellcheck={false}
+        />
+      </label>
+      <label>
+        Skill names, comma-separated (optional; all when empty)
+        <input value={names} onInput={(event) => setNames(event.currentTarget.value)} autocomplete="off" autocapitalize="off" spellcheck={false} />
+      </label>
+      <div class="row-actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Importing…" : "Import"}
+        </button>
+      </div>
+      <Alert error={error} />
+    </form>
+  );
+}
