@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import type { Project, Worktree } from "../../src/schemas/projects.ts";
 import { type ApiClient, apiClient } from "../helpers/api-client.ts";
-import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole, overflowsSideways, refusedRequest } from "../helpers/console-browser.ts";
 import { type BareRepo, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
@@ -61,10 +61,6 @@ const listed = async () => (await server.json<Project[]>("GET", "/v1/projects"))
 const card = (page: Page, name: string): Locator => page.locator("[data-project]").filter({ has: page.getByRole("heading", { name, exact: true }) });
 
 /** Whether the page is wider than its viewport (a phone would have to scroll sideways). */
-const overflowsSideways = (page: Page) => page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
-
-/** What Chromium logs for a request the server refused: the page shows the sentence, the log the status. */
-const refusedRequest = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
 
 describe("the console's Projects page", () => {
   test("on a phone: a clone shows git's progress, then the project with its repoUrl; a bad URL is the server's sentence and adds nothing", async () => {

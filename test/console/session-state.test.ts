@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { applySessionEvent } from "../../src/console/ui/session-state.ts";
-import type { StreamedEvent } from "../../src/console/ui/event-stream.ts";
+import type { EventRecord } from "../../src/schemas/events.ts";
 import { SseClient } from "../helpers/sse-client.ts";
 import { idle, type DetailBody, type SessionTestServer, startSessionServer } from "../sessions/session-helpers.ts";
 
@@ -77,7 +77,7 @@ describe("the console's session state", () => {
     const cursor = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
     await sse.waitFor((frame) => Number(frame.id) === cursor);
     sse.close();
-    const events = sse.frames.filter((frame) => frame.event).map((frame) => JSON.parse(frame.data) as StreamedEvent);
+    const events = sse.frames.filter((frame) => frame.event).map((frame) => JSON.parse(frame.data) as EventRecord);
     expect(events.map((event) => event.kind)).toContain("session.message.delta");
     expect(shown(events.reduce(applySessionEvent, start))).toEqual(shown(end));
     expect(end.conversation.map((item) => item.text)).toContain("edited");

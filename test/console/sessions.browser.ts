@@ -105,7 +105,7 @@ describe("sessions in the console", () => {
     const reply = lastReply(page);
     await reply.and(page.locator("[data-generating]")).waitFor();
     const before = (await reply.locator(".message-text").textContent())!.length;
-    await page.waitForFunction((shown) => document.querySelector(".message.assistant:last-child .message-text")!.textContent!.length > shown, before);
+    await page.waitForFunction(`document.querySelector(".message.assistant:last-child .message-text").textContent.length > ${before}`);
 
     await send(page, "first queued");
     await send(page, "second queued");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session } from "../../src/schemas/sessions.ts";
 import type { SyncNamespace } from "../../src/schemas/sync.ts";
@@ -14,7 +15,7 @@ beforeAll(async () => {
 
 afterAll(() => atrium?.close());
 
-const background = (page: import("playwright-core").Page) => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+const background = (page: Page) => page.evaluate<string>("getComputedStyle(document.documentElement).backgroundColor");
 
 describe("console settings", () => {
   test("a theme chosen in one browser is shared through the server: another browser follows it live, and it survives a reload", async () => {

@@ -24,6 +24,12 @@ export interface ConsoleUnderTest {
   close(): Promise<void>;
 }
 
+/** The page is wider than the screen: a phone would scroll it sideways. */
+export const overflowsSideways = (page: Page) => page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
+
+/** What Chromium logs for a request the server refused: the page shows the sentence, the log the status. */
+export const refusedRequest = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
+
 /** Writes docs/screenshots/<name>.png when ATRIUM_SCREENSHOTS=1; otherwise nothing. */
 export const screenshot = (page: Page, name: string) =>
   process.env.ATRIUM_SCREENSHOTS ? page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) }) : undefined;

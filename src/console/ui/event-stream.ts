@@ -1,12 +1,8 @@
+import type { EventRecord } from "../../schemas/events.ts";
 import { storedToken } from "./api.ts";
 
 /** An event record as the stream sends it (the spec's Event record). */
-export interface StreamedEvent {
-  globalEventId: number;
-  kind: string;
-  subjectId: string;
-  payload: unknown;
-}
+export type StreamedEvent = EventRecord;
 
 /** How long to wait before opening a dropped stream again. */
 const RECONNECT_MS = 1_000;

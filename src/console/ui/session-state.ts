@@ -10,7 +10,7 @@ import type {
   SessionUsage,
   BackgroundTask,
 } from "../../schemas/sessions.ts";
-import type { StreamedEvent } from "./event-stream.ts";
+import type { EventRecord } from "../../schemas/events.ts";
 
 /** The payloads of the session events the session view follows (src/schemas/sessions.ts, SessionEvents). */
 interface SessionEventPayloads {
@@ -45,7 +45,7 @@ const withoutPrompt = (detail: SessionDetail, promptId: string): SessionDetail =
  * with each event after its `eventCursor`, so the view never reads the whole session again while open.
  * Kinds the view does not show (transcript details are read when opened) leave it as it is.
  */
-export function applySessionEvent(detail: SessionDetail, event: StreamedEvent): SessionDetail {
+export function applySessionEvent(detail: SessionDetail, event: EventRecord): SessionDetail {
   const kind = event.kind as keyof SessionEventPayloads;
   switch (kind) {
     case "session.updated": {
