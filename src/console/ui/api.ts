@@ -40,7 +40,9 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<{ 
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (response.status === 401 && token) {
+  // Only a refusal of this token carries WWW-Authenticate; another 401 (a machine refusing a pairing
+  // code, a console link used twice) is that call's failure, not a reason to sign out.
+  if (response.status === 401 && token && response.headers.has("www-authenticate")) {
     forgetToken();
     onSignedOut();
   }
