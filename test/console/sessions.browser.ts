@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // Sessions in the console with the echo agent, as a person runs them: start one, stream replies, answer
@@ -105,7 +106,10 @@ describe("sessions in the console", () => {
     const reply = lastReply(page);
     await reply.and(page.locator("[data-generating]")).waitFor();
     const before = (await reply.locator(".message-text").textContent())!.length;
-    await page.waitForFunction(`document.querySelector(".message.assistant:last-child .message-text").textContent.length > ${before}`);
+    await until(
+      () => reply.locator(".message-text").textContent(),
+      (text) => text!.length > before,
+    );
 
     await send(page, "first queued");
     await send(page, "second queued");
@@ -130,6 +134,32 @@ describe("sessions in the console", () => {
     await page.context().close();
   });
 
+  test("the server killed in the middle of a reply: the stream opens again with Last-Event-ID and the page misses nothing", async () => {
+    const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/sessions");
+    const sessionId = await newSession(page, "Dropped session");
+    const resumedFrom: string[] = [];
+    page.on("request", (request) => {
+      const lastEventId = request.headers()["last-event-id"];
+      if (request.url().includes(`sessionId=${sessionId}`) && lastEventId) resumedFrom.push(lastEventId);
+    });
+    await send(page, "/long 1000000");
+    await lastReply(page)
+      .locator(".message-text")
+      .getByText(/chunk 1000 /)
+      .waitFor();
+    await atrium.crashAndRestart();
+    // After the restart the reply is marked interrupted; the page learns it only through the resumed stream.
+    await lastReply(page).getByText("Interrupted by a server restart").waitFor();
+    expect(resumedFrom.length).toBeGreaterThan(0);
+    const stored = await atrium.api<SessionDetail>("GET", `/v1/sessions/${sessionId}`);
+    const reply = stored.conversation.at(-1)!;
+    expect(reply.stopReason).toBe("interrupted");
+    expect(await lastReply(page).locator(".message-text").textContent()).toBe(reply.text);
+    // The streams cut by the crash, and the tries while the server was down, are all Chromium reports.
+    expect(problems.filter((problem) => !/net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_REFUSED)/.test(problem))).toEqual([]);
+    await page.context().close();
+  });
+
   test("the list: grouped by project, live standing and unread markers from another client's prompt", async () => {
     const other = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Other project" });
     const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: other.id, harnessId: "echo", title: "Started elsewhere" });
@@ -142,7 +172,7 @@ describe("sessions in the console", () => {
     await atrium.api("POST", `/v1/sessions/${session.id}/cancel`);
     await row.getByText("1 unread").waitFor();
     await row.getByText("Idle").waitFor();
-    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(2);
+    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(3);
     // The project with the latest activity comes first.
     expect(await page.locator(".project-group h3").first().textContent()).toBe("Other project");
     await screenshot(page, "console-sessions-phone");

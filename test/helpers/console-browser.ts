@@ -21,6 +21,8 @@ export interface ConsoleUnderTest {
   open(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
   /** A page already signed in with the admin token (kept in the browser as a person's would be). */
   openSignedIn(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
+  /** Kills the server (SIGKILL, as a crash would) and starts it again on the same port and data dir. */
+  crashAndRestart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,5 +92,12 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
-  return { serve, binary, home, adminToken, api, open, openSignedIn, close };
+  const crashAndRestart = async () => {
+    serve!.child.kill("SIGKILL");
+    await serve!.child.exited;
+    serve = await startServe([binary], home.path, ["--port", new URL(url).port], env);
+    under.serve = serve;
+  };
+  const under: ConsoleUnderTest = { serve, binary, home, adminToken, api, open, openSignedIn, crashAndRestart, close };
+  return under;
 }
