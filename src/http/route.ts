@@ -1,6 +1,6 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
 type StaticOf<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 
@@ -31,7 +31,7 @@ export interface Route<
   query?: Q;
   body?: B;
   response: R;
-  successStatus?: 200 | 201 | 202;
+  successStatus?: 200 | 201 | 202 | 204;
   /** The response is `text/event-stream` rather than JSON. */
   eventStream?: boolean;
   /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */

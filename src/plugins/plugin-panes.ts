@@ -24,6 +24,19 @@ const WITHHELD_REQUEST_HEADERS = ["authorization", "cookie", "host", "connection
 const DROPPED_RESPONSE_HEADERS = ["content-encoding", "content-length", "transfer-encoding", "connection"];
 
 /**
+ * Added to everything a pane loads, wherever it is opened (an iframe, a tab, a native web view). Without
+ * `allow-same-origin` the document gets an opaque origin, although it is served from Atrium's: it cannot
+ * read the console's storage (where its token is) or reach into the console's window.
+ */
+const PANE_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
+
+/**
+ * An opaque origin makes a pane's own fetches and module scripts cross-origin (`Origin: null`). Any
+ * origin may read pane routes: they take no cookie or token, the ticket in the path is their only authority.
+ */
+const ALLOW_ORIGIN_HEADER = "access-control-allow-origin";
+
+/**
  * Open panes: each a ticket bound to one plugin and pane, which stands in for the bearer token so a
  * web view can load the pane. A ticket must be used within a minute of opening, and closes after half
  * an hour unused or when closed.
@@ -101,5 +114,22 @@ export async function proxyToPlugin(request: Request, port: number, path: string
   }
   const answer = new Headers(upstream.headers);
   for (const name of DROPPED_RESPONSE_HEADERS) answer.delete(name);
+  // Appended: a policy of the plugin's own stays, and both apply.
+  answer.append("content-security-policy", PANE_SANDBOX);
+  answer.set(ALLOW_ORIGIN_HEADER, "*");
   return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers: answer });
+}
+
+/** The answer to the CORS preflight of a pane's own request (a POST with a JSON body, a custom header). */
+export function panePreflight(request: Request): Response {
+  return new Response(null, {
+    status: 204,
+    headers: {
+      [ALLOW_ORIGIN_HEADER]: "*",
+      "access-control-allow-methods": "GET, POST",
+      "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "",
+      "access-control-max-age": "600",
+      vary: "access-control-request-headers",
+    },
+  });
 }

@@ -10,7 +10,7 @@ import type { Store } from "../store/database.ts";
 import type { PluginRepository, StoredPlugin } from "../store/plugin-repository.ts";
 import { removeVersion, type PluginInstaller } from "./plugin-installer.ts";
 import { consentChanges, displayCommand } from "./plugin-manifest.ts";
-import { proxyToPlugin, type PluginPanes } from "./plugin-panes.ts";
+import { panePreflight, proxyToPlugin, type PluginPanes } from "./plugin-panes.ts";
 import type { PluginProcesses } from "./plugin-processes.ts";
 import { callPluginTool, checkToolInput, type PluginToolCatalog } from "./plugin-tools.ts";
 
@@ -140,6 +140,12 @@ export class PluginService implements PluginToolCatalog {
   async paneRequest(id: string, ticket: string, path: string, request: Request): Promise<Response> {
     this.deps.panes.use(id, ticket);
     return proxyToPlugin(request, this.runningPort(id), path);
+  }
+
+  /** A CORS preflight of a pane's own request, answered here for an open pane (404 otherwise), running or not. */
+  panePreflight(id: string, ticket: string, request: Request): Response {
+    this.deps.panes.use(id, ticket);
+    return panePreflight(request);
   }
 
   async callTool(id: string, name: string, input: unknown): Promise<unknown> {

@@ -20,7 +20,10 @@ export function demoManifest(version: string, overrides: Record<string, unknown>
       { argv: ["bun", "-e", "process.exit(9)"], platforms: ["plan9"] },
     ],
     requirements: { executables: [{ name: "git", installHint: "apt install git", helpUrl: "https://git-scm.com" }] },
-    panes: [{ type: "board", title: "Board", path: "/panes/board/index.html", iconPath: "board.png" }],
+    panes: [
+      { type: "board", title: "Board", path: "/panes/board/index.html", iconPath: "board.png" },
+      { type: "probe", title: "Isolation probe", path: "/panes/probe/index.html", iconPath: "probe.png" },
+    ],
     tools: [
       {
         name: "add",

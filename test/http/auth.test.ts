@@ -56,6 +56,7 @@ describe("bearer guard", () => {
       "DELETE /v1/plugins/mcp",
       "GET /v1/plugins/x/panes/x/*",
       "POST /v1/plugins/x/panes/x/*",
+      "OPTIONS /v1/plugins/x/panes/x/*",
       "POST /v1/machines/pair/accept",
       "POST /v1/console/sign-in",
     ]);
@@ -69,9 +70,11 @@ describe("bearer guard", () => {
       expect(tools.status).toBe(401);
       expect(((await tools.json()) as { error: string }).error).toContain("session's plugin-tools token");
     }
-    const pane = await fetch(`${t.url}/v1/plugins/demo/panes/pt_forged/index.html`);
-    expect(pane.status).toBe(404);
-    assertMatchesSchema(ErrorBody, await pane.json());
+    for (const method of ["GET", "OPTIONS"]) {
+      const pane = await fetch(`${t.url}/v1/plugins/demo/panes/pt_forged/index.html`, { method });
+      expect(pane.status).toBe(404);
+      assertMatchesSchema(ErrorBody, await pane.json());
+    }
     const accept = await fetch(`${t.url}/v1/machines/pair/accept`, {
       method: "POST",
       headers: { "content-type": "application/json" },

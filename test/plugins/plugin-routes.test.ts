@@ -17,6 +17,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 /** `bun` for the plugins' commands (the test runner's own executable is `bun.exe` in its package). */
 const PATH = [join(import.meta.dir, "..", "..", "node_modules", ".bin"), "/usr/bin", "/bin"].join(":");
+const PANE_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
 const scratch = makeTempDir("atrium-plugins-");
 let t: TestServer;
 
@@ -201,6 +202,44 @@ describe("an installed plugin", () => {
     const closed = await t.json<Plugin>("DELETE", `/v1/plugins/demo/panes/${opened.body.ticket}`);
     expect(closed.body.openPaneCount).toBe(0);
     expect((await fetch(opened.body.url)).status).toBe(404);
+  });
+
+  test("pane content is sandboxed to an opaque origin and open to any origin; a preflight is answered for an open pane's ticket only", async () => {
+    await install(folderOf("isolated", demoManifest("1.0.0")));
+    await inState("demo", "running");
+    const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/probe/open")).body;
+    const page = await fetch(opened.url);
+    expect(page.status).toBe(200);
+    // The plugin's own policy stays beside the sandbox: a browser enforces both.
+    expect(page.headers.get("content-security-policy")).toBe(`object-src 'none', ${PANE_SANDBOX}`);
+    expect(page.headers.get("access-control-allow-origin")).toBe("*");
+    const script = await fetch(new URL("probe.js", opened.url), { headers: { origin: "null" } });
+    expect(script.headers.get("content-security-policy")).toBe(PANE_SANDBOX);
+    expect(script.headers.get("access-control-allow-origin")).toBe("*");
+
+    const preflight = (ticket: string) =>
+      fetch(`${t.url}/v1/plugins/demo/panes/${ticket}/api/echo`, {
+        method: "OPTIONS",
+        headers: { origin: "null", "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-probe" },
+      });
+    const allowed = await preflight(opened.ticket);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("*");
+    expect(allowed.headers.get("access-control-allow-methods")).toBe("GET, POST");
+    expect(allowed.headers.get("access-control-allow-headers")).toBe("content-type, x-probe");
+    const echoed = await fetch(new URL("api/echo", opened.url), {
+      method: "POST",
+      headers: { origin: "null", "content-type": "application/json" },
+      body: JSON.stringify({ said: "hi" }),
+    });
+    expect(echoed.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await echoed.json()).toEqual({ said: "hi", version: "1.0.0", origin: "null" });
+
+    const refused = await preflight("pt_wrong");
+    expect(refused.status).toBe(404);
+    expect(((await refused.json()) as { error: string }).error).toContain("no open pane has this ticket");
+    await t.json("DELETE", `/v1/plugins/demo/panes/${opened.ticket}`);
+    expect((await preflight(opened.ticket)).status).toBe(404);
   });
 
   test("a pane's URL not loaded within its time expires", async () => {

@@ -163,7 +163,10 @@ export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServe
         path: "/v1/plugins/:pluginId/panes/:pane/*",
         tag: "plugins",
         summary: `${method} what an open pane loads, passed on to the plugin's process (its ticket in the path; never Atrium's token)`,
-        description: "404 for an unknown, closed or expired ticket; 502 naming the state when the plugin is not running.",
+        description:
+          "404 for an unknown, closed or expired ticket; 502 naming the state when the plugin is not running. The plugin's answers get " +
+          "`Content-Security-Policy: sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads` (beside any policy of its " +
+          "own: the pane has an opaque origin, so it cannot read Atrium's storage or the console's window) and `Access-Control-Allow-Origin: *`.",
         params: PaneContentParams,
         response: Type.Unknown(),
         responseType: "*/*",
@@ -173,6 +176,20 @@ export function pluginRoutes(plugins: PluginService, toolServer: PluginToolServe
         handler: ({ params, request }) => plugins.paneRequest(params.pluginId, params.pane, params["*"], request),
       }),
     ),
+    defineRoute({
+      method: "OPTIONS",
+      path: "/v1/plugins/:pluginId/panes/:pane/*",
+      tag: "plugins",
+      summary: "The CORS preflight of an open pane's own request: a pane has an opaque origin, so its fetches are cross-origin",
+      description:
+        "Answered by Atrium without the token for an open pane's ticket (404 otherwise), running or not: any origin, GET and POST, the headers asked for.",
+      params: PaneContentParams,
+      response: Type.Null(),
+      successStatus: 204,
+      ticketed: true,
+      rawBody: true,
+      handler: ({ params, request }) => plugins.panePreflight(params.pluginId, params.pane, request),
+    }),
     defineRoute({
       method: "POST",
       path: "/v1/plugins/:pluginId/tools/:name",
