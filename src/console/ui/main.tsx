@@ -3,11 +3,15 @@ import { useEffect, useState } from "preact/hooks";
 import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
 import { HarnessesPage } from "./harnesses-page.tsx";
 import { ProjectsPage } from "./projects-page.tsx";
-import { PAGE_LINKS, type Route, useRoute } from "./router.ts";
+import { PAGE_LINKS, pageHref, type Route, useRoute } from "./router.ts";
 import { SessionPage } from "./session-page.tsx";
 import { SessionsPage } from "./sessions-page.tsx";
 import { SettingsProvider } from "./console-settings.tsx";
 import { SettingsPage } from "./settings-page.tsx";
+import { SkillsPage } from "./skills-page.tsx";
+import { McpPage } from "./mcp-page.tsx";
+import { PluginsPage } from "./plugins-page.tsx";
+import { MachinesPage } from "./machines-page.tsx";
 import { SignIn } from "./sign-in.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
@@ -34,6 +38,14 @@ function Page({ route }: { route: Route }) {
       return <ProjectsPage />;
     case "harnesses":
       return <HarnessesPage />;
+    case "skills":
+      return <SkillsPage />;
+    case "mcps":
+      return <McpPage />;
+    case "plugins":
+      return <PluginsPage />;
+    case "machines":
+      return <MachinesPage />;
     case "settings":
       return <SettingsPage />;
   }
@@ -65,7 +77,10 @@ function Console() {
           <ul class="page-links">
             {PAGE_LINKS.map((link) => (
               <li key={link.page}>
-                <a href={link.href} aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}>
+                <a
+                  href={pageHref(link.page)}
+                  aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}
+                >
                   {link.label}
                 </a>
               </li>

@@ -8,6 +8,7 @@ import { GoalPanel } from "./goal-panel.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
+import { pageHref } from "./router.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { Alert, useAction } from "./use-action.tsx";
 
@@ -91,7 +92,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   return (
     <section class="session-page" aria-label={session.title}>
       <header class="session-header">
-        <a href="#/sessions" class="back">
+        <a href={pageHref("sessions")} class="back">
           ← Sessions
         </a>
         <h2>{session.title}</h2>
