@@ -5,7 +5,7 @@ import { chromium, type Browser } from "playwright-core";
 export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 /** The machine's network is closed: without these, Chromium's background connections fail many at a time. */
-const QUIET_FLAGS = [
+export const QUIET_FLAGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

@@ -2,7 +2,7 @@ import { createContext, type ComponentChildren } from "preact";
 import { useContext, useEffect, useMemo, useState } from "preact/hooks";
 import type { SyncNamespace, SyncTimestamp } from "../../schemas/sync.ts";
 import { api } from "./api.ts";
-import { followEvents } from "./event-stream.ts";
+import { followThenRead } from "./use-live-list.ts";
 
 /** The sync namespace holding the console's settings: every browser, and every paired machine, shares it. */
 export const SETTINGS_NAMESPACE = "console.settings";
@@ -66,11 +66,16 @@ export function SettingsProvider({ children }: { children: ComponentChildren }) 
   const path = `/v1/sync/${SETTINGS_NAMESPACE}`;
 
   useEffect(() => {
-    const read = () => api<SyncNamespace>("GET", path).then(setNamespace, () => {});
-    void read();
-    return followEvents("kind=sync.changed", (event) => {
-      if ((event.payload as { namespace: string }).namespace === SETTINGS_NAMESPACE) void read();
-    });
+    const read = () => api<SyncNamespace>("GET", path).then(setNamespace);
+    // Without its settings the console still works, with the defaults: a failed read is not shown.
+    return followThenRead(
+      "sync.changed",
+      (event) => {
+        if ((event.payload as { namespace: string }).namespace === SETTINGS_NAMESPACE) read().catch(() => {});
+      },
+      read,
+      () => {},
+    );
   }, []);
 
   const settings = useMemo(() => settingsOf(namespace), [namespace]);

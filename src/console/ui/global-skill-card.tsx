@@ -1,6 +1,6 @@
-import { useState } from "preact/hooks";
 import type { GlobalSkill, SkillsListing } from "../../schemas/skills.ts";
 import { api } from "./api.ts";
+import { ConfirmButton } from "./confirm-button.tsx";
 import { SkillInstalls } from "./skill-installs.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
@@ -12,7 +12,6 @@ interface GlobalSkillCardProps {
 
 /** One global skill: what it is, the harnesses it is linked into, and deleting it after a second click. */
 export function GlobalSkillCard({ skill, harnessNames, onChanged }: GlobalSkillCardProps) {
-  const [confirming, setConfirming] = useState(false);
   const action = useAction();
   const remove = () => action.run(async () => onChanged(await api<SkillsListing>("DELETE", `/v1/skills/${encodeURIComponent(skill.directoryName)}`)));
 
@@ -25,25 +24,14 @@ export function GlobalSkillCard({ skill, harnessNames, onChanged }: GlobalSkillC
       {skill.description && <p>{skill.description}</p>}
       <span class="skill-path">{skill.path}</span>
       <SkillInstalls skill={skill} harnessNames={harnessNames} action={action} onChanged={onChanged} />
-      {confirming ? (
-        <div class="skill-confirm">
-          <p class="quiet">Its links go from every harness, then the global copy; folders of a harness's own stay.</p>
-          <div class="row-actions">
-            <button type="button" class="danger" disabled={action.busy} onClick={remove}>
-              Delete {skill.name}?
-            </button>
-            <button type="button" class="quiet-button" disabled={action.busy} onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : (
-        <div class="row-actions">
-          <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => setConfirming(true)}>
-            Delete<span class="visually-hidden"> {skill.name}</span>
-          </button>
-        </div>
-      )}
+      <ConfirmButton
+        verb="Delete"
+        name={skill.name}
+        note="Its links go from every harness, then the global copy; folders of a harness's own stay."
+        busy={action.busy}
+        small
+        onConfirm={remove}
+      />
       <Alert error={action.error} />
     </li>
   );

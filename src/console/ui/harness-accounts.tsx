@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import type { Harness, HarnessAccount } from "../../schemas/harnesses.ts";
 import { Alert, useAction } from "./use-action.tsx";
-import { api, failureText } from "./api.ts";
+import { api } from "./api.ts";
+import { CopyButton } from "./copy-button.tsx";
 import { AUTH, harnessPath } from "./harness-labels.ts";
 import { InlineForm } from "./inline-form.tsx";
 import type { ApplyHarnesses } from "./use-harnesses.ts";
@@ -10,26 +11,6 @@ const accountPath = (account: HarnessAccount) => `${harnessPath(account.harnessI
 
 /** Adding or renaming answers with the account alone; the card shows the whole harness, read again. */
 const reread = (harnessId: string, apply: ApplyHarnesses) => apply(() => api<Harness>("GET", harnessPath(harnessId)));
-
-/** Copies a command where the browser allows it (a secure context); the text stays selectable either way. */
-function CopyButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  if (!navigator.clipboard) return null;
-  const copy = () =>
-    navigator.clipboard.writeText(text).then(
-      () => setCopied(true),
-      (failure: unknown) => setError(failureText(failure)),
-    );
-  return (
-    <>
-      <button type="button" class="quiet-button small" onClick={copy}>
-        {copied ? "Copied" : "Copy"}
-      </button>
-      <Alert error={error} />
-    </>
-  );
-}
 
 /** An account's detail; the command that logs it in (Atrium does not) is set apart to copy. */
 function AccountDetail({ detail }: { detail: string }) {

@@ -6,7 +6,7 @@ import { useHarnesses } from "./use-harnesses.ts";
 
 /** The coding-agent CLIs on this machine: readiness, sign-in and accounts, install and update, followed live. */
 export function HarnessesPage() {
-  const { loaded, error, apply } = useHarnesses();
+  const { harnesses, feed, error, apply } = useHarnesses();
   const rescan = useAction();
   const refresh = useAction();
   const reload = (action: typeof rescan, path: string) => action.run(() => apply(() => api<Harness[]>("POST", path)));
@@ -25,12 +25,12 @@ export function HarnessesPage() {
         </div>
       </header>
       <Alert error={error ?? rescan.error ?? refresh.error} />
-      {loaded === null ? (
+      {harnesses === null ? (
         !error && <p class="quiet">Loading…</p>
       ) : (
         <ul class="cards harness-cards">
-          {loaded.harnesses.map((harness) => (
-            <HarnessCard key={harness.id} harness={harness} feed={loaded.feed} apply={apply} />
+          {harnesses.map((harness) => (
+            <HarnessCard key={harness.id} harness={harness} feed={feed} apply={apply} />
           ))}
         </ul>
       )}

@@ -1,13 +1,12 @@
-import { useState } from "preact/hooks";
 import type { Machine, MachineList } from "../../schemas/machines.ts";
 import { api } from "./api.ts";
+import { ConfirmButton } from "./confirm-button.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
 const shownTime = (time: string) => new Date(time).toLocaleString();
 
 /** Unpairing, behind a second "Unpair <name>?" click. */
 function UnpairControl({ machine, onUnpaired }: { machine: Machine; onUnpaired: (id: string) => void }) {
-  const [confirming, setConfirming] = useState(false);
   const { busy, error, run } = useAction();
   const unpair = () =>
     run(async () => {
@@ -16,25 +15,13 @@ function UnpairControl({ machine, onUnpaired }: { machine: Machine; onUnpaired: 
     });
   return (
     <>
-      {confirming ? (
-        <div class="machine-confirm">
-          <p class="quiet">It is told to forget this machine too, and its token here is revoked. Pairing again needs a new code.</p>
-          <div class="row-actions">
-            <button type="button" class="machine-danger" disabled={busy} onClick={unpair}>
-              Unpair {machine.name}?
-            </button>
-            <button type="button" class="quiet-button" disabled={busy} onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : (
-        <div class="row-actions">
-          <button type="button" class="quiet-button" onClick={() => setConfirming(true)}>
-            Unpair<span class="visually-hidden"> {machine.name}</span>
-          </button>
-        </div>
-      )}
+      <ConfirmButton
+        verb="Unpair"
+        name={machine.name}
+        note="It is told to forget this machine too, and its token here is revoked. Pairing again needs a new code."
+        busy={busy}
+        onConfirm={unpair}
+      />
       <Alert error={error} />
     </>
   );

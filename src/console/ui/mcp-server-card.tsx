@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { McpMachineState, McpServer, UpdateMcpServerBody } from "../../schemas/mcps.ts";
 import { api } from "./api.ts";
+import { ConfirmStep } from "./confirm-button.tsx";
 import { mcpPath, STATE_CLASS, STATE_LABEL, TRANSPORT_LABEL } from "./mcp-labels.ts";
 import { McpServerFacts } from "./mcp-server-facts.tsx";
 import { McpServerForm } from "./mcp-server-form.tsx";
@@ -97,14 +98,13 @@ export function McpServerCard({ server, apply, remove }: McpServerCardProps) {
       </div>
       {step === "edit" && <McpServerForm label={`Edit ${server.name}`} submitLabel="Save" server={server} save={save} onCancel={() => setStep(null)} />}
       {step === "delete" && (
-        <div class="row-actions">
-          <button type="button" class="mcp-danger small" disabled={removal.busy} onClick={() => removal.run(() => remove(server.id))}>
-            Delete {server.name}?
-          </button>
-          <button type="button" class="quiet-button small" disabled={removal.busy} onClick={() => setStep(null)}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmStep
+          question={`Delete ${server.name}?`}
+          busy={removal.busy}
+          small
+          onConfirm={() => removal.run(() => remove(server.id))}
+          onCancel={() => setStep(null)}
+        />
       )}
       <Alert error={probe.error} />
       <Alert error={removal.error} />

@@ -121,7 +121,8 @@ export function McpServerForm({ id, label, submitLabel, server, save, onCancel }
   return (
     <form
       id={id}
-      class="mcp-form"
+      // Adding stands on the page as a card of its own; editing is inside the server's card.
+      class={server ? "mcp-form" : "card mcp-form"}
       aria-label={label}
       onSubmit={(event) => {
         event.preventDefault();

@@ -5,6 +5,7 @@ import type { ShownPane } from "./plugin-pane.tsx";
 import { PluginUpdate } from "./plugin-update.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 import type { ApplyPlugin } from "./use-plugins.ts";
+import { ConfirmStep } from "./confirm-button.tsx";
 
 const STATE_LABELS: Record<Plugin["state"], string> = { stopped: "Stopped", starting: "Starting", running: "Running", failed: "Failed" };
 const STATE_BADGES: Record<Plugin["state"], string> = { stopped: "", starting: "", running: "ready", failed: "error" };
@@ -72,17 +73,14 @@ export function PluginCard({ plugin, apply, onRemoved, onOpened }: PluginCardPro
         </button>
       </div>
       {confirming && (
-        <div class="plugin-confirm">
-          <p class="quiet">Its process stops, its panes close and its folders are removed.</p>
-          <div class="row-actions">
-            <button type="button" class="small plugin-danger" disabled={busy} onClick={uninstall}>
-              Uninstall {plugin.name}?
-            </button>
-            <button type="button" class="quiet-button small" disabled={busy} onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConfirmStep
+          question={`Uninstall ${plugin.name}?`}
+          note="Its process stops, its panes close and its folders are removed."
+          busy={busy}
+          small
+          onConfirm={uninstall}
+          onCancel={() => setConfirming(false)}
+        />
       )}
       <Alert error={error} />
       <PluginUpdate plugin={plugin} path={path} apply={apply} />

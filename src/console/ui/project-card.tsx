@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Project, ProjectLocation } from "../../schemas/projects.ts";
 import { api } from "./api.ts";
+import { ConfirmStep } from "./confirm-button.tsx";
 import { InlineForm } from "./inline-form.tsx";
 import { ProjectWorktrees } from "./project-worktrees.tsx";
 import { Alert, useAction } from "./use-action.tsx";
@@ -95,27 +96,18 @@ export function ProjectCard({ project, onChanged, onDeleted }: { project: Projec
         />
       )}
       {step === "delete" && (
-        <div class="project-confirm">
-          <p class="quiet">Its worktrees go too, and the folders the server made for it; folders you added stay.</p>
-          <div class="project-form-buttons">
-            <button
-              type="button"
-              class="project-danger"
-              disabled={busy}
-              onClick={() =>
-                run(async () => {
-                  await api<Project>("DELETE", path);
-                  onDeleted(project.id);
-                })
-              }
-            >
-              Delete {project.name}?
-            </button>
-            <button type="button" class="quiet-button" disabled={busy} onClick={() => setStep(null)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConfirmStep
+          question={`Delete ${project.name}?`}
+          note="Its worktrees go too, and the folders the server made for it; folders you added stay."
+          busy={busy}
+          onConfirm={() =>
+            run(async () => {
+              await api<Project>("DELETE", path);
+              onDeleted(project.id);
+            })
+          }
+          onCancel={() => setStep(null)}
+        />
       )}
       <Alert error={error} />
       {showWorktrees && <ProjectWorktrees id={worktreesId} projectId={project.id} />}

@@ -12,7 +12,7 @@ type Adder = "folder" | "clone" | null;
 
 /** The projects on this server, followed live: adding them (folder, clone, scratch) and changing each. */
 export function ProjectsPage() {
-  const { projects, error, keep, forget } = useProjects();
+  const { items: projects, error, keep, forget } = useProjects();
   const [adder, setAdder] = useState<Adder>(null);
   const scratch = useAction();
   const added = (project: Project) => {

@@ -5,11 +5,15 @@
 export class TerminalFeed {
   private readonly chunks = new Map<string, string[]>();
   private readonly listeners = new Map<string, Set<(text: string) => void>>();
+  /** The terminals the harness list named when it was read, whose start the stream may have missed. */
+  private readonly knownAtLoad = new Set<string>();
 
-  /** `knownAtLoad`: the terminals that already existed when the stream started, whose start it missed. */
-  constructor(private readonly knownAtLoad: ReadonlySet<string>) {}
+  /** Notes the terminals the list named when it was read; told before any log is shown. */
+  noteListed(terminalIds: readonly string[]): void {
+    for (const terminalId of terminalIds) this.knownAtLoad.add(terminalId);
+  }
 
-  /** Whether the stream carries all of this terminal's output (it was opened after the stream's cursor). */
+  /** Whether the stream carries all of this terminal's output (it was opened after the list was read). */
   followedFromStart(terminalId: string): boolean {
     return !this.knownAtLoad.has(terminalId);
   }

@@ -11,7 +11,7 @@ export interface LiveListChanges<T> {
   forget(id: string): void;
 }
 
-/** Where a live list comes from; define it once at module level (the hook reads it once). */
+/** Where a live list comes from; made once, at module level or in a first render (the hook reads it once). */
 export interface LiveListSource<T> {
   /** The kinds to follow, as the stream's `kind=` filter, e.g. `machine.*`. */
   kinds: string;
@@ -21,11 +21,44 @@ export interface LiveListSource<T> {
   apply(event: StreamedEvent, changes: LiveListChanges<T>): void;
   /** The list in the server's order (a new record is put in at the end first). */
   order(list: T[]): T[];
+  /** Set where an id is never used again: a late event about a forgotten record then does not list it again. */
+  idsNeverReused?: boolean;
 }
 
 export interface LiveList<T> extends LiveListChanges<T> {
+  /** Null until the first page is read: a list of only what events brought would look complete. */
   items: T[] | null;
   error: string | null;
+  /**
+   * Keeps the record(s) a call answers with, but not one an event came about while the call ran: the
+   * answer may be older than that event, and the call's own change comes as an event too.
+   */
+  keepAnswer(call: () => Promise<T | T[]>): Promise<void>;
+}
+
+/**
+ * Follows the kinds from the event cursor, then reads: the cursor is taken before the read, so a change
+ * made while the read runs comes as an event. Returns the function that stops following.
+ */
+export function followThenRead(
+  kinds: string,
+  onEvent: (event: StreamedEvent) => void,
+  read: () => Promise<void>,
+  onFailure: (sentence: string) => void,
+): () => void {
+  let stopEvents = () => {};
+  let stopped = false;
+  const load = async () => {
+    const { cursor } = await api<{ cursor: number }>("GET", "/v1/events/cursor");
+    if (stopped) return;
+    stopEvents = followEvents(`kind=${kinds}&after=${cursor}`, onEvent);
+    await read();
+  };
+  load().catch((failure: unknown) => onFailure(failureText(failure)));
+  return () => {
+    stopped = true;
+    stopEvents();
+  };
 }
 
 /**
@@ -34,48 +67,82 @@ export interface LiveList<T> extends LiveListChanges<T> {
  * event left it when the (older) list arrives.
  */
 export function useLiveList<T extends { id: string }>(source: LiveListSource<T>): LiveList<T> {
-  const [items, setItems] = useState<T[] | null>(null);
+  const [items, setItems] = useState<T[]>([]);
+  const [firstPageRead, setFirstPageRead] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // A list read before a deletion may still hold the record its event has already removed.
   const deleted = useRef(new Set<string>());
+  // How many events each record has had, to tell whether one came while a call ran.
+  const eventCounts = useRef(new Map<string, number>());
 
+  const listable = (id: string) => !(source.idsNeverReused && deleted.current.has(id));
   const changes: LiveListChanges<T> = {
     keep(item) {
+      if (!listable(item.id)) return;
       deleted.current.delete(item.id);
-      setItems((current) => {
-        const list = current ?? [];
-        const listed = list.some((known) => known.id === item.id);
-        return listed ? list.map((known) => (known.id === item.id ? item : known)) : source.order([...list, item]);
-      });
+      // Ordered again: what the order goes by (a name) may be what changed.
+      setItems((list) =>
+        source.order(list.some((known) => known.id === item.id) ? list.map((known) => (known.id === item.id ? item : known)) : [...list, item]),
+      );
     },
     add(item) {
+      if (!listable(item.id)) return;
       deleted.current.delete(item.id);
-      setItems((current) => (current?.some((known) => known.id === item.id) ? current : source.order([...(current ?? []), item])));
+      setItems((list) => (list.some((known) => known.id === item.id) ? list : source.order([...list, item])));
     },
     forget(id) {
       deleted.current.add(id);
-      setItems((current) => current?.filter((known) => known.id !== id) ?? current);
+      setItems((list) => list.filter((known) => known.id !== id));
     },
   };
 
-  useEffect(() => {
-    let stopEvents = () => {};
-    let stopped = false;
-    const load = async () => {
-      const { cursor } = await api<{ cursor: number }>("GET", "/v1/events/cursor");
-      if (stopped) return;
-      stopEvents = followEvents(`kind=${source.kinds}&after=${cursor}`, (event) => source.apply(event, changes));
-      await source.read((page) => {
-        const fresh = (list: T[]) => page.filter((item) => !deleted.current.has(item.id) && !list.some((known) => known.id === item.id));
-        setItems((current) => source.order([...(current ?? []), ...fresh(current ?? [])]));
-      });
-    };
-    load().catch((failure) => setError(failureText(failure)));
-    return () => {
-      stopped = true;
-      stopEvents();
-    };
-  }, []);
+  const counted = (id: string) => eventCounts.current.set(id, (eventCounts.current.get(id) ?? 0) + 1);
+  const eventChanges: LiveListChanges<T> = {
+    keep(item) {
+      counted(item.id);
+      changes.keep(item);
+    },
+    add(item) {
+      counted(item.id);
+      changes.add(item);
+    },
+    forget(id) {
+      counted(id);
+      changes.forget(id);
+    },
+  };
 
-  return { items, error, ...changes };
+  const keepAnswer = async (call: () => Promise<T | T[]>) => {
+    const before = new Map(eventCounts.current);
+    const answer = await call();
+    for (const item of Array.isArray(answer) ? answer : [answer]) {
+      if (eventCounts.current.get(item.id) === before.get(item.id)) changes.keep(item);
+    }
+  };
+
+  // A page in the server's order; a record the list already holds stays as it is (an event brought it,
+  // or the page's own call), and one forgotten stays out.
+  const withPage = (list: T[], page: T[]) => {
+    const listed = new Map(list.map((known) => [known.id, known]));
+    const pageIds = new Set(page.map((item) => item.id));
+    const fromPage = page.filter((item) => !deleted.current.has(item.id)).map((item) => listed.get(item.id) ?? item);
+    return source.order([...list.filter((known) => !pageIds.has(known.id)), ...fromPage]);
+  };
+
+  useEffect(
+    () =>
+      followThenRead(
+        source.kinds,
+        (event) => source.apply(event, eventChanges),
+        () =>
+          source.read((page) => {
+            setItems((list) => withPage(list, page));
+            setFirstPageRead(true);
+          }),
+        setError,
+      ),
+    [],
+  );
+
+  return { items: firstPageRead ? items : null, error, ...changes, keepAnswer };
 }

@@ -1,68 +1,33 @@
-import { useEffect, useRef, useState } from "preact/hooks";
 import type { McpServer } from "../../schemas/mcps.ts";
-import { api, failureText } from "./api.ts";
-import { followEvents } from "./event-stream.ts";
+import { api } from "./api.ts";
 import { listOrder, mcpPath } from "./mcp-labels.ts";
+import { type LiveListSource, useLiveList } from "./use-live-list.ts";
 
 /** Shows the server a call answers with, e.g. `apply(() => api<McpServer>("POST", …))`. */
 export type ApplyMcp = (call: () => Promise<McpServer>) => Promise<void>;
 
-const withServer = (list: McpServer[], server: McpServer) => [...list.filter((listed) => listed.id !== server.id), server].sort(listOrder);
+const MCP_SERVERS: LiveListSource<McpServer> = {
+  kinds: "mcp.*",
+  read: async (onPage) => onPage((await api<{ servers: McpServer[] }>("GET", "/v1/mcps")).servers),
+  apply(event, { keep, forget }) {
+    if (event.kind === "mcp.updated") keep((event.payload as { server: McpServer }).server);
+    else if (event.kind === "mcp.deleted") forget((event.payload as { id: string }).id);
+  },
+  order: (list) => list.sort(listOrder),
+  // An event still on its way for a removed server must not show it again.
+  idsNeverReused: true,
+};
 
 /**
- * The MCP servers, then `mcp.*` from the event cursor taken before the list was read, so no change made
- * in between is missed (a replayed event older than the list is followed by the newer ones).
+ * The MCP servers, followed live through `mcp.*`. `apply` shows what a call answers with unless the
+ * stream spoke about that server while the call ran (a probe that failed at once is overtaken by its event).
  */
 export function useMcpServers() {
-  const [servers, setServers] = useState<McpServer[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  // How many events each server has had, to tell whether one came while a call ran.
-  const updates = useRef(new Map<string, number>()).current;
-  // Ids never come back: an event still on its way for a removed server must not show it again.
-  const removed = useRef(new Set<string>()).current;
-
-  const keep = (server: McpServer) => {
-    if (!removed.has(server.id)) setServers((current) => withServer(current ?? [], server));
-  };
-  const forget = (id: string) => {
-    removed.add(id);
-    setServers((current) => current?.filter((listed) => listed.id !== id) ?? current);
-  };
-
-  // An answer can be older than an event that overtook it (a probe that failed at once): where the
-  // stream spoke while the call ran, the stream's state stands, and the call's own change is on its way.
-  const apply: ApplyMcp = async (call) => {
-    const before = new Map(updates);
-    const server = await call();
-    if (updates.get(server.id) === before.get(server.id)) keep(server);
-  };
+  const { items: servers, error, keepAnswer, forget } = useLiveList(MCP_SERVERS);
   const remove = async (id: string) => {
     await api("DELETE", mcpPath(id));
     forget(id);
   };
-
-  useEffect(() => {
-    let stop: (() => void) | undefined;
-    let left = false;
-    const load = async () => {
-      const { cursor } = await api<{ cursor: number }>("GET", "/v1/events/cursor");
-      const list = await api<{ servers: McpServer[] }>("GET", "/v1/mcps");
-      if (left) return;
-      setServers(list.servers.sort(listOrder));
-      stop = followEvents(`kind=mcp.*&after=${cursor}`, (event) => {
-        if (event.kind === "mcp.deleted") return forget((event.payload as { id: string }).id);
-        if (event.kind !== "mcp.updated") return;
-        const { server } = event.payload as { server: McpServer };
-        updates.set(server.id, (updates.get(server.id) ?? 0) + 1);
-        keep(server);
-      });
-    };
-    load().catch((failure: unknown) => setError(failureText(failure)));
-    return () => {
-      left = true;
-      stop?.();
-    };
-  }, []);
-
+  const apply: ApplyMcp = keepAnswer;
   return { servers, error, apply, remove };
 }

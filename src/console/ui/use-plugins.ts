@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { Plugin, PluginEvents, PluginList } from "../../schemas/plugins.ts";
 import { api } from "./api.ts";
 import { type LiveListSource, useLiveList } from "./use-live-list.ts";
@@ -15,17 +15,13 @@ export type ApplyPlugin = (call: () => Promise<Plugin>) => Promise<void>;
  */
 export function usePlugins() {
   const [progress, setProgress] = useState<Record<string, InstallProgress>>({});
-  // How many `plugin.updated` each plugin has had, to tell whether one came while a call ran.
-  const updates = useRef(new Map<string, number>()).current;
-  // Made once: the live list reads its source once; the progress setter and the counts never change.
+  // Made once: the live list reads its source once; the progress setter never changes.
   const [source] = useState<LiveListSource<Plugin>>(() => ({
     kinds: "plugin.*",
     read: async (onPage) => onPage((await api<PluginList>("GET", "/v1/plugins")).plugins),
     apply(event, { keep, forget }) {
       if (event.kind === "plugin.updated") {
-        const { plugin } = event.payload as { plugin: Plugin };
-        updates.set(plugin.id, (updates.get(plugin.id) ?? 0) + 1);
-        keep(plugin);
+        keep((event.payload as { plugin: Plugin }).plugin);
       } else if (event.kind === "plugin.deleted") forget((event.payload as { id: string }).id);
       else if (event.kind === "plugin.install.progress") {
         const step = event.payload as InstallProgress;
@@ -36,13 +32,8 @@ export function usePlugins() {
     order: (list) => list.sort((a, b) => a.id.localeCompare(b.id)),
   }));
   const list = useLiveList(source);
-
   // An answer can be older than an event that overtook it (enabled, the plugin answers before the PATCH
   // does): where the stream spoke while the call ran, the stream's state stands.
-  const apply: ApplyPlugin = async (call) => {
-    const before = new Map(updates);
-    const plugin = await call();
-    if (updates.get(plugin.id) === before.get(plugin.id)) list.keep(plugin);
-  };
+  const apply: ApplyPlugin = (call) => list.keepAnswer(call);
   return { plugins: list.items, error: list.error, add: list.add, forget: list.forget, apply, progress };
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { SkillsListing } from "../../schemas/skills.ts";
 import { api, failureText } from "./api.ts";
-import { followEvents } from "./event-stream.ts";
+import { followThenRead } from "./use-live-list.ts";
 
 const readListing = () => api<SkillsListing>("GET", "/v1/skills");
 
@@ -29,25 +29,12 @@ export function useSkills() {
   };
 
   useEffect(() => {
-    let stopEvents = () => {};
-    let stopped = false;
     const reloadQuietly = () =>
       reload().then(
         () => setError(null),
         (failure) => setError(failureText(failure)),
       );
-    const load = async () => {
-      // Following from the cursor before the first read: a change made in between is not lost.
-      const { cursor } = await api<{ cursor: number }>("GET", "/v1/events/cursor");
-      if (stopped) return;
-      stopEvents = followEvents(`kind=skills.changed&after=${cursor}`, () => void reloadQuietly());
-      await reload();
-    };
-    load().catch((failure) => setError(failureText(failure)));
-    return () => {
-      stopped = true;
-      stopEvents();
-    };
+    return followThenRead("skills.changed", () => void reloadQuietly(), reload, setError);
   }, []);
 
   return { listing, error, show, reload };
