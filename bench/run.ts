@@ -22,6 +22,8 @@ import { measureSessionList } from "./measurements/session-list.ts";
 import { measureBigReply } from "./measurements/session-big-reply.ts";
 import { measureMcpServers } from "./measurements/mcp-servers.ts";
 import { measureMachineSync } from "./measurements/machine-sync.ts";
+import { measureConsoleList } from "./measurements/console-list.ts";
+import { measureConsoleStream } from "./measurements/console-stream.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -44,6 +46,8 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "bigreply", name: "An 11.5 MB reply to 3 live SSE clients", run: measureBigReply },
   { key: "mcps", name: "GET /v1/mcps with 200 servers while probed; 50 stdio probes at once", run: measureMcpServers },
   { key: "machines", name: "Paired servers: 200 writes A -> B; B catching up 10,000 keys", run: (binary) => measureMachineSync(binary, log) },
+  { key: "console-list", name: "Console: the session list with 1,000 sessions, first paint on a phone", run: measureConsoleList },
+  { key: "console-stream", name: "Console: frames while a reply of 20,000 chunks streams", run: measureConsoleStream },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

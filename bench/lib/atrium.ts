@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary } from "../../release/compile.ts";
@@ -48,12 +48,17 @@ export interface RunningAtrium {
   stop(): Promise<void>;
 }
 
+/** A config.json that keeps the server off the network: no npm lookups of harness versions, no release checks. */
+export const OFFLINE_CONFIG = { harnessUpdateCheck: false, updateCheckIntervalHours: 0 };
+
 /**
  * The compiled server on a fresh data dir and a free port, pinned to the server CPU. `env` is added
- * to its environment (the harness measurement puts fake CLIs first on its PATH).
+ * to its environment (the harness measurement puts fake CLIs first on its PATH); `config`, when
+ * given, is its config.json.
  */
-export async function startAtrium(binary: string, env: Record<string, string> = {}): Promise<RunningAtrium> {
+export async function startAtrium(binary: string, env: Record<string, string> = {}, config?: Record<string, unknown>): Promise<RunningAtrium> {
   const home = tempDir("home");
+  if (config) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
   const server = await startServer(onCpu(SERVER_CPU, atriumCommand(binary, 0)), { ...env, ...atriumEnv(home) });
   return {
     server,

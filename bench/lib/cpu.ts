@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { descendantPids } from "./processes.ts";
 
 const clockTicksPerSecond = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
@@ -18,10 +19,58 @@ export function cpuSeconds(pid: number): number {
   return (fields[11]! + fields[12]!) / clockTicksPerSecond;
 }
 
-/** This process plus every child it has reaped (cutime, cstime: fields 16 and 17). */
+/** Every child this process has reaped, with what they had reaped (cutime, cstime: fields 16 and 17). */
+function reapedChildrenSeconds(): number {
+  const fields = statFields("self");
+  return (fields[13]! + fields[14]!) / clockTicksPerSecond;
+}
+
+/** CPU of descendants that ended without coming back to this process when reaped (see `watchProcessTree`). */
+let unreapedSeconds = 0;
+
+/** This process, every child it has reaped, and the descendants it could not reap. */
 function ownCpuSeconds(): number {
   const fields = statFields("self");
-  return (fields[11]! + fields[12]! + fields[13]! + fields[14]!) / clockTicksPerSecond;
+  return (fields[11]! + fields[12]!) / clockTicksPerSecond + reapedChildrenSeconds() + unreapedSeconds;
+}
+
+/** Often enough that a process's last unsampled moments, when it ends, are a rounding error. */
+const TREE_SAMPLE_MS = 250;
+
+export interface ProcessTreeWatch {
+  /** Reads every process of the tree now, as just before it is stopped. */
+  sample(): void;
+  /** Call once the root has ended and been reaped: counts what never came back as this process's CPU. */
+  settle(): void;
+}
+
+/**
+ * Keeps the CPU time of `rootPid` and every process under it, sampled while they live, because not all
+ * of them come back to this process when reaped: Chromium's zygote leaves its renderers to init, and
+ * their CPU would count as other processes'. Assumes no other child of this process is reaped
+ * meanwhile (one that is only makes the figure for other processes larger).
+ */
+export function watchProcessTree(rootPid: number): ProcessTreeWatch {
+  const reapedAtStart = reapedChildrenSeconds();
+  const lastSeen = new Map<number, number>();
+  const sample = () => {
+    for (const pid of [rootPid, ...descendantPids(rootPid)]) {
+      try {
+        lastSeen.set(pid, cpuSeconds(pid));
+      } catch {
+        // ended meanwhile: its last sample stands
+      }
+    }
+  };
+  const timer = setInterval(sample, TREE_SAMPLE_MS);
+  return {
+    sample,
+    settle() {
+      clearInterval(timer);
+      const tree = [...lastSeen.values()].reduce((sum, seconds) => sum + seconds, 0);
+      unreapedSeconds += Math.max(0, tree - (reapedChildrenSeconds() - reapedAtStart));
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
 import { availableParallelism, tmpdir } from "node:os";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const cpuCount = availableParallelism();
@@ -142,4 +142,36 @@ export function rssBytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
+}
+
+/** Every process's parent, from /proc/<pid>/stat's ppid field (zombies too, until reaped). */
+function parentsByPid(): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return parents;
+}
+
+export function childPids(pid: number): number[] {
+  return [...parentsByPid()].filter(([, parent]) => parent === pid).map(([child]) => child);
+}
+
+/** The processes under `pid`, at any depth, not `pid` itself. */
+export function descendantPids(pid: number): number[] {
+  const parents = parentsByPid();
+  const found: number[] = [];
+  let frontier = [pid];
+  while (frontier.length > 0) {
+    const generation = new Set(frontier);
+    frontier = [...parents].filter(([, parent]) => generation.has(parent)).map(([child]) => child);
+    found.push(...frontier);
+  }
+  return found;
 }

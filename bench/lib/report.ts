@@ -17,7 +17,8 @@ export type Unit =
   | "items"
   | "s"
   | "events"
-  | "servers";
+  | "servers"
+  | "fps";
 
 export interface Target {
   comparison: "<" | ">=";
@@ -66,6 +67,8 @@ export function formatValue(value: number, unit: Unit): string {
       return `${value.toFixed(1)} ${unit}`;
     case "%":
       return `${value.toFixed(0)} %`;
+    case "fps":
+      return `${value.toFixed(1)} fps`;
     default:
       return `${value} ${unit}`;
   }

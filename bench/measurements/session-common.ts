@@ -3,10 +3,11 @@
  * declared as a harness in config.json, a small API client, an SSE reader that timestamps every
  * event, and the agent's reports.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { atriumCommand, atriumEnv } from "../lib/atrium.ts";
-import { LOAD_CPU, SERVER_CPU, onCpu, startServer, tempDir, type RunningServer } from "../lib/processes.ts";
+import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
+import { LOAD_CPU, SERVER_CPU, childPids, onCpu, startServer, tempDir, type RunningServer } from "../lib/processes.ts";
 import { wallMs, type StreamReport } from "../workers/streaming-agent.ts";
 
 export { wallMs };
@@ -148,27 +149,12 @@ export async function startSessionBench(binary: string): Promise<SessionBench> {
     },
   };
   try {
-    await awaitHarnessReady(bench);
+    await awaitHarnessReady(async () => (await bench.api<HarnessReadiness[]>("GET", "/v1/harnesses")).body, HARNESS_ID, HARNESS_READY_MS);
   } catch (error) {
     await bench.stop();
     throw error;
   }
   return bench;
-}
-
-/** The processes whose parent is `pid` (zombies too, until reaped), from /proc/<pid>/stat's ppid field. */
-function childPids(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
 }
 
 /** How long the server may take to reap the agents it killed. */
@@ -186,19 +172,6 @@ async function stopAgents(bench: SessionBench): Promise<void> {
   for (const { id } of sessions.body) await bench.api("DELETE", `/v1/sessions/${id}`);
   const deadline = performance.now() + AGENT_REAP_MS;
   while (agents.some((pid) => existsSync(`/proc/${pid}`)) && performance.now() < deadline) await Bun.sleep(10);
-}
-
-async function awaitHarnessReady(bench: SessionBench): Promise<void> {
-  const deadline = performance.now() + HARNESS_READY_MS;
-  let last: unknown;
-  for (;;) {
-    const answer = await bench.api<Array<{ id: string; enabled: boolean; readiness: { state: string; detail: string | null } }>>("GET", "/v1/harnesses");
-    const harness = answer.body.find((candidate) => candidate.id === HARNESS_ID);
-    if (harness?.enabled && harness.readiness.state === "ready") return;
-    last = harness?.readiness;
-    if (performance.now() > deadline) throw new Error(`harness ${HARNESS_ID} was not ready within ${HARNESS_READY_MS} ms: ${JSON.stringify(last)}`);
-    await Bun.sleep(50);
-  }
 }
 
 /**

@@ -1,0 +1,96 @@
+/** The page side of the streaming measurement, and the arithmetic on what it records. */
+import type { PageGlobals } from "../lib/page-globals.ts";
+import { ascending, percentile } from "../lib/stats.ts";
+
+/** Times are ms from the page's time origin. */
+export interface FrameLog {
+  /** Every animation frame's time (the rAF callbacks' argument) while recording. */
+  frames: number[];
+  /** The reply's first text was in the DOM. */
+  firstDeltaMs: number | null;
+  /** The reply lost `data-generating`: its turn had ended. */
+  doneMs: number | null;
+  /** DOM updates of the page from the first text to the end (about one per frame that drew new text). */
+  updates: number;
+  recording: boolean;
+}
+
+type FrameLogWindow = PageGlobals & { frameLog?: FrameLog };
+
+/**
+ * Starts recording the time of every animation frame, and when the session's reply shows its first
+ * text and when it stops generating. Each check is a query or two per mutation batch: cheap enough
+ * not to cost the frames it counts.
+ */
+export function startFrameLog(): void {
+  const web = globalThis as unknown as FrameLogWindow;
+  const log: FrameLog = { frames: [], firstDeltaMs: null, doneMs: null, updates: 0, recording: true };
+  web.frameLog = log;
+  const tick = (frameTime: number) => {
+    if (!log.recording) return;
+    log.frames.push(frameTime);
+    web.requestAnimationFrame(tick);
+  };
+  web.requestAnimationFrame(tick);
+  new web.MutationObserver(() => {
+    if (!log.recording || log.doneMs !== null) return;
+    const reply = web.document.querySelector(".message.assistant");
+    if (!reply) return;
+    if (log.firstDeltaMs === null && web.document.querySelector(".message.assistant .message-text")?.firstChild) log.firstDeltaMs = web.performance.now();
+    if (log.firstDeltaMs !== null) log.updates++;
+    if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating")) log.doneMs = web.performance.now();
+  }).observe(web.document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating"] });
+}
+
+export function replyDone(): boolean {
+  return ((globalThis as unknown as FrameLogWindow).frameLog?.doneMs ?? null) !== null;
+}
+
+export function stopFrameLog(): FrameLog {
+  const log = (globalThis as unknown as FrameLogWindow).frameLog;
+  if (!log) throw new Error("the frame log was never started");
+  log.recording = false;
+  return log;
+}
+
+/** The text the reply shows, all its blocks joined. */
+export function replyText(): string {
+  return (globalThis as unknown as PageGlobals).document.querySelector(".message.assistant .message-text")?.textContent ?? "";
+}
+
+/** A frame this long or longer missed at least one 60 Hz vsync: two periods are 33.3 ms. */
+export const LONG_FRAME_MS = 33;
+
+export interface FrameStats {
+  frames: number;
+  elapsedMs: number;
+  framesPerSecond: number;
+  longestMs: number;
+  /** Share of frames longer than `LONG_FRAME_MS`, in %. */
+  longSharePercent: number;
+  p95Ms: number;
+}
+
+/**
+ * The frames that began from `fromMs` (the frame that was under way then) to `toMs` (likewise): each
+ * frame lasts until the next one begins, so the log must go on past `toMs`.
+ */
+export function frameStats(frames: readonly number[], fromMs: number, toMs: number): FrameStats {
+  const first = Math.max(
+    0,
+    frames.findLastIndex((frame) => frame <= fromMs),
+  );
+  const last = frames.findLastIndex((frame) => frame <= toMs);
+  if (last < first || last + 1 >= frames.length) throw new Error(`the frame log does not cover ${fromMs.toFixed(0)}–${toMs.toFixed(0)} ms`);
+  const durations = frames.slice(first + 1, last + 2).map((end, index) => end - frames[first + index]!);
+  const elapsedMs = frames[last + 1]! - frames[first]!;
+  const sorted = ascending(durations);
+  return {
+    frames: durations.length,
+    elapsedMs,
+    framesPerSecond: durations.length / (elapsedMs / 1000),
+    longestMs: sorted.at(-1)!,
+    longSharePercent: (durations.filter((duration) => duration > LONG_FRAME_MS).length / durations.length) * 100,
+    p95Ms: percentile(sorted, 95),
+  };
+}
