@@ -1,3 +1,4 @@
+import { memo } from "preact/compat";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { Harness } from "../../schemas/harnesses.ts";
 import type { Project } from "../../schemas/projects.ts";
@@ -55,7 +56,8 @@ function groupByProject({ sessions, projects }: Lists): ProjectGroup[] {
   return [...groups.values()];
 }
 
-function SessionRow({ session, harnessName }: { session: Session; harnessName: string }) {
+/** A row, drawn again only when its session changed: a new page or event leaves the other rows as they are. */
+const SessionRow = memo(function SessionRow({ session, harnessName }: { session: Session; harnessName: string }) {
   const standing = standingOf(session);
   return (
     <li>
@@ -71,7 +73,7 @@ function SessionRow({ session, harnessName }: { session: Session; harnessName: s
       </a>
     </li>
   );
-}
+});
 
 /** Every session, grouped by project, with its live standing and unread marker. */
 export function SessionsPage() {
