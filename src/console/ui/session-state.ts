@@ -1,34 +1,9 @@
-import type {
-  ConfigOption,
-  ConversationItem,
-  Goal,
-  PendingQuestion,
-  QueuedPrompt,
-  Session,
-  SessionDetail,
-  SessionPlan,
-  SessionUsage,
-  BackgroundTask,
-} from "../../schemas/sessions.ts";
+import type { Static } from "@sinclair/typebox";
 import type { EventRecord } from "../../schemas/events.ts";
+import type { ConversationItem, Session, SessionDetail, SessionEvents } from "../../schemas/sessions.ts";
 
-/** The payloads of the session events the session view follows (src/schemas/sessions.ts, SessionEvents). */
-interface SessionEventPayloads {
-  "session.updated": { session: Session };
-  "session.message.created": { item: ConversationItem };
-  "session.message.delta": { itemId: string; text: string };
-  "session.message.completed": { item: ConversationItem; textOmitted: boolean };
-  "session.prompt.queued": { prompt: QueuedPrompt };
-  "session.prompt.updated": { prompt: QueuedPrompt };
-  "session.prompt.removed": { promptId: string };
-  "session.prompt.started": { promptId: string; itemId: string };
-  "session.question": { question: PendingQuestion | null };
-  "session.plan": { plan: SessionPlan };
-  "session.usage": { usage: SessionUsage };
-  "session.goal": { goal: Goal | null };
-  "session.tasks": { backgroundTasks: BackgroundTask[] };
-  "session.config": { configOptions: ConfigOption[]; configSelections: Record<string, string> };
-}
+/** The payload of a session event, as its schema in src/schemas/sessions.ts says. */
+type PayloadOf<K extends keyof typeof SessionEvents> = Static<(typeof SessionEvents)[K]>;
 
 const withItem = (detail: SessionDetail, itemId: string, change: (item: ConversationItem) => ConversationItem): SessionDetail => ({
   ...detail,
@@ -46,50 +21,50 @@ const withoutPrompt = (detail: SessionDetail, promptId: string): SessionDetail =
  * Kinds the view does not show (transcript details are read when opened) leave it as it is.
  */
 export function applySessionEvent(detail: SessionDetail, event: EventRecord): SessionDetail {
-  const kind = event.kind as keyof SessionEventPayloads;
+  const kind = event.kind as keyof typeof SessionEvents;
   switch (kind) {
     case "session.updated": {
-      const { session } = event.payload as SessionEventPayloads[typeof kind];
+      const { session } = event.payload as PayloadOf<typeof kind>;
       return { ...detail, session, pendingPlanApproval: session.pendingPlanApproval };
     }
     case "session.message.created": {
-      const { item } = event.payload as SessionEventPayloads[typeof kind];
+      const { item } = event.payload as PayloadOf<typeof kind>;
       if (detail.conversation.some((listed) => listed.id === item.id)) return detail;
       return { ...detail, conversation: [...detail.conversation, item] };
     }
     case "session.message.delta": {
-      const { itemId, text } = event.payload as SessionEventPayloads[typeof kind];
+      const { itemId, text } = event.payload as PayloadOf<typeof kind>;
       return withItem(detail, itemId, (item) => ({ ...item, text: item.text + text }));
     }
     case "session.message.completed": {
-      const { item, textOmitted } = event.payload as SessionEventPayloads[typeof kind];
+      const { item, textOmitted } = event.payload as PayloadOf<typeof kind>;
       // Past 64 KiB the event leaves the text out: the deltas already brought it.
       return withItem(detail, item.id, (shown) => ({ ...item, text: textOmitted ? shown.text : item.text }));
     }
     case "session.prompt.queued": {
-      const { prompt } = event.payload as SessionEventPayloads[typeof kind];
+      const { prompt } = event.payload as PayloadOf<typeof kind>;
       if (detail.promptQueue.some((queued) => queued.id === prompt.id)) return detail;
       return { ...detail, promptQueue: [...detail.promptQueue, prompt] };
     }
     case "session.prompt.updated": {
-      const { prompt } = event.payload as SessionEventPayloads[typeof kind];
+      const { prompt } = event.payload as PayloadOf<typeof kind>;
       return { ...detail, promptQueue: detail.promptQueue.map((queued) => (queued.id === prompt.id ? prompt : queued)) };
     }
     case "session.prompt.removed":
     case "session.prompt.started":
-      return withoutPrompt(detail, (event.payload as SessionEventPayloads[typeof kind]).promptId);
+      return withoutPrompt(detail, (event.payload as PayloadOf<typeof kind>).promptId);
     case "session.question":
-      return { ...detail, pendingQuestion: (event.payload as SessionEventPayloads[typeof kind]).question };
+      return { ...detail, pendingQuestion: (event.payload as PayloadOf<typeof kind>).question };
     case "session.plan":
-      return { ...detail, sessionPlan: (event.payload as SessionEventPayloads[typeof kind]).plan };
+      return { ...detail, sessionPlan: (event.payload as PayloadOf<typeof kind>).plan };
     case "session.usage":
-      return { ...detail, session: { ...detail.session, usage: (event.payload as SessionEventPayloads[typeof kind]).usage } };
+      return { ...detail, session: { ...detail.session, usage: (event.payload as PayloadOf<typeof kind>).usage } };
     case "session.goal":
-      return { ...detail, goal: (event.payload as SessionEventPayloads[typeof kind]).goal };
+      return { ...detail, goal: (event.payload as PayloadOf<typeof kind>).goal };
     case "session.tasks":
-      return { ...detail, backgroundTasks: (event.payload as SessionEventPayloads[typeof kind]).backgroundTasks };
+      return { ...detail, backgroundTasks: (event.payload as PayloadOf<typeof kind>).backgroundTasks };
     case "session.config": {
-      const { configOptions, configSelections } = event.payload as SessionEventPayloads[typeof kind];
+      const { configOptions, configSelections } = event.payload as PayloadOf<typeof kind>;
       return { ...detail, configOptions, session: { ...detail.session, configSelections } };
     }
     default:

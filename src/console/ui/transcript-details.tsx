@@ -1,23 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import type { TranscriptDetailsPage } from "../../schemas/sessions.ts";
+import type { ThoughtDetails, ToolCallDetails } from "../../sessions/transcript-mapping.ts";
 import { api, failureText } from "./api.ts";
 
 type Entry = TranscriptDetailsPage["entries"][number];
-
-interface ThoughtPayload {
-  type: "thought";
-  text: string;
-}
-
-interface ToolCallPayload {
-  type: "tool_call";
-  toolCallId: string;
-  title: string | null;
-  kind: string | null;
-  status: string | null;
-  rawInput?: unknown;
-  rawOutput?: unknown;
-}
 
 /** Every entry of a reply's details, read page by page (at most 200 a page) to the end. */
 async function readAllDetails(sessionId: string, itemId: string): Promise<Entry[]> {
@@ -36,15 +22,15 @@ async function readAllDetails(sessionId: string, itemId: string): Promise<Entry[
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
 function DetailEntry({ entry }: { entry: Entry }) {
-  const payload = entry.payload as ThoughtPayload | ToolCallPayload;
+  const payload = entry.payload as ThoughtDetails | ToolCallDetails;
   if (payload.type === "thought") return <li class="thought">{payload.text}</li>;
   return (
     <li class="tool-call">
       <div>
-        <strong>{payload.title ?? payload.kind ?? "Tool call"}</strong> <span class="quiet">{payload.status}</span>
+        <strong>{payload.title || payload.kind || "Tool call"}</strong> <span class="quiet">{payload.status}</span>
       </div>
-      {payload.rawInput !== undefined && payload.rawInput !== null && <pre>{asText(payload.rawInput)}</pre>}
-      {payload.rawOutput !== undefined && payload.rawOutput !== null && <pre>{asText(payload.rawOutput)}</pre>}
+      {payload.rawInput != null && <pre>{asText(payload.rawInput)}</pre>}
+      {payload.rawOutput != null && <pre>{asText(payload.rawOutput)}</pre>}
     </li>
   );
 }
