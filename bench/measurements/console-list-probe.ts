@@ -62,7 +62,8 @@ export function installListPaintProbe({ expectedRows, emptyListText }: ListProbe
       paint.allInDomMs = web.performance.now();
       addMarker("list-complete");
     }
-  }).observe(web.document, { childList: true, subtree: true });
+    // characterData too: Preact may show the empty line by changing the text of the "Loading…" paragraph.
+  }).observe(web.document, { childList: true, subtree: true, characterData: true });
 }
 
 /** Whether the probe has seen all it waits for. */
