@@ -2,8 +2,9 @@ import { useState } from "preact/hooks";
 import type { Harness } from "../../schemas/harnesses.ts";
 import type { Project } from "../../schemas/projects.ts";
 import type { Session } from "../../schemas/sessions.ts";
-import { api, failureText } from "./api.ts";
+import { api } from "./api.ts";
 import { sessionHref } from "./router.ts";
+import { Alert, useAction } from "./use-action.tsx";
 
 /** Starts a session of a ready harness in a project, then opens it. */
 export function NewSessionForm({ projects, harnesses }: { projects: Project[]; harnesses: Harness[] }) {
@@ -12,17 +13,15 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
   const [harnessId, setHarnessId] = useState("");
   const [title, setTitle] = useState("");
   const [inWorktree, setInWorktree] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const project = projects.find((listed) => listed.id === projectId) ?? projects[0];
   const harness = usable.find((listed) => listed.id === harnessId) ?? usable[0];
   const canUseWorktree = project?.locations.some((location) => location.isGitRepository) ?? false;
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
     if (!project || !harness) return;
-    setBusy(true);
-    try {
+    void run(async () => {
       const session = await api<Session>("POST", "/v1/sessions", {
         projectId: project.id,
         harnessId: harness.id,
@@ -30,10 +29,7 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
         runLocation: canUseWorktree && inWorktree ? "worktree" : undefined,
       });
       location.hash = sessionHref(session.id);
-    } catch (failure) {
-      setError(failureText(failure));
-      setBusy(false);
-    }
+    });
   };
 
   if (projects.length === 0) return <p class="quiet">Add a project first (Projects), then start sessions in it.</p>;
@@ -72,11 +68,7 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
       <button type="submit" disabled={busy || !harness}>
         {busy ? "Starting…" : "Start"}
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
     </form>
   );
 }

@@ -8,6 +8,7 @@ import { followEventsByFrame, type StreamedEvent } from "./event-stream.ts";
 import { NewSessionForm } from "./new-session-form.tsx";
 import { sessionHref } from "./router.ts";
 import { STANDING_LABELS, standingOf } from "./session-state.ts";
+import { Alert } from "./use-action.tsx";
 
 type ById<T> = ReadonlyMap<string, T>;
 
@@ -83,6 +84,7 @@ export function SessionsPage() {
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
+  // One stream for sessions and projects: a stream holds one of the browser's six connections to the server.
   useEffect(() => {
     let stop = () => {};
     let stopped = false;
@@ -98,7 +100,6 @@ export function SessionsPage() {
         readPages<Project>("/v1/projects?limit=200", (page) => setLists((current) => ({ ...current, projects: withAll(current.projects, page) }))),
         api<Harness[]>("GET", "/v1/harnesses").then(setHarnesses),
       ]);
-      setLoaded(true);
       if (stopped) return;
       stop = followEventsByFrame(
         `kind=session.created,session.updated,session.deleted,project.created,project.updated,project.deleted&after=${cursor}`,
@@ -125,11 +126,7 @@ export function SessionsPage() {
           </button>
         )}
       </header>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       {starting && <NewSessionForm projects={[...lists.projects.values()]} harnesses={harnesses} />}
       {!loaded ? (
         <p class="quiet">Loading…</p>
