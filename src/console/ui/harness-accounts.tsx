@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { Harness, HarnessAccount } from "../../schemas/harnesses.ts";
 import { Alert, useAction } from "./use-action.tsx";
 import { api } from "./api.ts";
+import { ConfirmStep } from "./confirm-button.tsx";
 import { CopyButton } from "./copy-button.tsx";
 import { AUTH, harnessPath } from "./harness-labels.ts";
 import { InlineForm } from "./inline-form.tsx";
@@ -56,15 +57,14 @@ function AccountRow({ account, apply }: { account: HarnessAccount; apply: ApplyH
       {mode === "rename" ? (
         <InlineForm label="Label" initial={account.label} submitLabel="Save" busy={action.busy} onSubmit={rename} onCancel={() => setMode("view")} />
       ) : mode === "confirm-delete" ? (
-        <div class="harness-actions">
-          <span>Delete this account and its config home?</span>
-          <button type="button" class="danger small" disabled={action.busy} onClick={remove}>
-            Delete account
-          </button>
-          <button type="button" class="quiet-button small" onClick={() => setMode("view")}>
-            Keep
-          </button>
-        </div>
+        <ConfirmStep
+          question="Delete account"
+          note="The account goes, and its config home is deleted."
+          busy={action.busy}
+          small
+          onConfirm={remove}
+          onCancel={() => setMode("view")}
+        />
       ) : (
         <div class="harness-actions">
           {!account.isActive && (

@@ -38,17 +38,16 @@ export function TerminalLog({ terminalId, running, feed }: { terminalId: string;
   const [error, setError] = useState<string | null>(null);
   const path = `/v1/terminals/${encodeURIComponent(terminalId)}`;
 
+  // One read at the start: the command line, and the kept output of a terminal from before the page's stream.
   useEffect(() => {
     const log = output.current;
     if (!log) return;
     log.textContent = "";
-    if (feed.followedFromStart(terminalId)) {
-      appendTo(log, feed.received(terminalId));
-      return feed.listen(terminalId, (text) => appendTo(log, text));
-    }
-    // A terminal from before the page's stream: its kept output first; batches that came meanwhile are in it.
-    let kept: string | null = null;
-    let firstBatch = true;
+    const followed = feed.followedFromStart(terminalId);
+    if (followed) appendTo(log, feed.received(terminalId));
+    // Batches that came before the read are in its output; the first one after it may repeat its last lines.
+    let kept: string | null = followed ? "" : null;
+    let firstBatch = !followed;
     const stop = feed.listen(terminalId, (text) => {
       if (kept === null) return;
       appendTo(log, firstBatch ? withoutOverlap(kept, text) : text);
@@ -56,6 +55,8 @@ export function TerminalLog({ terminalId, running, feed }: { terminalId: string;
     });
     api<TerminalRecord>("GET", path).then(
       (terminal) => {
+        setRecord(terminal);
+        if (kept !== null) return;
         kept = terminal.output;
         appendTo(log, kept);
       },
@@ -64,10 +65,12 @@ export function TerminalLog({ terminalId, running, feed }: { terminalId: string;
     return stop;
   }, [terminalId]);
 
-  // The command line, and the exit code once the operation has ended.
+  // Read again when the operation ends, for its exit code.
+  const wasRunning = useRef(running);
   useEffect(() => {
-    api<TerminalRecord>("GET", path).then(setRecord, (failure: unknown) => setError(failureText(failure)));
-  }, [terminalId, running]);
+    if (wasRunning.current && !running) api<TerminalRecord>("GET", path).then(setRecord, (failure: unknown) => setError(failureText(failure)));
+    wasRunning.current = running;
+  }, [running]);
 
   return (
     <div class="install-terminal">
