@@ -35,7 +35,12 @@ export interface PageGlobals {
   requestAnimationFrame(callback: (frameTime: number) => void): number;
   MutationObserver: new (
     callback: () => void,
-  ) => { observe(target: unknown, options: { childList?: boolean; subtree?: boolean; attributes?: boolean; attributeFilter?: string[] }): void };
+  ) => {
+    observe(
+      target: unknown,
+      options: { childList?: boolean; subtree?: boolean; characterData?: boolean; attributes?: boolean; attributeFilter?: string[] },
+    ): void;
+  };
   PerformanceObserver: new (callback: (list: { getEntries(): PageTimingEntry[] }) => void) => { observe(options: { type: string; buffered: boolean }): void };
   performance: { now(): number; getEntriesByType(type: string): PageTimingEntry[]; getEntriesByName(name: string): PageTimingEntry[] };
 }
