@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { Project } from "../../schemas/projects.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
+import { TextField } from "./text-field.tsx";
 
 /** Makes a project of a folder already on the server's machine, git repository or not. */
 export function AddFolderForm({ id, hidden, onAdded }: { id: string; hidden: boolean; onAdded: (project: Project) => void }) {
@@ -20,22 +21,8 @@ export function AddFolderForm({ id, hidden, onAdded }: { id: string; hidden: boo
 
   return (
     <form id={id} class="card project-form" aria-label="Add a folder" hidden={hidden} onSubmit={add}>
-      <label>
-        Folder path
-        <input
-          value={folderPath}
-          onInput={(event) => setFolderPath(event.currentTarget.value)}
-          required
-          placeholder="/home/me/code/app"
-          autocomplete="off"
-          autocapitalize="off"
-          spellcheck={false}
-        />
-      </label>
-      <label>
-        Name (optional)
-        <input value={name} onInput={(event) => setName(event.currentTarget.value)} autocomplete="off" />
-      </label>
+      <TextField label="Folder path" value={folderPath} placeholder="/home/me/code/app" required onValue={setFolderPath} />
+      <TextField label="Name (optional)" value={name} onValue={setName} />
       <div class="project-form-buttons">
         <button type="submit" disabled={busy}>
           {busy ? "Adding…" : "Add"}

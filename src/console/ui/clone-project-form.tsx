@@ -4,6 +4,7 @@ import type { Project, ProjectEvents } from "../../schemas/projects.ts";
 import { api } from "./api.ts";
 import { followEvents } from "./event-stream.ts";
 import { Alert, useAction } from "./use-action.tsx";
+import { TextField } from "./text-field.tsx";
 
 type CloneProgress = Static<(typeof ProjectEvents)["project.clone.progress"]>;
 
@@ -52,22 +53,8 @@ export function CloneProjectForm({ id, hidden, onCloned }: { id: string; hidden:
 
   return (
     <form id={id} class="card project-form" aria-label="Clone a repository" hidden={hidden} onSubmit={clone}>
-      <label>
-        Repository URL
-        <input
-          value={url}
-          onInput={(event) => setUrl(event.currentTarget.value)}
-          required
-          placeholder="https://github.com/owner/repo.git"
-          autocomplete="off"
-          autocapitalize="off"
-          spellcheck={false}
-        />
-      </label>
-      <label>
-        Name (optional)
-        <input value={name} onInput={(event) => setName(event.currentTarget.value)} autocomplete="off" />
-      </label>
+      <TextField label="Repository URL" value={url} placeholder="https://github.com/owner/repo.git" required onValue={setUrl} />
+      <TextField label="Name (optional)" value={name} onValue={setName} />
       <div class="project-form-buttons">
         <button type="submit" disabled={busy}>
           {busy ? "Cloning…" : "Clone"}

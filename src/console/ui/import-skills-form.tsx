@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { ImportedSkills } from "../../schemas/skills.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
+import { TextField } from "./text-field.tsx";
 
 /** "a, b" → ["a", "b"] (a name may hold spaces); none means every skill in the source. */
 const namesIn = (text: string) =>
@@ -30,22 +31,8 @@ export function ImportSkillsForm({ onImported }: { onImported: (imported: Import
 
   return (
     <form class="card skill-import" aria-label="Import skills" onSubmit={submit}>
-      <label>
-        Git URL or folder
-        <input
-          value={source}
-          onInput={(event) => setSource(event.currentTarget.value)}
-          required
-          placeholder="https://github.com/org/repo/tree/main/skills"
-          autocomplete="off"
-          autocapitalize="off"
-          spellcheck={false}
-        />
-      </label>
-      <label>
-        Skill names, comma-separated (optional; all when empty)
-        <input value={names} onInput={(event) => setNames(event.currentTarget.value)} autocomplete="off" autocapitalize="off" spellcheck={false} />
-      </label>
+      <TextField label="Git URL or folder" value={source} placeholder="https://github.com/org/repo/tree/main/skills" required onValue={setSource} />
+      <TextField label="Skill names, comma-separated (optional; all when empty)" value={names} onValue={setNames} />
       <div class="row-actions">
         <button type="submit" disabled={busy}>
           {busy ? "Importing…" : "Import"}

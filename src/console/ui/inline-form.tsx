@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { TextField } from "./text-field.tsx";
 
 interface InlineFormProps {
   label: string;
@@ -20,10 +21,7 @@ export function InlineForm({ label, initial = "", submitLabel, busy, onSubmit, o
         onSubmit(value.trim());
       }}
     >
-      <label>
-        {label}
-        <input value={value} onInput={(event) => setValue(event.currentTarget.value)} required autocomplete="off" autocapitalize="off" spellcheck={false} />
-      </label>
+      <TextField label={label} value={value} required onValue={setValue} />
       <div class="project-form-buttons">
         <button type="submit" disabled={busy}>
           {submitLabel}

@@ -1,3 +1,5 @@
+import { LITERAL_INPUT } from "./text-field.tsx";
+
 /** One name and its value; `stored` names a value the server keeps and never shows. */
 export interface SecretRow {
   key: number;
@@ -45,13 +47,7 @@ export function SecretFields({ legend, noun, rows, onChange }: SecretFieldsProps
           ) : (
             <label>
               {title} name
-              <input
-                value={secret.name}
-                onInput={(event) => change(secret.key, { name: event.currentTarget.value })}
-                autocomplete="off"
-                autocapitalize="off"
-                spellcheck={false}
-              />
+              <input value={secret.name} onInput={(event) => change(secret.key, { name: event.currentTarget.value })} {...LITERAL_INPUT} />
             </label>
           )}
           <label>

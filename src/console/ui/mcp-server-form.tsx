@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { McpServer, McpTransport, UpdateMcpServerBody } from "../../schemas/mcps.ts";
 import { SecretFields, type SecretRow, secretValues, storedSecretRows } from "./mcp-secret-fields.tsx";
 import { Alert, useAction } from "./use-action.tsx";
+import { LITERAL_INPUT, TextField } from "./text-field.tsx";
 
 type AuthType = "none" | "oauth";
 
@@ -52,25 +53,6 @@ function requestBody(form: FormState, editing?: McpServer): UpdateMcpServerBody 
   return { ...common, url: form.url.trim() || undefined, headers: secretValues(form.headers), authType: form.authType, oauthScope: scope };
 }
 
-const plainInput = { autocomplete: "off", autocapitalize: "off", spellcheck: false } as const;
-
-interface TextFieldProps {
-  label: string;
-  value: string;
-  placeholder?: string;
-  required?: boolean;
-  onValue: (value: string) => void;
-}
-
-function TextField({ label, value, placeholder, required, onValue }: TextFieldProps) {
-  return (
-    <label>
-      {label}
-      <input value={value} onInput={(event) => onValue(event.currentTarget.value)} placeholder={placeholder} required={required} {...plainInput} />
-    </label>
-  );
-}
-
 type FieldsProps = { form: FormState; set: (fields: Partial<FormState>) => void };
 
 function StdioFields({ form, set }: FieldsProps) {
@@ -79,7 +61,7 @@ function StdioFields({ form, set }: FieldsProps) {
       <TextField label="Command" value={form.command} placeholder="npx" onValue={(command) => set({ command })} />
       <label>
         Arguments, one per line
-        <textarea rows={3} value={form.args} onInput={(event) => set({ args: event.currentTarget.value })} {...plainInput} />
+        <textarea rows={3} value={form.args} onInput={(event) => set({ args: event.currentTarget.value })} {...LITERAL_INPUT} />
       </label>
       <SecretFields legend="Environment" noun="variable" rows={form.environment} onChange={(environment) => set({ environment })} />
     </>

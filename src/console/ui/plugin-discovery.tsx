@@ -3,6 +3,7 @@ import type { Plugin, PluginDiscovery } from "../../schemas/plugins.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
 import type { InstallProgress } from "./use-plugins.ts";
+import { TextField } from "./text-field.tsx";
 
 const listed = (names: string[]) => (names.length > 0 ? names.join(", ") : "none");
 
@@ -99,10 +100,7 @@ export function PluginDiscoveryForm({ progress, onInstalled }: { progress: Recor
           void discover();
         }}
       >
-        <label>
-          Git URL or folder of a plugin
-          <input value={source} onInput={(event) => setSource(event.currentTarget.value)} required autocomplete="off" autocapitalize="off" spellcheck={false} />
-        </label>
+        <TextField label="Git URL or folder of a plugin" value={source} required onValue={setSource} />
         <button type="submit" disabled={busy}>
           {busy ? "Reading…" : "Discover"}
         </button>
