@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { NotFoundError, UpstreamError } from "../errors.ts";
 import type { OpenedPane } from "../schemas/plugins.ts";
+import { PANE_SANDBOX_FLAGS } from "./pane-sandbox.ts";
 
 export interface PaneTimings {
   /** An opened pane's URL must be loaded within this long. */
@@ -23,12 +24,8 @@ const WITHHELD_REQUEST_HEADERS = ["authorization", "cookie", "host", "connection
 /** fetch has already undone the encoding and may have changed the length. */
 const DROPPED_RESPONSE_HEADERS = ["content-encoding", "content-length", "transfer-encoding", "connection"];
 
-/**
- * Added to everything a pane loads, wherever it is opened (an iframe, a tab, a native web view). Without
- * `allow-same-origin` the document gets an opaque origin, although it is served from Atrium's: it cannot
- * read the console's storage (where its token is) or reach into the console's window.
- */
-const PANE_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
+/** Added to everything a pane loads, wherever it is opened (an iframe, a tab, a native web view). */
+const PANE_SANDBOX = `sandbox ${PANE_SANDBOX_FLAGS}`;
 
 /**
  * An opaque origin makes a pane's own fetches and module scripts cross-origin (`Origin: null`). Any

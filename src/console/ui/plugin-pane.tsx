@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { PANE_SANDBOX_FLAGS } from "../../plugins/pane-sandbox.ts";
 import type { Plugin } from "../../schemas/plugins.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
@@ -11,12 +12,6 @@ export interface ShownPane {
   url: string;
   ticket: string;
 }
-
-/**
- * What a pane may do in its frame. Without allow-same-origin it has an opaque origin, so it cannot read
- * this page's storage (the token) or reach into its window; the server sends the same sandbox as a header.
- */
-const PANE_SANDBOX = "allow-scripts allow-forms allow-popups allow-modals allow-downloads";
 
 const closePath = (pane: ShownPane) => `/v1/plugins/${encodeURIComponent(pane.pluginId)}/panes/${encodeURIComponent(pane.ticket)}`;
 
@@ -72,7 +67,7 @@ export function PaneView({ pane, apply, onClosed }: { pane: ShownPane; apply: Ap
         </button>
       </div>
       <Alert error={error} />
-      <iframe src={pane.url} title={pane.title} sandbox={PANE_SANDBOX} referrerpolicy="no-referrer" />
+      <iframe src={pane.url} title={pane.title} sandbox={PANE_SANDBOX_FLAGS} referrerpolicy="no-referrer" />
     </section>
   );
 }
