@@ -86,6 +86,24 @@ export interface OpenApiOptions {
 }
 
 /** The OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
+/** A route's success response: none for a 204, the event kinds for a stream, else its schema. */
+function successResponse(route: Route, eventRefs: JsonObject[], components: ComponentCollector): JsonObject {
+  if (route.successStatus === 204) return { description: "Success, with no content." };
+  if (route.eventStream) {
+    return {
+      description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
+      content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
+    };
+  }
+  return {
+    description: "Success.",
+    content: { [route.responseType ?? "application/json"]: { schema: components.ref(route.response) } },
+    ...(route.paged
+      ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
+      : {}),
+  };
+}
+
 export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): JsonObject {
   const components = new ComponentCollector();
   const errorRef = components.ref(ErrorBody);
@@ -105,18 +123,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
     const errorResponses = Object.fromEntries(
       Object.entries(errors).map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
     );
-    const success = route.eventStream
-      ? {
-          description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
-          content: { "text/event-stream": { schema: { oneOf: eventRefs } } },
-        }
-      : {
-          description: "Success.",
-          content: { [route.responseType ?? "application/json"]: { schema: components.ref(route.response) } },
-          ...(route.paged
-            ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
-            : {}),
-        };
+    const success = successResponse(route, eventRefs, components);
     const operation: JsonObject = {
       operationId: operationId(route),
       summary: route.summary,

@@ -68,6 +68,12 @@ describe("OpenAPI document", () => {
     expect(Object.keys(document.paths["/v1/projects"]!.get!.responses)).not.toContain("504");
   });
 
+  test("a pane's CORS preflight is documented as 204 with no body, and needs no token", () => {
+    const preflight = document.paths["/v1/plugins/{pluginId}/panes/{pane}/*"]!.options!;
+    expect(preflight.responses["204"]).toEqual({ description: "Success, with no content." });
+    expect(preflight.security).toEqual([]);
+  });
+
   test("the health and info shapes are named components", () => {
     expect(document.components.schemas.Health).toBeDefined();
     expect(document.components.schemas.ServerInfo).toBeDefined();
