@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
+import { api, failureText, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
 import { HarnessesPage } from "./harnesses-page.tsx";
 import { ProjectsPage } from "./projects-page.tsx";
 import { PAGE_LINKS, pageHref, type Route, useRoute } from "./router.ts";
@@ -24,7 +24,7 @@ async function exchangeLinkCode(): Promise<string | null> {
     keepToken(token);
     return null;
   } catch (failure) {
-    return (failure as Error).message;
+    return failureText(failure);
   }
 }
 

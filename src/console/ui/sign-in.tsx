@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, keepToken } from "./api.ts";
+import { api, failureText, keepToken } from "./api.ts";
 
 /** Paste a token once; it is checked against the server before it is kept. */
 export function SignIn({ signedIn, problem }: { signedIn: () => void; problem: string | null }) {
@@ -12,7 +12,7 @@ export function SignIn({ signedIn, problem }: { signedIn: () => void; problem: s
       await api("GET", "/v1/info");
       signedIn();
     } catch (failure) {
-      setError((failure as Error).message);
+      setError(failureText(failure));
     }
   };
   return (
