@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { Project } from "../../schemas/projects.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
-import { TextField } from "./text-field.tsx";
+import { TextField } from "./fields.tsx";
 
 /** Makes a project of a folder already on the server's machine, git repository or not. */
 export function AddFolderForm({ id, hidden, onAdded }: { id: string; hidden: boolean; onAdded: (project: Project) => void }) {

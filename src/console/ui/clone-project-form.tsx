@@ -4,7 +4,7 @@ import type { Project, ProjectEvents } from "../../schemas/projects.ts";
 import { api } from "./api.ts";
 import { followEvents } from "./event-stream.ts";
 import { Alert, useAction } from "./use-action.tsx";
-import { TextField } from "./text-field.tsx";
+import { TextField } from "./fields.tsx";
 
 type CloneProgress = Static<(typeof ProjectEvents)["project.clone.progress"]>;
 

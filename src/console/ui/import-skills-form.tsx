@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { ImportedSkills } from "../../schemas/skills.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
-import { TextField } from "./text-field.tsx";
+import { TextField } from "./fields.tsx";
 
 /** "a, b" → ["a", "b"] (a name may hold spaces); none means every skill in the source. */
 const namesIn = (text: string) =>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { TextField } from "./text-field.tsx";
+import { TextField } from "./fields.tsx";
 
 interface InlineFormProps {
   label: string;

@@ -1,4 +1,4 @@
-import { LITERAL_INPUT } from "./text-field.tsx";
+import { LITERAL_INPUT } from "./fields.tsx";
 
 /** One name and its value; `stored` names a value the server keeps and never shows. */
 export interface SecretRow {

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { McpServer, McpTransport, UpdateMcpServerBody } from "../../schemas/mcps.ts";
 import { SecretFields, type SecretRow, secretValues, storedSecretRows } from "./mcp-secret-fields.tsx";
 import { Alert, useAction } from "./use-action.tsx";
-import { LITERAL_INPUT, TextField } from "./text-field.tsx";
+import { LITERAL_INPUT, SelectField, TextField } from "./fields.tsx";
 
 type AuthType = "none" | "oauth";
 
@@ -23,6 +23,11 @@ const TRANSPORTS: { value: McpTransport; label: string }[] = [
   { value: "stdio", label: "stdio (a program run here)" },
   { value: "http", label: "Streamable HTTP" },
   { value: "sse", label: "HTTP+SSE (older)" },
+];
+
+const AUTH_TYPES: { value: AuthType; label: string }[] = [
+  { value: "none", label: "None, or a header" },
+  { value: "oauth", label: "OAuth" },
 ];
 
 const initialForm = (server?: McpServer): FormState => ({
@@ -73,13 +78,7 @@ function RemoteFields({ form, set }: FieldsProps) {
     <>
       <TextField label="URL" value={form.url} placeholder="https://mcp.example.com/mcp" onValue={(url) => set({ url })} />
       <SecretFields legend="Headers" noun="header" rows={form.headers} onChange={(headers) => set({ headers })} />
-      <label>
-        Sign-in
-        <select value={form.authType} onChange={(event) => set({ authType: event.currentTarget.value as AuthType })}>
-          <option value="none">None, or a header</option>
-          <option value="oauth">OAuth</option>
-        </select>
-      </label>
+      <SelectField label="Sign-in" value={form.authType} choices={AUTH_TYPES} onValue={(authType) => set({ authType })} />
       {form.authType === "oauth" && <TextField label="OAuth scope (optional)" value={form.oauthScope} onValue={(oauthScope) => set({ oauthScope })} />}
     </>
   );
@@ -112,16 +111,7 @@ export function McpServerForm({ id, label, submitLabel, server, save, onCancel }
       }}
     >
       <TextField label="Name" value={form.name} placeholder="files" required onValue={(name) => set({ name })} />
-      <label>
-        Transport
-        <select value={form.transport} onChange={(event) => set({ transport: event.currentTarget.value as McpTransport })}>
-          {TRANSPORTS.map((transport) => (
-            <option key={transport.value} value={transport.value}>
-              {transport.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <SelectField label="Transport" value={form.transport} choices={TRANSPORTS} onValue={(transport) => set({ transport })} />
       {form.transport === "stdio" ? <StdioFields form={form} set={set} /> : <RemoteFields form={form} set={set} />}
       <div class="row-actions">
         <button type="submit" disabled={busy}>

@@ -4,6 +4,7 @@ import type { Project } from "../../schemas/projects.ts";
 import type { Session } from "../../schemas/sessions.ts";
 import { api } from "./api.ts";
 import { sessionHref } from "./router.ts";
+import { SelectField } from "./fields.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
 /** Starts a session of a ready harness in a project, then opens it. */
@@ -35,26 +36,8 @@ export function NewSessionForm({ projects, harnesses }: { projects: Project[]; h
   if (projects.length === 0) return <p class="quiet">Add a project first (Projects), then start sessions in it.</p>;
   return (
     <form class="new-session card" aria-label="New session" onSubmit={submit}>
-      <label>
-        Project
-        <select value={project?.id} onChange={(event) => setProjectId(event.currentTarget.value)}>
-          {projects.map((listed) => (
-            <option key={listed.id} value={listed.id}>
-              {listed.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Agent
-        <select value={harness?.id} onChange={(event) => setHarnessId(event.currentTarget.value)}>
-          {usable.map((listed) => (
-            <option key={listed.id} value={listed.id}>
-              {listed.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <SelectField label="Project" value={project?.id} choices={projects.map(({ id, name }) => ({ value: id, label: name }))} onValue={setProjectId} />
+      <SelectField label="Agent" value={harness?.id} choices={usable.map(({ id, name }) => ({ value: id, label: name }))} onValue={setHarnessId} />
       <label>
         Title
         <input value={title} placeholder="From the first prompt" onInput={(event) => setTitle(event.currentTarget.value)} />

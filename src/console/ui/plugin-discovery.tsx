@@ -3,7 +3,7 @@ import type { Plugin, PluginDiscovery } from "../../schemas/plugins.ts";
 import { api } from "./api.ts";
 import { Alert, useAction } from "./use-action.tsx";
 import type { InstallProgress } from "./use-plugins.ts";
-import { TextField } from "./text-field.tsx";
+import { TextField } from "./fields.tsx";
 
 const listed = (names: string[]) => (names.length > 0 ? names.join(", ") : "none");
 

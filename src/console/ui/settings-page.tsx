@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { ServerInfo } from "../../schemas/system.ts";
 import { api } from "./api.ts";
 import { type Theme, useSettings } from "./console-settings.tsx";
+import { SelectField } from "./fields.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
 const THEMES: { value: Theme; label: string }[] = [
@@ -34,16 +35,13 @@ export function SettingsPage() {
         <h2>Settings</h2>
       </header>
       <Group title="Appearance">
-        <label>
-          Theme
-          <select value={settings.theme} disabled={action.busy} onChange={(event) => action.run(() => change("theme", event.currentTarget.value as Theme))}>
-            {THEMES.map((theme) => (
-              <option key={theme.value} value={theme.value}>
-                {theme.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          label="Theme"
+          value={settings.theme}
+          choices={THEMES}
+          disabled={action.busy}
+          onValue={(theme) => action.run(() => change("theme", theme))}
+        />
       </Group>
       <Group title="Prompts">
         <label class="check">

@@ -18,3 +18,27 @@ export function TextField({ label, value, placeholder, required, onValue }: Text
     </label>
   );
 }
+
+interface SelectFieldProps<V extends string> {
+  label: string;
+  value: V | undefined;
+  choices: readonly { value: V; label: string }[];
+  disabled?: boolean;
+  onValue: (value: V) => void;
+}
+
+/** A labelled choice of one of `choices`. */
+export function SelectField<V extends string>({ label, value, choices, disabled, onValue }: SelectFieldProps<V>) {
+  return (
+    <label>
+      {label}
+      <select value={value} disabled={disabled} onChange={(event) => onValue(event.currentTarget.value as V)}>
+        {choices.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
