@@ -31,8 +31,10 @@ export class UploadedFiles {
       throw new TooLargeError(`the file is ${bytes.length} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes (20 MiB)`);
     }
     const id = newId("file");
-    mkdirSync(this.deps.dir, { recursive: true, mode: 0o700 });
-    const path = join(this.deps.dir, id);
+    // A folder of its own keeps the file under its own name: an agent given a link to it calls it that.
+    const folder = join(this.deps.dir, id);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const path = join(folder, storedName(name));
     const stored: StoredFile = {
       id,
       name,
@@ -47,8 +49,7 @@ export class UploadedFiles {
       this.deps.repository.add(stored);
     } catch (error) {
       // A full disk, a locked database: nothing of the upload is left behind.
-      rmSync(`${path}.partial`, { force: true });
-      rmSync(path, { force: true });
+      rmSync(folder, { recursive: true, force: true });
       throw error;
     }
     return { ...attachmentOf(stored), createdAt: stored.createdAt };
@@ -65,6 +66,12 @@ export class UploadedFiles {
   pathOf(fileId: string): string | undefined {
     return this.deps.repository.get(fileId)?.path;
   }
+}
+
+/** The file's name as a file system takes it: no folders, no NUL, at most 200 characters. */
+function storedName(name: string): string {
+  const base = name.replace(/[/\\\0]/g, "_").slice(-200);
+  return base === "" || base === "." || base === ".." ? "file" : base;
 }
 
 function attachmentOf(stored: StoredFile): Attachment {

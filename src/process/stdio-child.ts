@@ -11,6 +11,8 @@ export interface StdioSpawn {
   env: Record<string, string | undefined>;
   /** Where the child is recorded while it runs, so shutdown and the next start can stop it. */
   children: ChildProcesses;
+  /** Told each line the child writes to stderr, as it comes. */
+  onStderrLine?: (line: string) => void;
 }
 
 /** A child process Atrium talks to over stdin/stdout, in its own process group (agents, MCP servers). */
@@ -25,6 +27,8 @@ export interface StdioChild {
   readonly running: boolean;
   /** The end of what the child wrote to stderr. */
   stderrTail(): string;
+  /** How the child ended ("exit code 3", "signal SIGKILL"); undefined while it runs. */
+  exitStatus(): string | undefined;
   /** Ends the child and whatever it started. */
   stop(): void;
 }
@@ -42,7 +46,7 @@ export function spawnStdioChild(spawn: StdioSpawn): StdioChild {
   spawn.children.track(child, spawn.command);
   const stdin = child.stdin;
   const stderr = { tail: "" };
-  void collectTail(child.stderr, stderr);
+  void collectTail(child.stderr, stderr, spawn.onStderrLine);
   let stopped = false;
   return {
     async write(chunk) {
@@ -58,6 +62,7 @@ export function spawnStdioChild(spawn: StdioSpawn): StdioChild {
       return !stopped && child.exitCode === null && child.signalCode === null;
     },
     stderrTail: () => stderr.tail,
+    exitStatus: () => (child.signalCode ? `signal ${child.signalCode}` : child.exitCode !== null ? `exit code ${child.exitCode}` : undefined),
     stop: () => {
       stopped = true;
       killGroup(child);
@@ -65,11 +70,18 @@ export function spawnStdioChild(spawn: StdioSpawn): StdioChild {
   };
 }
 
-async function collectTail(stream: ReadableStream<Uint8Array>, into: { tail: string }): Promise<void> {
+async function collectTail(stream: ReadableStream<Uint8Array>, into: { tail: string }, onLine?: (line: string) => void): Promise<void> {
   const decoder = new TextDecoder();
+  let partial = "";
   for await (const chunk of stream) {
-    into.tail = (into.tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_BYTES);
+    const text = decoder.decode(chunk, { stream: true });
+    into.tail = (into.tail + text).slice(-STDERR_TAIL_BYTES);
+    if (!onLine) continue;
+    const lines = (partial + text).split("\n");
+    partial = lines.pop()!.slice(-STDERR_TAIL_BYTES);
+    for (const line of lines) onLine(line);
   }
+  if (partial) onLine?.(partial);
 }
 
 /** The last non-empty lines of a child's stderr, for the reason a failure is reported with. */

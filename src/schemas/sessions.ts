@@ -8,16 +8,23 @@ export const SidebarState = Type.Union([Type.Literal("idle"), Type.Literal("work
   description: "`working`: a turn runs; `waiting`: the agent waits for the user (a question, a plan); `error`: the last turn failed.",
 });
 
+/** A token count summed over the session's turns: null until the agent reports one (a false 0 would say nothing was used). */
+const TokenCount = Type.Union([Type.Number(), Type.Null()], { description: "Summed over the session's turns; null while the agent has reported no count." });
+
 export const SessionUsage = Type.Object(
   {
     used: Type.Number({ description: "Context window tokens in use (the agent's usage_update)." }),
     size: Type.Number({ description: "Context window size; 0 when the agent has not said." }),
-    inputTokens: Type.Number(),
-    cachedInputTokens: Type.Number(),
-    outputTokens: Type.Number(),
-    reasoningOutputTokens: Type.Number(),
-    totalTokens: Type.Number({ description: "Summed over the session's turns." }),
-    costAmount: Nullable(Type.Number()),
+    inputTokens: TokenCount,
+    cachedInputTokens: TokenCount,
+    outputTokens: TokenCount,
+    reasoningOutputTokens: TokenCount,
+    totalTokens: Type.Union([Type.Number(), Type.Null()], {
+      description: "Summed over the session's turns; null while the agent has reported no count (some adapters never do).",
+    }),
+    costAmount: Type.Union([Type.Number(), Type.Null()], {
+      description: "The session's cost so far, as the agent reports it; it only grows (an agent's restart starts its own count again, which is added on).",
+    }),
     costCurrency: Nullable(Type.String()),
     costKind: Nullable(Type.Union([Type.Literal("reported")], { description: "`reported`: the agent said so." })),
   },
@@ -148,6 +155,50 @@ export const Question = Type.Object(
 );
 export type Question = Static<typeof Question>;
 
+const TextOffset = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    description:
+      "Where in the reply's text this happened (characters before it), so a client can show text, calls and thoughts in the order they came; absent on entries recorded before offsets were kept.",
+  }),
+);
+
+/** What a tool call shows, as ACP carries it: content blocks, diffs of the files it writes, the terminal it runs in. */
+export const ToolCallContent = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("content"), content: Type.Unknown({ description: "An ACP content block (text, image, resource…)." }) }),
+    Type.Object({
+      type: Type.Literal("diff"),
+      path: Type.String(),
+      oldText: Type.Optional(Nullable(Type.String({ description: "null or absent: a new file." }))),
+      newText: Type.String(),
+    }),
+    Type.Object({ type: Type.Literal("terminal"), terminalId: Type.String() }),
+  ],
+  { $id: "ToolCallContent" },
+);
+
+/** A tool call as a reply's details keep it: the agent's fields, its later updates merged in. */
+export const ToolCallDetails = Type.Object(
+  {
+    type: Type.Literal("tool_call"),
+    toolCallId: Type.String(),
+    title: Type.String(),
+    kind: Nullable(Type.String({ description: "ACP's kind: read, edit, delete, move, search, execute, think, fetch, switch_mode, other." })),
+    status: Nullable(Type.String({ description: "pending, in_progress, completed, failed." })),
+    content: Type.Array(ToolCallContent),
+    locations: Type.Array(Type.Object({ path: Type.String(), line: Type.Optional(Nullable(Type.Integer())) })),
+    rawInput: Type.Unknown(),
+    rawOutput: Type.Unknown(),
+    textOffset: TextOffset,
+  },
+  { $id: "ToolCallDetails" },
+);
+export type ToolCallDetails = Static<typeof ToolCallDetails>;
+
+export const ThoughtDetails = Type.Object({ type: Type.Literal("thought"), text: Type.String(), textOffset: TextOffset }, { $id: "ThoughtDetails" });
+export type ThoughtDetails = Static<typeof ThoughtDetails>;
+
 export const PendingQuestion = Type.Object(
   {
     sessionUpdate: Type.Literal("question"),
@@ -155,6 +206,12 @@ export const PendingQuestion = Type.Object(
     message: Type.String(),
     questions: Type.Array(Question),
     autoResolutionMs: Nullable(Type.Number()),
+    toolCall: Type.Optional(
+      Type.Union([ToolCallDetails, Type.Null()], {
+        description:
+          "What a permission question asks about: the tool call as the reply's details keep it (its diff, command, locations); null for a question that is not about a tool call.",
+      }),
+    ),
   },
   { $id: "PendingQuestion" },
 );
@@ -303,7 +360,7 @@ export const TranscriptDetailsPage = Type.Object(
         key: Type.String({ description: "e.g. `tool:<toolCallId>`, `thought:<n>`." }),
         position: Type.Integer(),
         revision: Type.Integer(),
-        payload: Type.Unknown(),
+        payload: Type.Union([ToolCallDetails, ThoughtDetails]),
       }),
     ),
     nextAfter: Nullable(Type.String()),

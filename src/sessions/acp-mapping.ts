@@ -4,24 +4,32 @@ import type { ConfigOption, SessionUsage } from "../schemas/sessions.ts";
 export const EMPTY_USAGE: SessionUsage = {
   used: 0,
   size: 0,
-  inputTokens: 0,
-  cachedInputTokens: 0,
-  outputTokens: 0,
-  reasoningOutputTokens: 0,
-  totalTokens: 0,
+  inputTokens: null,
+  cachedInputTokens: null,
+  outputTokens: null,
+  reasoningOutputTokens: null,
+  totalTokens: null,
   costAmount: null,
   costCurrency: null,
   costKind: null,
 };
 
-/** A `usage_update`: the context window's use and the cost so far, as the agent reports them. */
-export function applyUsage(usage: SessionUsage, update: acp.UsageUpdate): SessionUsage {
-  return {
-    ...usage,
-    used: update.used,
-    size: update.size,
-    ...(update.cost ? { costAmount: update.cost.amount, costCurrency: update.cost.currency, costKind: "reported" as const } : {}),
-  };
+/**
+ * A `usage_update`: the context window's use, and the cost so far as this agent process counts it.
+ * `reportedCost` is what the same process reported before (0 for a new process, whose count starts
+ * again): the session's cost grows by the difference, so it only grows across agent restarts.
+ */
+export function applyUsage(usage: SessionUsage, update: acp.UsageUpdate, reportedCost: number): SessionUsage {
+  const next: SessionUsage = { ...usage, used: update.used, size: update.size };
+  if (!update.cost) return next;
+  const added = update.cost.amount >= reportedCost ? update.cost.amount - reportedCost : update.cost.amount;
+  return { ...next, costAmount: (usage.costAmount ?? 0) + added, costCurrency: update.cost.currency, costKind: "reported" };
+}
+
+/** Adds a reported count to a summed one; a count never reported stays unknown (null). */
+export function addCount(sum: number | null, reported: number | undefined | null): number | null {
+  if (reported === undefined || reported === null) return sum;
+  return (sum ?? 0) + reported;
 }
 
 type SelectOption = { value: string; name: string; description?: string | null };

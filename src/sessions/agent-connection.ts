@@ -50,6 +50,9 @@ export type McpServersFor = (sessionId: string, capabilities: acp.McpCapabilitie
  * has: `configOptions`, or the older `modes` / `models` with `set_mode` / `set_model`.
  */
 export class AgentConnection {
+  /** The cost this process reported last (its own count, which starts at 0 with the process). */
+  reportedCost = 0;
+
   private constructor(
     readonly agent: AgentProcess,
     readonly sessionId: string,

@@ -6,7 +6,7 @@ import type { SessionAgent } from "./session-agent.ts";
 import type { ReplyStream } from "./reply-stream.ts";
 import type { SilenceWatch } from "./silence-watch.ts";
 import type { TurnTokens } from "./turn-tokens.ts";
-import { applyUsage, configSelectionsOf, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
+import { addCount, applyUsage, configSelectionsOf, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 
 /** What agent updates touch of the turn in flight. */
@@ -71,9 +71,11 @@ export class AgentUpdates {
       case "usage_update": {
         this.deps.turn()?.reply.flush();
         let spent = false;
+        const connection = this.deps.agent.current;
         this.deps.records.update(this.deps.sessionId, (session) => {
-          session.usage = applyUsage(session.usage, update);
+          session.usage = applyUsage(session.usage, update, connection?.reportedCost ?? 0);
           this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
+          if (connection && update.cost) connection.reportedCost = update.cost.amount;
           turn?.tokens.noteContext(update.used);
           if (session.goal?.status !== "active") return;
           spent = this.deps.chargeGoal(session);
@@ -140,11 +142,11 @@ export class AgentUpdates {
     this.deps.records.update(this.deps.sessionId, (session) => {
       session.usage = {
         ...session.usage,
-        inputTokens: session.usage.inputTokens + (usage.inputTokens ?? 0),
-        cachedInputTokens: session.usage.cachedInputTokens + (usage.cachedReadTokens ?? 0),
-        outputTokens: session.usage.outputTokens + (usage.outputTokens ?? 0),
-        reasoningOutputTokens: session.usage.reasoningOutputTokens + (usage.thoughtTokens ?? 0),
-        totalTokens: session.usage.totalTokens + (usage.totalTokens ?? 0),
+        inputTokens: addCount(session.usage.inputTokens, usage.inputTokens),
+        cachedInputTokens: addCount(session.usage.cachedInputTokens, usage.cachedReadTokens),
+        outputTokens: addCount(session.usage.outputTokens, usage.outputTokens),
+        reasoningOutputTokens: addCount(session.usage.reasoningOutputTokens, usage.thoughtTokens),
+        totalTokens: addCount(session.usage.totalTokens, usage.totalTokens),
       };
       this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
     });

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { PendingQuestion, Question } from "../schemas/sessions.ts";
+import type { PendingQuestion, Question, ToolCallDetails } from "../schemas/sessions.ts";
 import { InvalidInputError } from "../errors.ts";
 
 /** The client's answer to one question: chosen option ids, and free text where `allowsOther`. */
@@ -10,19 +10,30 @@ export interface QuestionAnswer {
 
 const SECRET_NAME = /password|secret|token|api.?key|passphrase/i;
 
-/** A permission request as a one-question PendingQuestion whose options are the agent's. */
-export function permissionQuestion(questionId: string, request: acp.RequestPermissionRequest): PendingQuestion {
-  const title = request.toolCall.title ?? "The agent asks for permission";
+/** ACP's option kinds as people read them. */
+const PERMISSION_KINDS: Record<acp.PermissionOptionKind, string> = {
+  allow_once: "Allow once",
+  allow_always: "Always allow",
+  reject_once: "Reject",
+  reject_always: "Always reject",
+};
+
+/**
+ * A permission request as a one-question PendingQuestion whose options are the agent's, carrying the
+ * tool call it asks about (`toolCall`: as the reply's details keep it, its diff or command included).
+ */
+export function permissionQuestion(questionId: string, request: acp.RequestPermissionRequest, toolCall: ToolCallDetails): PendingQuestion {
+  const title = request.toolCall.title ?? toolCall.title ?? "The agent asks for permission";
   return {
     sessionUpdate: "question",
     questionId,
-    message: title,
+    message: title || "The agent asks for permission",
     questions: [
       {
         id: "permission",
         header: "Permission",
-        question: title,
-        options: request.options.map((option) => ({ id: option.optionId, label: option.name, description: option.kind })),
+        question: title || "The agent asks for permission",
+        options: request.options.map((option) => ({ id: option.optionId, label: option.name, description: PERMISSION_KINDS[option.kind] ?? null })),
         multiSelect: false,
         allowsOther: false,
         isSecret: false,
@@ -31,6 +42,7 @@ export function permissionQuestion(questionId: string, request: acp.RequestPermi
       },
     ],
     autoResolutionMs: null,
+    toolCall,
   };
 }
 

@@ -26,8 +26,19 @@ const DELTA_FLUSH_BYTES = 64 * 1024;
 const MAX_DELTA_CHARS = 128 * 1024;
 
 /**
+ * What goes between a reply's text and the text the agent sends after a tool call or a thought: a
+ * blank line, unless one is there already, so a heading or list that follows is still one.
+ */
+export function paragraphBreak(tail: string, next: string): string {
+  if (tail.length === 0) return "";
+  const newlines = (/\n{0,2}$/.exec(tail)?.[0].length ?? 0) + (/^\n{0,2}/.exec(next)?.[0].length ?? 0);
+  return "\n".repeat(Math.max(0, 2 - newlines));
+}
+
+/**
  * What the agent streams into one reply: text (written and published as deltas, batched on a short
- * timer), thoughts and tool calls (the reply's transcript details), in the agent's order.
+ * timer), thoughts and tool calls (the reply's transcript details, each with its offset into the
+ * text), in the agent's order. Text that resumes after a call or a thought starts a new paragraph.
  *
  * A write that fails (the database locked by another process, a full disk) loses nothing: the text
  * stays buffered and is written again with backoff; nothing was published, so no client saw it. When
@@ -35,8 +46,16 @@ const MAX_DELTA_CHARS = 128 * 1024;
  */
 export class ReplyStream {
   private pendingText = "";
-  /** Thought text not yet written, per thought (a thought may end while its text waits). */
-  private readonly pendingThoughts = new Map<string, string>();
+  /** Thought text not yet written, per thought (a thought may end while its text waits), and where the thought began. */
+  private readonly pendingThoughts = new Map<string, { text: string; textOffset: number }>();
+  /** The reply's length so far (written and pending): where a thought or a tool call sits in it. */
+  private textLength = 0;
+  /** The reply's last two characters, to tell whether text after a tool call needs a paragraph break. */
+  private textTail = "";
+  /** A tool call or a thought came since the last text: the next text is a new paragraph. */
+  private interrupted = false;
+  /** The tool calls this reply has had, by id. */
+  private readonly calls = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** How many thoughts the reply has had, and the key of the one streaming now. */
   private thoughts = 0;
@@ -60,33 +79,52 @@ export class ReplyStream {
       this.flush();
       this.openThought = undefined;
     }
-    this.pendingText += text;
+    const joined = (this.interrupted ? paragraphBreak(this.textTail, text) : "") + text;
+    this.interrupted = false;
+    this.pendingText += joined;
+    this.textLength += joined.length;
+    this.textTail = (this.textTail + joined).slice(-2);
     this.scheduleFlush();
   }
 
   appendThought(text: string): void {
     if (text.length === 0) return;
-    this.openThought ??= thoughtKey(++this.thoughts);
+    if (!this.openThought) {
+      this.openThought = thoughtKey(++this.thoughts);
+      this.interrupted = this.textLength > 0;
+    }
     const key = this.openThought;
-    this.pendingThoughts.set(key, (this.pendingThoughts.get(key) ?? "") + text);
+    const pending = this.pendingThoughts.get(key);
+    this.pendingThoughts.set(key, { text: (pending?.text ?? "") + text, textOffset: pending?.textOffset ?? this.textLength });
     this.scheduleFlush();
   }
 
-  /** A tool call or its update, merged into the reply's details (it also ends a streaming thought). */
-  recordToolCall(update: acp.ToolCall | acp.ToolCallUpdate): void {
+  /**
+   * A tool call or its update, merged into the reply's details (it also ends a streaming thought).
+   * Returns the call as now known, also when it could not be written.
+   */
+  recordToolCall(update: acp.ToolCall | acp.ToolCallUpdate): ToolCallDetails {
     this.flush();
     this.openThought = undefined;
+    // A new call breaks the text; a later update of a known one (its status, its output) does not.
+    if (!this.calls.has(update.toolCallId)) {
+      this.calls.add(update.toolCallId);
+      this.interrupted = this.textLength > 0;
+    }
     const key = toolCallKey(update.toolCallId);
+    let merged: ToolCallDetails | undefined;
     try {
       this.deps.store.transaction(() => {
         const known = this.deps.transcript.get(this.itemId, key)?.payload as ToolCallDetails | undefined;
-        const at = this.deps.transcript.put(this.sessionId, this.itemId, key, mergeToolCall(known, update));
+        merged = mergeToolCall(known, update, this.textLength);
+        const at = this.deps.transcript.put(this.sessionId, this.itemId, key, merged);
         this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
       });
     } catch (error) {
       // The call's next update is merged over what is stored, so it carries the state again.
       this.deps.logger.warn("a tool call could not be recorded", { sessionId: this.sessionId, toolCallId: update.toolCallId, error });
     }
+    return merged ?? mergeToolCall(undefined, update, this.textLength);
   }
 
   /**
@@ -108,8 +146,8 @@ export class ReplyStream {
         }
         for (const [key, thought] of thoughts) {
           const at =
-            this.deps.transcript.appendText(this.itemId, key, "text", thought) ??
-            this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought });
+            this.deps.transcript.appendText(this.itemId, key, "text", thought.text) ??
+            this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought.text, textOffset: thought.textOffset });
           this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
         }
       });

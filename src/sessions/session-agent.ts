@@ -33,6 +33,8 @@ export interface SessionAgentDeps {
   onTasksChanged(): void;
   /** The agent runs a turn: it is neither idle-stopped nor dropped when it exits (the turn tells). */
   busy(): boolean;
+  /** Each line the agent writes to stderr, as it comes. */
+  onStderrLine(line: string): void;
 }
 
 /**
@@ -81,7 +83,7 @@ export class SessionAgent {
     let result: OpenedAgentSession;
     try {
       result = await AgentConnection.open({
-        launch,
+        launch: { ...launch, onStderrLine: (line) => this.deps.onStderrLine(line) },
         chooseAuthMethod: launch.chooseAuthMethod,
         mcpServers: launch.mcpServers,
         agentSessionId: session.agentSessionId,

@@ -16,12 +16,14 @@ import { SessionRecords, titleFrom } from "./session-records.ts";
 import { elicitationContent, elicitationQuestion, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
 import { isPlanMode } from "./acp-mapping.ts";
 import { AgentUpdates } from "./agent-updates.ts";
+import { mergeToolCall } from "./transcript-mapping.ts";
 import { budgetSpentStatus } from "./goal-budget.ts";
 import { TurnTokens } from "./turn-tokens.ts";
 import { promptBlocks } from "./prompt-blocks.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { ReplyStream } from "./reply-stream.ts";
-import { quietStatus, SilenceWatch } from "./silence-watch.ts";
+import { SilenceWatch } from "./silence-watch.ts";
+import { cleanLine, isTroubleNotice, quietStatus, type LoggedLine } from "./agent-notices.ts";
 import { backoffMs } from "../store/storage-errors.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { SessionTimings } from "./session-timings.ts";
@@ -67,7 +69,14 @@ interface Turn {
   failure: string | undefined;
   /** Its tokens so far, and what of them the goal was charged. */
   tokens: TurnTokens;
+  /** The last line the agent logged to stderr during this turn. */
+  lastLogged: LoggedLine | undefined;
+  /** The trouble the agent last reported (shown as the status), and when. */
+  lastTrouble: LoggedLine | undefined;
 }
+
+/** A trouble notice the agent repeats replaces the shown one at most this often. */
+const TROUBLE_NOTICE_INTERVAL_MS = 1000;
 
 export class SessionRuntime {
   private readonly agent: SessionAgent;
@@ -91,6 +100,7 @@ export class SessionRuntime {
       clock: deps.clock,
       busy: () => this.turn !== undefined || this.closed,
       onTasksChanged: () => this.publishTasks(),
+      onStderrLine: (line) => this.noteLogged(line),
       handlers: {
         onUpdate: (notification) => {
           try {
@@ -100,8 +110,13 @@ export class SessionRuntime {
             deps.logger.warn("an update from the agent could not be recorded", { sessionId, kind: notification.update.sessionUpdate, error });
           }
         },
-        requestPermission: (request) =>
-          this.questions.ask(permissionQuestion(newId("q"), request), (q, answers) => permissionOutcome(q, answers), { outcome: { outcome: "cancelled" } }),
+        requestPermission: (request) => {
+          // The call asked about is in the reply's details from now on, not only once it is answered.
+          const toolCall = this.turn?.reply.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
+          return this.questions.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
+            outcome: { outcome: "cancelled" },
+          });
+        },
         elicit: async (request) => {
           const question = elicitationQuestion(newId("q"), request);
           if (!question) return { action: "decline" };
@@ -293,12 +308,14 @@ export class SessionRuntime {
       }),
       silence: new SilenceWatch(this.deps.silenceNoticeMs, {
         paused: () => this.questions.isOpen,
-        onQuiet: (quietMs) => this.recordStatus(quietStatus(quietMs, this.agent.current?.agent.lastStderrLine())),
+        onQuiet: (quietMs) => this.recordStatus(quietStatus(quietMs, turn.lastLogged)),
         onHeard: () => this.recordStatus(turn.notice),
       }),
       notice: null,
       failure: undefined,
       tokens: new TurnTokens(contextAtStart),
+      lastLogged: undefined,
+      lastTrouble: undefined,
     };
     this.turn = turn;
     try {
@@ -333,6 +350,13 @@ export class SessionRuntime {
       stopReason = "error";
       failure = turn.failure;
     }
+    // A question the agent left open (it crashed, or ended the turn without waiting) ends with the turn;
+    // if that cannot be written now, the turn's end clears it and says so.
+    try {
+      this.questions.withdraw();
+    } catch (error) {
+      this.deps.logger.warn("a question left open could not be cleared yet", { sessionId: this.sessionId, error });
+    }
     await this.finishTurn(turn, stopReason, failure);
   }
 
@@ -363,6 +387,7 @@ export class SessionRuntime {
     this.deps.records.update(this.sessionId, (session) => {
       this.deps.conversation.finish(turn.itemId, stopReason);
       this.deps.records.emitCompleted(this.sessionId, this.deps.conversation.get(turn.itemId)!);
+      if (session.pendingQuestion) this.deps.records.emit(this.sessionId, "session.question", { question: null });
       session.pendingQuestion = null;
       session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
       session.status = failure ?? turn.notice;
@@ -374,6 +399,23 @@ export class SessionRuntime {
       }
       SessionRecords.attention(session, failure !== undefined);
     });
+  }
+
+  /**
+   * A line the agent logged during a turn: kept for the silence notice, and shown as the status at once
+   * when it tells of trouble (a provider failing, retries), so the user sees why the turn takes long.
+   */
+  private noteLogged(line: string): void {
+    const turn = this.turn;
+    const text = cleanLine(line);
+    if (!turn?.live || !text) return;
+    const nowMs = Date.now();
+    turn.lastLogged = { text, atMs: nowMs };
+    if (!isTroubleNotice(text)) return;
+    if (turn.lastTrouble && (turn.lastTrouble.text === text || nowMs - turn.lastTrouble.atMs < TROUBLE_NOTICE_INTERVAL_MS)) return;
+    turn.lastTrouble = { text, atMs: nowMs };
+    turn.silence.heard();
+    this.recordStatus(`the agent reports: ${text}`);
   }
 
   /** Sets the session's status from a timer, where nothing above would catch a failed write. */

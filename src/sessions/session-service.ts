@@ -124,6 +124,7 @@ export class SessionService {
         this.deps.conversation.finish(itemId, "interrupted");
         this.records.emitCompleted(sessionId, this.deps.conversation.get(itemId)!);
         session.sidebarState = "idle";
+        if (session.pendingQuestion) this.records.emit(sessionId, "session.question", { question: null });
         session.pendingQuestion = null;
         session.status = "the turn was interrupted by a server restart";
         SessionRecords.attention(session);

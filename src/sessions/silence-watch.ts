@@ -35,8 +35,3 @@ export class SilenceWatch {
     clearInterval(this.timer);
   }
 }
-
-/** What the status says while the agent is quiet: for how long, and what it last logged. */
-export function quietStatus(quietMs: number, lastLogged: string | undefined): string {
-  return `no word from the agent for ${Math.round(quietMs / 1000)} s${lastLogged ? `; it last logged: ${lastLogged.slice(0, 300)}` : ""}`;
-}

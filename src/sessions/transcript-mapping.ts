@@ -1,22 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import type { ThoughtDetails, ToolCallDetails } from "../schemas/sessions.ts";
 
-/** A tool call as its transcript entry keeps it: the agent's fields, later updates merged in. */
-export interface ToolCallDetails {
-  type: "tool_call";
-  toolCallId: string;
-  title: string;
-  kind: string | null;
-  status: string | null;
-  content: unknown[];
-  locations: unknown[];
-  rawInput: unknown;
-  rawOutput: unknown;
-}
-
-export interface ThoughtDetails {
-  type: "thought";
-  text: string;
-}
+export type { ThoughtDetails, ToolCallDetails };
 
 /** Strings longer than this (a file's contents, a command's output) are cut in stored details. */
 const MAX_STRING_CHARS = 64 * 1024;
@@ -31,9 +16,10 @@ export function thoughtKey(index: number): string {
 
 /**
  * Merges a `tool_call` or `tool_call_update` into what is known of the call. ACP sends only the
- * fields that changed; content and locations, when sent, replace the earlier ones.
+ * fields that changed; content and locations, when sent, replace the earlier ones. `textOffset` is
+ * where in the reply's text the call began; a call already known keeps its own.
  */
-export function mergeToolCall(known: ToolCallDetails | undefined, update: acp.ToolCall | acp.ToolCallUpdate): ToolCallDetails {
+export function mergeToolCall(known: ToolCallDetails | undefined, update: acp.ToolCall | acp.ToolCallUpdate, textOffset: number): ToolCallDetails {
   const base: ToolCallDetails = known ?? {
     type: "tool_call",
     toolCallId: update.toolCallId,
@@ -44,13 +30,14 @@ export function mergeToolCall(known: ToolCallDetails | undefined, update: acp.To
     locations: [],
     rawInput: null,
     rawOutput: null,
+    textOffset,
   };
   return bounded({
     ...base,
     title: update.title ?? base.title,
     kind: update.kind ?? base.kind,
     status: update.status ?? base.status,
-    content: update.content ?? base.content,
+    content: (update.content as ToolCallDetails["content"] | null | undefined) ?? base.content,
     locations: update.locations ?? base.locations,
     rawInput: update.rawInput ?? base.rawInput,
     rawOutput: update.rawOutput ?? base.rawOutput,

@@ -1,5 +1,6 @@
 import type { AgentProcess } from "./acp/agent-process.ts";
 import { ACP_AUTH_REQUIRED, describeAgentError } from "./acp/agent-errors.ts";
+import { cleanLine } from "./agent-notices.ts";
 
 /** The agent could not be started or its session opened; keeps the agent's code (a sign-in it needs). */
 export class AgentOpenError extends Error {
@@ -22,8 +23,9 @@ export async function crashOf(error: unknown, agent: AgentProcess | undefined): 
   if (!agent || typeof (error as { code?: unknown }).code === "number") return undefined;
   const exited = await Promise.race([agent.exited.then(() => true), Bun.sleep(500).then(() => false)]);
   if (!exited) return undefined;
-  const said = agent.lastStderrLine();
-  return `the agent stopped unexpectedly${said ? `: ${said}` : ""}`;
+  const said = cleanLine(agent.lastStderrLine());
+  const how = agent.exitStatus();
+  return `the agent stopped unexpectedly${how ? ` (${how})` : ""}${said ? `; it last logged: ${said}` : ""}`;
 }
 
 /** What a failed turn tells the user: the agent's reason; an agent that wants a sign-in says how. */

@@ -1,10 +1,11 @@
 import type { Store } from "./database.ts";
+import type { ThoughtDetails, ToolCallDetails } from "../schemas/sessions.ts";
 
 export interface TranscriptEntry {
   key: string;
   position: number;
   revision: number;
-  payload: unknown;
+  payload: ToolCallDetails | ThoughtDetails;
 }
 
 interface Row {
@@ -24,7 +25,7 @@ export class TranscriptRepository {
   constructor(private readonly store: Store) {}
 
   /** Writes an entry's payload; returns where it sits and its revision. */
-  put(sessionId: string, itemId: string, key: string, payload: unknown): { position: number; revision: number } {
+  put(sessionId: string, itemId: string, key: string, payload: ToolCallDetails | ThoughtDetails): { position: number; revision: number } {
     const json = JSON.stringify(payload);
     const existing = this.store.db
       .query<{ position: number; revision: number }, [string, string]>("SELECT position, revision FROM transcript_entries WHERE item_id = ? AND key = ?")

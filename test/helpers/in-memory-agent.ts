@@ -37,6 +37,7 @@ export function inMemoryAgents(build: () => AgentApp): { open: AgentChannelFacto
         return !stopped;
       },
       stderrTail: () => "",
+      exitStatus: () => undefined,
       stop: () => connection.close(),
     };
     return channel;

@@ -32,9 +32,10 @@ describe("files and attachments", () => {
     expect(image).toMatchObject({ name: "dot.png", mimeType: "image/png", sizeBytes: PNG.length, kind: "image" });
     const notes = await upload("notes.md", "text/markdown", Buffer.from("# Notes\nhello"));
     expect(notes.kind).toBe("file");
-    // Stored privately in the data dir.
-    const stored = join(t.dataDir, "files", image.fileId);
-    expect(statSync(stored).mode & 0o777).toBe(0o600);
+    // Stored privately in the data dir, under the file's own name (an agent names a linked file by its path).
+    const folder = join(t.dataDir, "files", image.fileId);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(join(folder, "dot.png")).mode & 0o777).toBe(0o600);
 
     const sent = await t.json<Static<typeof QueuedPrompt>>("POST", `/v1/sessions/${session.id}/prompts`, {
       text: "look",

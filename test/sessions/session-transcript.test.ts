@@ -36,7 +36,8 @@ describe("transcript details (endpoint 12)", () => {
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "work" });
     const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
     const reply = lastReply(done)!;
-    expect(reply.text).toBe("Found it. Done.");
+    // Text after a tool call or a thought is a paragraph of its own, so markdown after a call stays markdown.
+    expect(reply.text).toBe("Found it. \n\nDone.");
 
     const page = await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`);
     expect(page.status).toBe(200);
@@ -48,7 +49,9 @@ describe("transcript details (endpoint 12)", () => {
       ["tool:t2", 4],
     ]);
     const [thought, tool1, , tool2] = page.body.entries as Array<{ revision: number; payload: Record<string, unknown> }>;
-    expect(thought!.payload).toEqual({ type: "thought", text: "Let me look." });
+    // Each entry says where in the text it happened: the first thought and call before any text, the rest after "Found it. ".
+    expect(thought!.payload).toEqual({ type: "thought", text: "Let me look.", textOffset: 0 });
+    expect(page.body.entries.map((entry) => entry.payload.textOffset)).toEqual([0, 0, 10, 10]);
     expect(tool1!.payload).toMatchObject({
       type: "tool_call",
       toolCallId: "t1",

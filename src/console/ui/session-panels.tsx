@@ -72,11 +72,11 @@ export function ConfigPanel({ sessionId, options }: { sessionId: string; options
   );
 }
 
-const count = (value: number) => value.toLocaleString();
+const count = (value: number | null) => (value === null ? "unknown" : value.toLocaleString());
 
 /** The context window in use and the tokens and cost of the session's turns. */
 export function UsagePanel({ usage }: { usage: SessionUsage }) {
-  if (usage.totalTokens === 0 && usage.used === 0 && usage.costAmount === null) return null;
+  if (!usage.totalTokens && usage.used === 0 && usage.costAmount === null) return null;
   return (
     <section class="panel" aria-label="Usage">
       <h3>Usage</h3>

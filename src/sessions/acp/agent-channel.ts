@@ -12,6 +12,8 @@ export interface AgentChannel {
   readonly running: boolean;
   /** The end of what the agent wrote to stderr. */
   stderrTail(): string;
+  /** How the agent ended ("exit code 3", "signal SIGKILL"); undefined while it runs or where no process runs. */
+  exitStatus(): string | undefined;
   /** Ends the agent and whatever it started. */
   stop(): void;
 }
@@ -42,6 +44,7 @@ export const spawnAgentChannel: AgentChannelFactory = async (spawn) => {
       return child.running;
     },
     stderrTail: () => child.stderrTail(),
+    exitStatus: () => child.exitStatus(),
     stop: () => child.stop(),
   };
 };

@@ -143,6 +143,11 @@ export class AgentProcess {
     return lastLines(this.channel.stderrTail());
   }
 
+  /** How the agent ended ("exit code 3", "signal SIGKILL"); undefined while it runs. */
+  exitStatus(): string | undefined {
+    return this.channel.exitStatus();
+  }
+
   async authenticate(methodId: string): Promise<void> {
     await this.connection.agent.request("authenticate", { methodId });
   }

@@ -1,0 +1,230 @@
+/**
+ * What the real agents' whole turns showed (issue 26), kept fixed with the scripted agent: text after a
+ * tool call stays its own paragraph, a permission question carries its tool call, a question ends with
+ * an event whatever ends it, usage only grows and an unknown count is null, trouble the agent logs is
+ * said at once, and a crash names how the agent ended.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import type { Static } from "@sinclair/typebox";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
+import { until } from "../helpers/poll.ts";
+import { EventRecord } from "../../src/schemas/events.ts";
+import { PendingQuestion, SessionDetail, TranscriptDetailsPage } from "../../src/schemas/sessions.ts";
+import { idle, lastReply, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
+
+type Page = Static<typeof TranscriptDetailsPage>;
+type Events = Array<Static<typeof EventRecord>>;
+
+let t: SessionTestServer;
+afterEach(async () => {
+  await t.cleanup();
+});
+
+const WRITE_CALL = {
+  toolCallId: "call-write",
+  kind: "edit" as const,
+  content: [{ type: "diff" as const, path: "/work/hello.txt", oldText: null, newText: "hello\n" }],
+  rawInput: { file_path: "/work/hello.txt", content: "hello\n" },
+  locations: [{ path: "/work/hello.txt" }],
+};
+
+async function prompt(text: string, sessionId: string): Promise<void> {
+  const sent = await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text });
+  expect(sent.status).toBe(201);
+}
+
+async function sessionEvents(sessionId: string): Promise<Events> {
+  const page = await t.json<Events>("GET", `/v1/sessions/${sessionId}/events?limit=1000`);
+  expect(page.status).toBe(200);
+  return page.body;
+}
+
+describe("a real agent's turn, as the scripted agent replays it", () => {
+  test("text after a tool call is a paragraph of its own; each call and thought says where in the text it came", async () => {
+    t = await startSessionServer();
+    t.script({
+      prompts: {
+        create: [
+          { chunk: "I'll create the file **hello.txt** now." },
+          { toolCall: { id: "w1", title: "Write hello.txt", kind: "edit" } },
+          { toolUpdate: { id: "w1", status: "completed" } },
+          { chunk: "## Done\n" },
+          { chunk: "- hello.txt\n" },
+          { thought: "Anything else?" },
+          { chunk: "\nThat is all." },
+        ],
+      },
+    });
+    const session = await t.newSession();
+    await prompt("create", session.id);
+    const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
+    const reply = lastReply(done)!;
+    expect(reply.text).toBe("I'll create the file **hello.txt** now.\n\n## Done\n- hello.txt\n\nThat is all.");
+    const page = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`)).body;
+    assertMatchesSchema(TranscriptDetailsPage, page);
+    const offsets = page.entries.map((entry) => [entry.key, entry.payload.textOffset]);
+    const firstText = "I'll create the file **hello.txt** now.";
+    expect(offsets).toEqual([
+      ["tool:w1", firstText.length],
+      ["thought:1", `${firstText}\n\n## Done\n- hello.txt\n`.length],
+    ]);
+    // A client splitting the text at the offsets gets the reply in the order it happened.
+    expect(reply.text.slice(0, firstText.length)).toBe(firstText);
+  });
+
+  test("a permission question carries the call it asks about, which is in the details from the moment it is asked", async () => {
+    t = await startSessionServer();
+    t.script({
+      prompts: {
+        write: [
+          { chunk: "Writing it." },
+          {
+            permission: {
+              title: "Write hello.txt",
+              toolCall: WRITE_CALL,
+              options: [
+                { optionId: "allow", name: "Allow", kind: "allow_once" },
+                { optionId: "always", name: "Allow for this session", kind: "allow_always" },
+                { optionId: "reject", name: "Reject", kind: "reject_once" },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const session = await t.newSession();
+    await prompt("write", session.id);
+    const asking = await t.until(session.id, (d) => d.pendingQuestion !== null);
+    assertMatchesSchema(SessionDetail, asking);
+    const question = asking.pendingQuestion!;
+    assertMatchesSchema(PendingQuestion, question);
+    expect(question.toolCall).toMatchObject({
+      type: "tool_call",
+      toolCallId: "call-write",
+      title: "Write hello.txt",
+      kind: "edit",
+      status: "pending",
+      content: WRITE_CALL.content,
+      rawInput: WRITE_CALL.rawInput,
+      locations: WRITE_CALL.locations,
+      textOffset: "Writing it.".length,
+    });
+    // The options say what they do in words, not ACP's kinds.
+    expect(question.questions[0]!.options.map((option) => [option.label, option.description])).toEqual([
+      ["Allow", "Allow once"],
+      ["Allow for this session", "Always allow"],
+      ["Reject", "Reject"],
+    ]);
+    // The call is in the reply's details while the question waits, not only after it is answered.
+    const reply = lastReply(asking)!;
+    const page = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`)).body;
+    expect(page.entries.map((entry) => entry.payload)).toEqual([question.toolCall!]);
+
+    const answered = await t.json("POST", `/v1/sessions/${session.id}/questions/${question.questionId}/answer`, {
+      answers: { permission: { optionIds: ["reject"] } },
+    });
+    expect(answered.status).toBe(200);
+    const done = await t.until(session.id, idle);
+    expect(lastReply(done)!.text).toBe("Writing it.\n\nchose reject");
+  });
+
+  test("a question ends with an event when its agent dies, and a late answer is refused", async () => {
+    t = await startSessionServer();
+    // The agent is killed while its question waits.
+    t.script({ prompts: { ask: [{ kill: "SIGKILL", afterMs: 500 }, { permission: { title: "Run rm", options: [{ optionId: "allow", name: "Allow" }] } }] } });
+    const session = await t.newSession();
+    await prompt("ask", session.id);
+    const asking = await t.until(session.id, (d) => d.pendingQuestion !== null);
+    const questionId = asking.pendingQuestion!.questionId;
+    const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
+    expect(failed.pendingQuestion).toBeNull();
+    expect(failed.session.status).toContain("signal SIGKILL");
+    // A client that follows events was told the question is gone.
+    const questions = (await sessionEvents(session.id)).filter((event) => event.kind === "session.question").map((event) => event.payload);
+    expect(questions.at(-1)).toEqual({ question: null });
+    const late = await t.json<{ error: string }>("POST", `/v1/sessions/${session.id}/questions/${questionId}/answer`, {
+      answers: { permission: { optionIds: ["allow"] } },
+    });
+    expect(late.status).toBe(404);
+    expect(late.body.error).toContain(questionId);
+  });
+
+  test("a crash names how the agent ended and what it last logged, without its escapes", async () => {
+    t = await startSessionServer();
+    t.script({ prompts: { crash: [{ stderr: "\u001b[31mfatal: out of memory\u001b[0m" }, { kill: "SIGSEGV" }] } });
+    const session = await t.newSession();
+    await prompt("crash", session.id);
+    const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
+    expect(failed.session.status).toBe("the agent stopped unexpectedly (signal SIGSEGV); it last logged: fatal: out of memory");
+  });
+
+  test("usage: an unknown token count is null, a reported one is summed; the cost only grows across agent restarts", async () => {
+    const clock = new ManualClock();
+    t = await startSessionServer({ config: { agentIdleMinutes: 1 }, tuning: { clock } });
+    t.script({
+      prompts: {
+        quiet: [{ chunk: "no counts" }, { usage: { used: 500, size: 200_000, cost: { amount: 0.01, currency: "USD" } } }],
+        more: [{ usage: { used: 900, size: 200_000, cost: { amount: 0.015, currency: "USD" } } }, { chunk: "more" }],
+        counted: [
+          { usage: { used: 300, size: 1_000_000, cost: { amount: 0.004, currency: "USD" } } },
+          { usage: { used: 700, size: 1_000_000, cost: { amount: 0.02, currency: "USD" } } },
+          { turnUsage: { inputTokens: 600, outputTokens: 40, totalTokens: 640 } },
+          { chunk: "counted" },
+        ],
+      },
+    });
+    const session = await t.newSession();
+    expect(session.usage).toMatchObject({ inputTokens: null, outputTokens: null, totalTokens: null, costAmount: null });
+    await prompt("quiet", session.id);
+    await prompt("more", session.id);
+    const first = await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
+    // The agent reports its cost so far: 0.015 in all, not 0.025.
+    expect(first.session.usage).toMatchObject({ used: 900, totalTokens: null, inputTokens: null, costAmount: 0.015, costCurrency: "USD" });
+
+    // Idle for the idle time: the agent is stopped, and the next turn starts a new process whose count starts again.
+    await clock.advance(60_000);
+    await prompt("counted", session.id);
+    const second = await t.until(session.id, (d) => idle(d) && d.conversation.length === 6);
+    assertMatchesSchema(SessionDetail, second);
+    expect(second.session.usage.costAmount).toBeCloseTo(0.035, 10);
+    expect(second.session.usage).toMatchObject({ used: 700, size: 1_000_000, inputTokens: 600, outputTokens: 40, totalTokens: 640 });
+  });
+
+  test("trouble the agent logs during a turn is the status at once, without escapes; the silence notice names only this turn's lines", async () => {
+    t = await startSessionServer({ tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } });
+    t.script({
+      prompts: {
+        old: [{ stderr: "an unrelated line from long ago" }, { chunk: "fine" }],
+        retry: [{ stderr: "\u001b[33mstream error: 429 Too Many Requests; retrying 1/5 in 2s…\u001b[0m" }, { sleep: 1_500 }, { chunk: "done" }],
+        quiet: [{ sleep: 1_000 }, { chunk: "late" }],
+      },
+    });
+    const session = await t.newSession();
+    await prompt("old", session.id);
+    await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+    await prompt("retry", session.id);
+    const retrying = await t.until(session.id, (d) => (d.session.status ?? "").startsWith("the agent reports"), 5_000);
+    expect(retrying.session.status).toBe("the agent reports: stream error: 429 Too Many Requests; retrying 1/5 in 2s…");
+    await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
+    await prompt("quiet", session.id);
+    const quiet = await t.until(session.id, (d) => (d.session.status ?? "").startsWith("no word from the agent"), 5_000);
+    expect(quiet.session.status).not.toContain("unrelated");
+    expect(quiet.session.status).toMatch(/^no word from the agent for \d+ s$/);
+    await t.until(session.id, (d) => idle(d) && d.conversation.length === 6);
+  });
+});
+
+test("the stream of events keeps every usage figure within its schema", async () => {
+  t = await startSessionServer();
+  t.script({ prompts: { "*": [{ usage: { used: 1, size: 2 } }, { chunk: "ok" }] } });
+  const session = await t.newSession();
+  await prompt("hi", session.id);
+  await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+  const usage = await until(
+    async () => (await sessionEvents(session.id)).filter((event) => event.kind === "session.usage"),
+    (found) => found.length > 0,
+  );
+  for (const event of usage) assertMatchesSchema(EventRecord, event);
+  expect(usage.at(-1)!.payload).toMatchObject({ usage: { used: 1, size: 2, totalTokens: null } });
+});
