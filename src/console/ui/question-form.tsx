@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { PendingQuestion, Question } from "../../schemas/sessions.ts";
 import { api } from "./api.ts";
+import { ToolCallView } from "./tool-call-view.tsx";
 import { Alert, useAction } from "./use-action.tsx";
 
 interface Answer {
@@ -73,6 +74,7 @@ export function QuestionForm({ sessionId, pending }: { sessionId: string; pendin
   return (
     <form class="panel question-form" aria-label="The agent asks" onSubmit={answer}>
       <h3>{pending.message || "The agent asks"}</h3>
+      {pending.toolCall && <ToolCallView call={pending.toolCall} />}
       {pending.questions.map((question) => (
         <QuestionFields
           key={question.id}

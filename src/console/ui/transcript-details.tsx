@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { TranscriptDetailsPage } from "../../schemas/sessions.ts";
-import type { ThoughtDetails, ToolCallDetails } from "../../sessions/transcript-mapping.ts";
 import { api, failureText } from "./api.ts";
+import { ToolCallView } from "./tool-call-view.tsx";
 
 type Entry = TranscriptDetailsPage["entries"][number];
 
@@ -19,18 +19,12 @@ async function readAllDetails(sessionId: string, itemId: string): Promise<Entry[
   return entries;
 }
 
-const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
-
 function DetailEntry({ entry }: { entry: Entry }) {
-  const payload = entry.payload as ThoughtDetails | ToolCallDetails;
+  const payload = entry.payload;
   if (payload.type === "thought") return <li class="thought">{payload.text}</li>;
   return (
     <li class="tool-call">
-      <div>
-        <strong>{payload.title || payload.kind || "Tool call"}</strong> <span class="quiet">{payload.status}</span>
-      </div>
-      {payload.rawInput != null && <pre>{asText(payload.rawInput)}</pre>}
-      {payload.rawOutput != null && <pre>{asText(payload.rawOutput)}</pre>}
+      <ToolCallView call={payload} />
     </li>
   );
 }
