@@ -62,6 +62,13 @@ export const ConfigFile = Type.Object(
           executable: Type.String({ minLength: 1 }),
           acpArgs: Type.Optional(Type.Array(Type.String())),
           versionArgs: Type.Optional(Type.Array(Type.String())),
+          selfNotice: Type.Optional(
+            Type.String({
+              minLength: 1,
+              description:
+                "A regular expression for message chunks in which the agent speaks about itself (a warning, a fallback): shown as the session's notice, not as reply text.",
+            }),
+          ),
         }),
         { description: "Harnesses of your own: any ACP agent on the PATH." },
       ),

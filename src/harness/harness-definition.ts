@@ -63,6 +63,11 @@ export interface HarnessDefinition {
   skillsDir?(context: SkillsDirContext): string;
   /** Where the CLI's user config lists its MCP servers, and in which dialect; absent when it has none Atrium reads. */
   mcpConfig?(context: SkillsDirContext): HarnessMcpConfig;
+  /**
+   * Reply text the agent sends about itself rather than the model's words (codex-acp forwards Codex's
+   * warnings as message chunks): a chunk matching it is the session's notice, not part of the reply.
+   */
+  selfNotice?: RegExp;
   /** Why the agent will not use an MCP server of this transport that a session gives it in this folder; undefined when it will. */
   mcpCaveat?(context: McpCaveatContext): string | undefined;
 }

@@ -16,6 +16,7 @@ export interface CustomHarnessConfig {
   executable: string;
   acpArgs?: string[];
   versionArgs?: string[];
+  selfNotice?: string;
 }
 
 export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
@@ -28,10 +29,19 @@ export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
     executable: config.executable,
     versionArgs: config.versionArgs ?? ["--version"],
     acpCommand: [config.executable, ...(config.acpArgs ?? [])],
+    ...(config.selfNotice ? { selfNotice: selfNoticePattern(config.id, config.selfNotice) } : {}),
     installHint: `Declared in config.json: install ${config.executable} yourself and put it on the PATH.`,
     loginMethods: [],
     probeAuth: unknownAuth("a harness declared in config.json has no login check"),
   };
+}
+
+function selfNoticePattern(id: string, pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    throw new Error(`config.json: harness "${id}" has a selfNotice that is not a regular expression (${(error as Error).message})`);
+  }
 }
 
 /**

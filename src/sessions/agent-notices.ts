@@ -3,7 +3,11 @@ const MAX_NOTICE_CHARS = 300;
 
 /** A line an agent wrote, fit to show: terminal escapes (colours, cursor moves, titles) removed, spaces trimmed, cut to a status's length; "" for nothing. */
 export function cleanLine(line: string): string {
-  const clean = Bun.stripANSI(line).replace(/\s+/g, " ").trim();
+  // A log line's own timestamp says nothing the status does not (Codex's: `2026-11-25T18:40:44.123456Z ERROR …`).
+  const clean = Bun.stripANSI(line)
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(Z|[+-]\d\d:?\d\d)?\]?\s*/, "");
   return clean.length > MAX_NOTICE_CHARS ? `${clean.slice(0, MAX_NOTICE_CHARS)}…` : clean;
 }
 

@@ -29,6 +29,8 @@ export interface AgentUpdatesDeps {
   chargeGoal(session: StoredSession): boolean;
   /** The goal's budget is spent: the turn in flight stops (its reply so far is kept). */
   budgetSpent(): void;
+  /** The agent said something about itself during the turn (a fallback, a warning): the session's notice. */
+  notice(text: string): void;
 }
 
 /**
@@ -49,7 +51,9 @@ export class AgentUpdates {
     turn?.silence.heard();
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (turn && update.content.type === "text") turn.reply.appendText(update.content.text);
+        if (!turn || update.content.type !== "text") return;
+        if (this.deps.agent.isSelfNotice(update.content.text)) this.deps.notice(update.content.text);
+        else turn.reply.appendText(update.content.text);
         return;
       case "agent_thought_chunk":
         if (turn && update.content.type === "text") turn.reply.appendThought(update.content.text);
@@ -62,7 +66,8 @@ export class AgentUpdates {
         return;
       case "plan":
         if (!turn) return;
-        this.deps.turn()?.reply.flush();
+        // A plan update is a step of the turn like a tool call (Codex's update_plan sends no call): the text after it is a new paragraph.
+        turn.reply.breakText();
         this.deps.records.update(this.deps.sessionId, (session) => {
           session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
           this.deps.records.emit(this.deps.sessionId, "session.plan", { plan: session.plan });

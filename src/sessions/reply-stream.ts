@@ -87,7 +87,9 @@ export class ReplyStream {
     this.scheduleFlush();
   }
 
-  appendThought(text: string): void {
+  appendThought(chunk: string): void {
+    // A new thought starts at its first words (codex-acp opens each reasoning section with a blank line).
+    const text = this.openThought ? chunk : chunk.trimStart();
     if (text.length === 0) return;
     if (!this.openThought) {
       this.openThought = thoughtKey(++this.thoughts);
@@ -97,6 +99,12 @@ export class ReplyStream {
     const pending = this.pendingThoughts.get(key);
     this.pendingThoughts.set(key, { text: (pending?.text ?? "") + text, textOffset: pending?.textOffset ?? this.textLength });
     this.scheduleFlush();
+  }
+
+  /** Something happened between two parts of the text (a plan update): what follows starts a new paragraph. */
+  breakText(): void {
+    this.flush();
+    this.interrupted = this.textLength > 0;
   }
 
   /**

@@ -17,6 +17,8 @@ export interface SessionLaunch extends AgentLaunch {
   /** Which of the agent's `authenticate` methods the account's credentials fit. */
   chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
   mcpServers: SessionMcpServers;
+  /** Reply text the agent sends about itself (its harness's `selfNotice`). */
+  selfNotice?: RegExp;
 }
 
 /** What the agent asks and tells its session (the session's runtime answers). */
@@ -51,12 +53,18 @@ export class SessionAgent {
   private terminals: Terminals | undefined;
   private fileAccess: FileAccess | undefined;
   private idleTimer: ClockTimer | undefined;
+  private selfNotice: RegExp | undefined;
 
   constructor(private readonly deps: SessionAgentDeps) {}
 
   /** The running agent's connection, if one runs. */
   get current(): AgentConnection | undefined {
     return this.connection;
+  }
+
+  /** Whether a message chunk is the agent speaking about itself (a notice), not the model's reply. */
+  isSelfNotice(text: string): boolean {
+    return this.selfNotice?.test(text) ?? false;
   }
 
   /** A session/load runs: what the agent streams is replayed history. */
@@ -67,6 +75,7 @@ export class SessionAgent {
   /** The running agent; started first when there is none (`opened` records what the start found). */
   async ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
     if (this.connection?.agent.isRunning) return this.connection;
+    this.selfNotice = launch.selfNotice;
     const files = new FileAccess([session.cwd]);
     this.fileAccess = files;
     this.terminals?.closeAll();

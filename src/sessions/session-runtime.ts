@@ -132,6 +132,7 @@ export class SessionRuntime {
       closed: () => this.closed,
       chargeGoal: (session) => this.chargeGoal(session),
       budgetSpent: () => void this.cancel().catch(() => undefined),
+      notice: (text) => this.noteSelfNotice(text),
     });
     this.questions = new SessionQuestions({
       sessionId,
@@ -416,6 +417,15 @@ export class SessionRuntime {
     turn.lastTrouble = { text, atMs: nowMs };
     turn.silence.heard();
     this.recordStatus(`the agent reports: ${text}`);
+  }
+
+  /** What the agent said about itself in its reply stream: the status now, and after the turn if it ends well. */
+  private noteSelfNotice(text: string): void {
+    const turn = this.turn;
+    const said = cleanLine(text);
+    if (!turn || !said) return;
+    turn.notice = `the agent reports: ${said}`;
+    this.recordStatus(turn.notice);
   }
 
   /** Sets the session's status from a timer, where nothing above would catch a failed write. */

@@ -11,7 +11,7 @@ import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
 import { PendingQuestion, SessionDetail, TranscriptDetailsPage } from "../../src/schemas/sessions.ts";
-import { idle, lastReply, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
+import { idle, lastReply, SCRIPTED_AGENT, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
 
 type Page = Static<typeof TranscriptDetailsPage>;
 type Events = Array<Static<typeof EventRecord>>;
@@ -71,6 +71,45 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     ]);
     // A client splitting the text at the offsets gets the reply in the order it happened.
     expect(reply.text.slice(0, firstText.length)).toBe(firstText);
+  });
+
+  test("a plan update breaks the text like a tool call (Codex's update_plan sends none); a thought starts at its first words", async () => {
+    t = await startSessionServer();
+    t.script({
+      prompts: {
+        plan: [
+          { thought: "\n\n" },
+          { thought: "\n\n**Planning** the steps" },
+          { chunk: "Planning." },
+          { plan: [{ content: "Step one", priority: "medium", status: "completed" }] },
+          { chunk: "Planned." },
+        ],
+      },
+    });
+    const session = await t.newSession();
+    await prompt("plan", session.id);
+    const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
+    expect(lastReply(done)!.text).toBe("Planning.\n\nPlanned.");
+    expect(done.sessionPlan?.entries.map((entry) => entry.content)).toEqual(["Step one"]);
+    const page = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${lastReply(done)!.id}/details`)).body;
+    expect(page.entries.map((entry) => entry.payload)).toEqual([{ type: "thought", text: "**Planning** the steps", textOffset: 0 }]);
+  });
+
+  test("what the agent says about itself (its harness's selfNotice) is the session's notice, not reply text", async () => {
+    t = await startSessionServer({
+      config: {
+        harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, selfNotice: "^Falling back from WebSockets to HTTPS transport\\b" }],
+      },
+    });
+    const notice = "Falling back from WebSockets to HTTPS transport. unexpected status 503 Service Unavailable";
+    t.script({
+      prompts: { hi: [{ stderr: "2026-11-25T18:40:44.123456Z  WARN codex_api: failed to connect to websocket" }, { chunk: notice }, { chunk: "Over HTTPS." }] },
+    });
+    const session = await t.newSession();
+    await prompt("hi", session.id);
+    const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
+    expect(lastReply(done)!.text).toBe("Over HTTPS.");
+    expect(done.session.status).toBe(`the agent reports: ${notice}`);
   });
 
   test("a permission question carries the call it asks about, which is in the details from the moment it is asked", async () => {
