@@ -62,12 +62,23 @@ export const ConfigFile = Type.Object(
           executable: Type.String({ minLength: 1 }),
           acpArgs: Type.Optional(Type.Array(Type.String())),
           versionArgs: Type.Optional(Type.Array(Type.String())),
-          selfNotice: Type.Optional(
-            Type.String({
-              minLength: 1,
-              description:
-                "A regular expression for message chunks in which the agent speaks about itself (a warning, a fallback): shown as the session's notice, not as reply text.",
-            }),
+          quirks: Type.Optional(
+            Type.Object(
+              {
+                selfNotice: Type.Optional(
+                  Type.String({
+                    minLength: 1,
+                    description:
+                      "A regular expression for message chunks in which the agent speaks about itself (a warning, a fallback): shown as the session's notice, not as reply text.",
+                  }),
+                ),
+                costPerProcess: Type.Optional(Type.Boolean({ description: "Its usage_update cost counts from its process's start, not the session's." })),
+                turnTokensOfLastCall: Type.Optional(
+                  Type.Boolean({ description: "The token counts in its prompt answer are the last model call's, not the turn's (they are then not counted)." }),
+                ),
+              },
+              { description: "Where the agent's ACP stream departs from the protocol's meaning (docs/agents.md)." },
+            ),
           ),
         }),
         { description: "Harnesses of your own: any ACP agent on the PATH." },

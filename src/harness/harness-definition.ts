@@ -22,6 +22,25 @@ export interface ProbeContext {
   readJson(path: string): unknown;
 }
 
+/** Where an agent's ACP stream departs from the protocol's meaning, as sessions must know to carry it faithfully. */
+export interface AgentQuirks {
+  /**
+   * Reply text the agent sends about itself rather than the model's words (codex-acp forwards Codex's
+   * warnings as message chunks): a chunk matching it is the session's notice, not part of the reply.
+   */
+  selfNotice?: RegExp;
+  /**
+   * The cost in its `usage_update` counts from the agent process's start, not the session's
+   * (claude-agent-acp): each new process's count is added to what the session had.
+   */
+  costPerProcess?: boolean;
+  /**
+   * The token counts in its prompt answer are the turn's last model call only (OpenCode): they are
+   * not the turn's, so they are not counted.
+   */
+  turnTokensOfLastCall?: boolean;
+}
+
 /** One coding-agent CLI the registry knows. Every definition has the same shape. */
 export interface HarnessDefinition {
   id: string;
@@ -63,11 +82,8 @@ export interface HarnessDefinition {
   skillsDir?(context: SkillsDirContext): string;
   /** Where the CLI's user config lists its MCP servers, and in which dialect; absent when it has none Atrium reads. */
   mcpConfig?(context: SkillsDirContext): HarnessMcpConfig;
-  /**
-   * Reply text the agent sends about itself rather than the model's words (codex-acp forwards Codex's
-   * warnings as message chunks): a chunk matching it is the session's notice, not part of the reply.
-   */
-  selfNotice?: RegExp;
+  /** How the agent's ACP stream departs from what the protocol says, where a session must know. */
+  quirks?: AgentQuirks;
   /** Why the agent will not use an MCP server of this transport that a session gives it in this folder; undefined when it will. */
   mcpCaveat?(context: McpCaveatContext): string | undefined;
 }

@@ -16,7 +16,7 @@ export interface CustomHarnessConfig {
   executable: string;
   acpArgs?: string[];
   versionArgs?: string[];
-  selfNotice?: string;
+  quirks?: { selfNotice?: string; costPerProcess?: boolean; turnTokensOfLastCall?: boolean };
 }
 
 export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
@@ -29,7 +29,9 @@ export function customHarness(config: CustomHarnessConfig): HarnessDefinition {
     executable: config.executable,
     versionArgs: config.versionArgs ?? ["--version"],
     acpCommand: [config.executable, ...(config.acpArgs ?? [])],
-    ...(config.selfNotice ? { selfNotice: selfNoticePattern(config.id, config.selfNotice) } : {}),
+    ...(config.quirks
+      ? { quirks: { ...config.quirks, selfNotice: config.quirks.selfNotice ? selfNoticePattern(config.id, config.quirks.selfNotice) : undefined } }
+      : {}),
     installHint: `Declared in config.json: install ${config.executable} yourself and put it on the PATH.`,
     loginMethods: [],
     probeAuth: unknownAuth("a harness declared in config.json has no login check"),
@@ -40,7 +42,7 @@ function selfNoticePattern(id: string, pattern: string): RegExp {
   try {
     return new RegExp(pattern);
   } catch (error) {
-    throw new Error(`config.json: harness "${id}" has a selfNotice that is not a regular expression (${(error as Error).message})`);
+    throw new Error(`config.json: harness "${id}" has a quirks.selfNotice that is not a regular expression (${(error as Error).message})`);
   }
 }
 

@@ -15,15 +15,46 @@ export const EMPTY_USAGE: SessionUsage = {
 };
 
 /**
- * A `usage_update`: the context window's use, and the cost so far as this agent process counts it.
- * `reportedCost` is what the same process reported before (0 for a new process, whose count starts
- * again): the session's cost grows by the difference, so it only grows across agent restarts.
+ * A `usage_update`: the context window's use, and the cost so far. ACP's cost is the session's, so
+ * the session takes it, never going down. An agent whose cost counts from its process's start
+ * (`processReportedCost`: what the same process reported before, 0 for a new one) adds the
+ * difference instead, so its cost too only grows across agent restarts.
  */
-export function applyUsage(usage: SessionUsage, update: acp.UsageUpdate, reportedCost: number): SessionUsage {
+export function applyUsage(usage: SessionUsage, update: acp.UsageUpdate, processReportedCost?: number): SessionUsage {
   const next: SessionUsage = { ...usage, used: update.used, size: update.size };
   if (!update.cost) return next;
-  const added = update.cost.amount >= reportedCost ? update.cost.amount - reportedCost : update.cost.amount;
-  return { ...next, costAmount: (usage.costAmount ?? 0) + added, costCurrency: update.cost.currency, costKind: "reported" };
+  const stored = usage.costAmount ?? 0;
+  const reported = update.cost.amount;
+  const costAmount =
+    processReportedCost === undefined ? Math.max(stored, reported) : stored + (reported >= processReportedCost ? reported - processReportedCost : reported);
+  return { ...next, costAmount, costCurrency: update.cost.currency, costKind: "reported" };
+}
+
+/** Token counts as agents report them: a turn's in its prompt answer, a model call's in an update's `_meta.usage` (Qwen Code). */
+export interface ReportedTokens {
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  totalTokens?: number | null;
+  cachedReadTokens?: number | null;
+  thoughtTokens?: number | null;
+}
+
+/** The counts of one model call an update carries in `_meta.usage`, if any. */
+export function perCallTokens(update: acp.SessionUpdate): ReportedTokens | undefined {
+  const usage = (update as { _meta?: { usage?: unknown } | null })._meta?.usage;
+  return usage && typeof usage === "object" ? (usage as ReportedTokens) : undefined;
+}
+
+/** The session's token counts with reported ones added. */
+export function addTokens(usage: SessionUsage, reported: ReportedTokens): SessionUsage {
+  return {
+    ...usage,
+    inputTokens: addCount(usage.inputTokens, reported.inputTokens),
+    cachedInputTokens: addCount(usage.cachedInputTokens, reported.cachedReadTokens),
+    outputTokens: addCount(usage.outputTokens, reported.outputTokens),
+    reasoningOutputTokens: addCount(usage.reasoningOutputTokens, reported.thoughtTokens),
+    totalTokens: addCount(usage.totalTokens, reported.totalTokens),
+  };
 }
 
 /** Adds a reported count to a summed one; a count never reported stays unknown (null). */

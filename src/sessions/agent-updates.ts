@@ -6,7 +6,7 @@ import type { SessionAgent } from "./session-agent.ts";
 import type { ReplyStream } from "./reply-stream.ts";
 import type { SilenceWatch } from "./silence-watch.ts";
 import type { TurnTokens } from "./turn-tokens.ts";
-import { addCount, applyUsage, configSelectionsOf, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
+import { addTokens, applyUsage, configSelectionsOf, perCallTokens, type ReportedTokens, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 
 /** What agent updates touch of the turn in flight. */
@@ -49,10 +49,12 @@ export class AgentUpdates {
     const inFlight = this.deps.turn();
     const turn = inFlight?.live && !this.deps.agent.isLoading ? inFlight : undefined;
     turn?.silence.heard();
+    const callTokens = perCallTokens(update);
+    if (turn && callTokens) this.recordCallTokens(turn, callTokens);
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
         if (!turn || update.content.type !== "text") return;
-        if (this.deps.agent.isSelfNotice(update.content.text)) this.deps.notice(update.content.text);
+        if (this.deps.agent.quirks.selfNotice?.test(update.content.text)) this.deps.notice(update.content.text);
         else turn.reply.appendText(update.content.text);
         return;
       case "agent_thought_chunk":
@@ -77,8 +79,9 @@ export class AgentUpdates {
         this.deps.turn()?.reply.flush();
         let spent = false;
         const connection = this.deps.agent.current;
+        const processCost = this.deps.agent.quirks.costPerProcess ? (connection?.reportedCost ?? 0) : undefined;
         this.deps.records.update(this.deps.sessionId, (session) => {
-          session.usage = applyUsage(session.usage, update, connection?.reportedCost ?? 0);
+          session.usage = applyUsage(session.usage, update, processCost);
           this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
           if (connection && update.cost) connection.reportedCost = update.cost.amount;
           turn?.tokens.noteContext(update.used);
@@ -136,23 +139,28 @@ export class AgentUpdates {
     this.deps.records.emit(this.deps.sessionId, "session.config", { configOptions: options, configSelections: session.configSelections });
   }
 
-  /** The turn's own token counts, as the agent reports them with its answer. */
+  /**
+   * The turn's own token counts, as the agent reports them with its answer; left out when its model
+   * calls were counted one by one already, or when the agent counts only the last call (OpenCode).
+   */
   recordTurnUsage(response: acp.PromptResponse): void {
-    const usage = (
-      response as { usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cachedReadTokens?: number; thoughtTokens?: number } }
-    ).usage;
-    if (!usage) return;
-    this.deps.turn()?.tokens.noteReported(usage.totalTokens ?? 0);
+    const usage = (response as { usage?: ReportedTokens | null }).usage;
+    const turn = this.deps.turn();
+    if (!usage || turn?.tokens.countedPerCall || this.deps.agent.quirks.turnTokensOfLastCall) return;
+    turn?.tokens.noteReported(usage.totalTokens ?? 0);
+    this.addTokens(usage);
+  }
+
+  /** One model call's counts, as the agent reports them while the turn runs. */
+  private recordCallTokens(turn: UpdatedTurn, tokens: ReportedTokens): void {
+    turn.tokens.noteCall(tokens.totalTokens ?? 0);
+    this.addTokens(tokens);
+  }
+
+  private addTokens(tokens: ReportedTokens): void {
     this.deps.turn()?.reply.flush();
     this.deps.records.update(this.deps.sessionId, (session) => {
-      session.usage = {
-        ...session.usage,
-        inputTokens: addCount(session.usage.inputTokens, usage.inputTokens),
-        cachedInputTokens: addCount(session.usage.cachedInputTokens, usage.cachedReadTokens),
-        outputTokens: addCount(session.usage.outputTokens, usage.outputTokens),
-        reasoningOutputTokens: addCount(session.usage.reasoningOutputTokens, usage.thoughtTokens),
-        totalTokens: addCount(session.usage.totalTokens, usage.totalTokens),
-      };
+      session.usage = addTokens(session.usage, tokens);
       this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
     });
   }

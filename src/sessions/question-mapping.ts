@@ -46,6 +46,13 @@ export function permissionQuestion(questionId: string, request: acp.RequestPermi
   };
 }
 
+/** Whether the answer refuses the call: a reject option, or the question withdrawn. */
+export function isRefusal(request: acp.RequestPermissionRequest, response: acp.RequestPermissionResponse): boolean {
+  if (response.outcome.outcome === "cancelled") return true;
+  const chosen = response.outcome.optionId;
+  return request.options.find((option) => option.optionId === chosen)?.kind.startsWith("reject") ?? false;
+}
+
 export function permissionOutcome(question: PendingQuestion, answers: Record<string, QuestionAnswer>): acp.RequestPermissionResponse {
   const chosen = answers.permission?.optionIds?.[0];
   const valid = question.questions[0]?.options.some((option) => option.id === chosen);

@@ -4,7 +4,7 @@ import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { SessionRecords } from "./session-records.ts";
 import type { Logger } from "../logging/logger.ts";
 import { backoffMs, storageProblem } from "../store/storage-errors.ts";
-import { mergeToolCall, thoughtKey, toolCallKey, type ToolCallDetails } from "./transcript-mapping.ts";
+import { mergeToolCall, thoughtKey, toolCallKey, type ThoughtDetails, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface ReplyStreamDeps {
   store: Store;
@@ -54,8 +54,9 @@ export class ReplyStream {
   private textTail = "";
   /** A tool call or a thought came since the last text: the next text is a new paragraph. */
   private interrupted = false;
-  /** The tool calls this reply has had, by id. */
+  /** The tool calls this reply has had, and those that ended, by id. */
   private readonly calls = new Set<string>();
+  private readonly endedCalls = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** How many thoughts the reply has had, and the key of the one streaming now. */
   private thoughts = 0;
@@ -101,6 +102,22 @@ export class ReplyStream {
     this.scheduleFlush();
   }
 
+  /**
+   * The user refused a call (or its question was withdrawn): if the agent left it pending, it failed.
+   * Some agents never report a refused call again (Qwen Code), which would leave it pending for ever.
+   */
+  refuseCall(toolCallId: string): void {
+    if (this.endedCalls.has(toolCallId)) return;
+    let known: ToolCallDetails | ThoughtDetails | undefined;
+    try {
+      known = this.deps.transcript.get(this.itemId, toolCallKey(toolCallId))?.payload;
+    } catch (error) {
+      this.deps.logger.warn("a refused tool call could not be read", { sessionId: this.sessionId, toolCallId, error });
+      return;
+    }
+    if (known?.type === "tool_call" && (known.status === null || known.status === "pending")) this.recordToolCall({ toolCallId, status: "failed" });
+  }
+
   /** Something happened between two parts of the text (a plan update): what follows starts a new paragraph. */
   breakText(): void {
     this.flush();
@@ -114,11 +131,14 @@ export class ReplyStream {
   recordToolCall(update: acp.ToolCall | acp.ToolCallUpdate): ToolCallDetails {
     this.flush();
     this.openThought = undefined;
-    // A new call breaks the text; a later update of a known one (its status, its output) does not.
-    if (!this.calls.has(update.toolCallId)) {
+    // A new call breaks the text, and so does its end (what follows is the model's next answer); other
+    // updates of a known call (its progress, its output) do not.
+    const ends = update.status === "completed" || update.status === "failed";
+    if (!this.calls.has(update.toolCallId) || (ends && !this.endedCalls.has(update.toolCallId))) {
       this.calls.add(update.toolCallId);
       this.interrupted = this.textLength > 0;
     }
+    if (ends) this.endedCalls.add(update.toolCallId);
     const key = toolCallKey(update.toolCallId);
     let merged: ToolCallDetails | undefined;
     try {

@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "../logging/logger.ts";
+import type { AgentQuirks } from "../harness/harness-definition.ts";
 import type { BackgroundTask } from "../schemas/sessions.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { NotFoundError } from "../errors.ts";
@@ -17,8 +18,8 @@ export interface SessionLaunch extends AgentLaunch {
   /** Which of the agent's `authenticate` methods the account's credentials fit. */
   chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
   mcpServers: SessionMcpServers;
-  /** Reply text the agent sends about itself (its harness's `selfNotice`). */
-  selfNotice?: RegExp;
+  /** Where the agent's stream departs from the protocol's meaning (its harness's). */
+  quirks: AgentQuirks;
 }
 
 /** What the agent asks and tells its session (the session's runtime answers). */
@@ -53,7 +54,7 @@ export class SessionAgent {
   private terminals: Terminals | undefined;
   private fileAccess: FileAccess | undefined;
   private idleTimer: ClockTimer | undefined;
-  private selfNotice: RegExp | undefined;
+  private agentQuirks: AgentQuirks = {};
 
   constructor(private readonly deps: SessionAgentDeps) {}
 
@@ -62,9 +63,9 @@ export class SessionAgent {
     return this.connection;
   }
 
-  /** Whether a message chunk is the agent speaking about itself (a notice), not the model's reply. */
-  isSelfNotice(text: string): boolean {
-    return this.selfNotice?.test(text) ?? false;
+  /** Where the running agent's stream departs from the protocol's meaning. */
+  get quirks(): AgentQuirks {
+    return this.agentQuirks;
   }
 
   /** A session/load runs: what the agent streams is replayed history. */
@@ -75,7 +76,7 @@ export class SessionAgent {
   /** The running agent; started first when there is none (`opened` records what the start found). */
   async ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
     if (this.connection?.agent.isRunning) return this.connection;
-    this.selfNotice = launch.selfNotice;
+    this.agentQuirks = launch.quirks;
     const files = new FileAccess([session.cwd]);
     this.fileAccess = files;
     this.terminals?.closeAll();

@@ -34,7 +34,7 @@ export function sessionLaunch(
     children: deps.children,
     openChannel: deps.openAgentChannel,
     harnessName: definition.name,
-    selfNotice: definition.selfNotice,
+    quirks: definition.quirks ?? {},
     loginInstruction: spec.loginInstruction,
     mcpServers: (capabilities) =>
       deps.mcpServers(session.id, capabilities, (transport) => definition.mcpCaveat?.({ env, home: context.home, cwd: session.cwd, transport })),

@@ -13,7 +13,7 @@ import type { TerminalOutput } from "./acp/terminals.ts";
 import { SessionAgent, type SessionLaunch } from "./session-agent.ts";
 import { SessionQuestions } from "./session-questions.ts";
 import { SessionRecords, titleFrom } from "./session-records.ts";
-import { elicitationContent, elicitationQuestion, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
+import { elicitationContent, elicitationQuestion, isRefusal, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
 import { isPlanMode } from "./acp-mapping.ts";
 import { AgentUpdates } from "./agent-updates.ts";
 import { mergeToolCall } from "./transcript-mapping.ts";
@@ -110,12 +110,15 @@ export class SessionRuntime {
             deps.logger.warn("an update from the agent could not be recorded", { sessionId, kind: notification.update.sessionUpdate, error });
           }
         },
-        requestPermission: (request) => {
+        requestPermission: async (request) => {
           // The call asked about is in the reply's details from now on, not only once it is answered.
-          const toolCall = this.turn?.reply.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
-          return this.questions.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
+          const reply = this.turn?.reply;
+          const toolCall = reply?.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
+          const outcome = await this.questions.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
             outcome: { outcome: "cancelled" },
           });
+          if (isRefusal(request, outcome)) reply?.refuseCall(request.toolCall.toolCallId);
+          return outcome;
         },
         elicit: async (request) => {
           const question = elicitationQuestion(newId("q"), request);

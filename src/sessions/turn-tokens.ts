@@ -24,6 +24,17 @@ export class TurnTokens {
     this.tokens = Math.max(this.tokens, used - this.contextAtStart);
   }
 
+  /** The turn's model calls were counted one by one as they came (the turn's answer then adds nothing). */
+  countedPerCall = false;
+  private callTotal = 0;
+
+  /** The agent reported one model call's count (Qwen Code's `_meta.usage`). */
+  noteCall(total: number): void {
+    this.countedPerCall = true;
+    this.callTotal += total;
+    this.tokens = Math.max(this.tokens, this.callTotal);
+  }
+
   /** The agent reported the turn's own count. */
   noteReported(total: number): void {
     this.tokens = Math.max(this.tokens, total);

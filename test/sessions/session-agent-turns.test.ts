@@ -48,6 +48,10 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
         create: [
           { chunk: "I'll create the file **hello.txt** now." },
           { toolCall: { id: "w1", title: "Write hello.txt", kind: "edit" } },
+          { chunk: "Writing." },
+          { toolUpdate: { id: "w1", status: "in_progress" } },
+          { chunk: " Still writing." },
+          // The call's end: what follows is the model's next answer (OpenCode glued "…response.## Done").
           { toolUpdate: { id: "w1", status: "completed" } },
           { chunk: "## Done\n" },
           { chunk: "- hello.txt\n" },
@@ -60,14 +64,14 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     await prompt("create", session.id);
     const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
     const reply = lastReply(done)!;
-    expect(reply.text).toBe("I'll create the file **hello.txt** now.\n\n## Done\n- hello.txt\n\nThat is all.");
+    expect(reply.text).toBe("I'll create the file **hello.txt** now.\n\nWriting. Still writing.\n\n## Done\n- hello.txt\n\nThat is all.");
     const page = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`)).body;
     assertMatchesSchema(TranscriptDetailsPage, page);
     const offsets = page.entries.map((entry) => [entry.key, entry.payload.textOffset]);
     const firstText = "I'll create the file **hello.txt** now.";
     expect(offsets).toEqual([
       ["tool:w1", firstText.length],
-      ["thought:1", `${firstText}\n\n## Done\n- hello.txt\n`.length],
+      ["thought:1", `${firstText}\n\nWriting. Still writing.\n\n## Done\n- hello.txt\n`.length],
     ]);
     // A client splitting the text at the offsets gets the reply in the order it happened.
     expect(reply.text.slice(0, firstText.length)).toBe(firstText);
@@ -98,7 +102,9 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   test("what the agent says about itself (its harness's selfNotice) is the session's notice, not reply text", async () => {
     t = await startSessionServer({
       config: {
-        harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, selfNotice: "^Falling back from WebSockets to HTTPS transport\\b" }],
+        harnesses: [
+          { id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, quirks: { selfNotice: "^Falling back from WebSockets to HTTPS transport\\b" } },
+        ],
       },
     });
     const notice = "Falling back from WebSockets to HTTPS transport. unexpected status 503 Service Unavailable";
@@ -166,6 +172,9 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(answered.status).toBe(200);
     const done = await t.until(session.id, idle);
     expect(lastReply(done)!.text).toBe("Writing it.\n\nchose reject");
+    // The agent never said more of the refused call (as Qwen Code does): it failed rather than stay pending.
+    const after = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`)).body;
+    expect(after.entries.map((entry) => entry.payload)).toEqual([{ ...question.toolCall!, status: "failed" }]);
   });
 
   test("a question ends with an event when its agent dies, and a late answer is refused", async () => {
@@ -198,36 +207,81 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(failed.session.status).toBe("the agent stopped unexpectedly (signal SIGSEGV); it last logged: fatal: out of memory");
   });
 
-  test("usage: an unknown token count is null, a reported one is summed; the cost only grows across agent restarts", async () => {
-    const clock = new ManualClock();
-    t = await startSessionServer({ config: { agentIdleMinutes: 1 }, tuning: { clock } });
-    t.script({
-      prompts: {
-        quiet: [{ chunk: "no counts" }, { usage: { used: 500, size: 200_000, cost: { amount: 0.01, currency: "USD" } } }],
-        more: [{ usage: { used: 900, size: 200_000, cost: { amount: 0.015, currency: "USD" } } }, { chunk: "more" }],
-        counted: [
-          { usage: { used: 300, size: 1_000_000, cost: { amount: 0.004, currency: "USD" } } },
-          { usage: { used: 700, size: 1_000_000, cost: { amount: 0.02, currency: "USD" } } },
-          { turnUsage: { inputTokens: 600, outputTokens: 40, totalTokens: 640 } },
-          { chunk: "counted" },
-        ],
-      },
+  /** A server whose scripted harness has these quirks, and whose agent is stopped when idle for a minute of `clock`. */
+  const quirkyServer = (clock: ManualClock, quirks: Record<string, boolean>) =>
+    startSessionServer({
+      config: { agentIdleMinutes: 1, harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, quirks }] },
+      tuning: { clock },
     });
+  const COST_SCRIPT = {
+    prompts: {
+      quiet: [{ chunk: "no counts" }, { usage: { used: 500, size: 200_000, cost: { amount: 0.01, currency: "USD" } } }],
+      more: [{ usage: { used: 900, size: 200_000, cost: { amount: 0.015, currency: "USD" } } }, { chunk: "more" }],
+      counted: [
+        { usage: { used: 300, size: 1_000_000, cost: { amount: 0.004, currency: "USD" } } },
+        { usage: { used: 700, size: 1_000_000, cost: { amount: 0.02, currency: "USD" } } },
+        { turnUsage: { inputTokens: 600, outputTokens: 40, totalTokens: 640 } },
+        { chunk: "counted" },
+      ],
+    },
+  };
+  /** Two turns on one agent process, an idle stop, and a turn on a new process; the session after each. */
+  async function costTurns(clock: ManualClock) {
+    t.script(COST_SCRIPT);
     const session = await t.newSession();
     expect(session.usage).toMatchObject({ inputTokens: null, outputTokens: null, totalTokens: null, costAmount: null });
     await prompt("quiet", session.id);
     await prompt("more", session.id);
     const first = await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
-    // The agent reports its cost so far: 0.015 in all, not 0.025.
-    expect(first.session.usage).toMatchObject({ used: 900, totalTokens: null, inputTokens: null, costAmount: 0.015, costCurrency: "USD" });
-
-    // Idle for the idle time: the agent is stopped, and the next turn starts a new process whose count starts again.
+    // Idle for the idle time: the agent is stopped, and the next turn starts a new process.
     await clock.advance(60_000);
     await prompt("counted", session.id);
     const second = await t.until(session.id, (d) => idle(d) && d.conversation.length === 6);
     assertMatchesSchema(SessionDetail, second);
-    expect(second.session.usage.costAmount).toBeCloseTo(0.035, 10);
-    expect(second.session.usage).toMatchObject({ used: 700, size: 1_000_000, inputTokens: 600, outputTokens: 40, totalTokens: 640 });
+    return { first: first.session.usage, second: second.session.usage };
+  }
+
+  test("usage: an unknown token count is null, a reported one is summed; the session's cost (ACP's meaning) never goes down", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, {});
+    const { first, second } = await costTurns(clock);
+    // The agent reports the session's cost so far: 0.015 in all, not 0.025.
+    expect(first).toMatchObject({ used: 900, totalTokens: null, inputTokens: null, costAmount: 0.015, costCurrency: "USD" });
+    // A new process that reports less (0.004) does not lower it; more (0.02) raises it.
+    expect(second).toMatchObject({ used: 700, size: 1_000_000, inputTokens: 600, outputTokens: 40, totalTokens: 640, costAmount: 0.02 });
+  });
+
+  test("usage: an agent whose cost counts per process (claude-agent-acp) adds each new process's count", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, { costPerProcess: true });
+    const { first, second } = await costTurns(clock);
+    expect(first.costAmount).toBe(0.015);
+    expect(second.costAmount).toBeCloseTo(0.035, 10);
+  });
+
+  test("usage: counts per model call (Qwen's _meta.usage) are summed as they come and the turn's answer adds nothing more; an agent that counts only the last call is not counted", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, { turnTokensOfLastCall: true });
+    t.script({
+      prompts: {
+        calls: [
+          { chunk: "Writing." },
+          { callUsage: { inputTokens: 720, outputTokens: 20, totalTokens: 740 } },
+          { chunk: "Done." },
+          { callUsage: { inputTokens: 740, outputTokens: 10, totalTokens: 750 } },
+          { turnUsage: { inputTokens: 740, outputTokens: 10, totalTokens: 750 } },
+        ],
+        last: [{ chunk: "only the answer" }, { turnUsage: { inputTokens: 740, outputTokens: 10, totalTokens: 750 } }],
+      },
+    });
+    const session = await t.newSession();
+    await prompt("calls", session.id);
+    const counted = await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+    expect(lastReply(counted)!.text).toBe("Writing.Done.");
+    expect(counted.session.usage).toMatchObject({ inputTokens: 1460, outputTokens: 30, totalTokens: 1490 });
+    await prompt("last", session.id);
+    const after = await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
+    expect(after.session.usage).toMatchObject({ inputTokens: 1460, outputTokens: 30, totalTokens: 1490 });
   });
 
   test("trouble the agent logs during a turn is the status at once, without escapes; the silence notice names only this turn's lines", async () => {

@@ -33,6 +33,8 @@ export const claude: HarnessDefinition = {
   // User-scope servers are `mcpServers` in ~/.claude.json (in the config home when CLAUDE_CONFIG_DIR is set).
   mcpConfig: ({ env, home }) => ({ path: join(env.CLAUDE_CONFIG_DIR || home, ".claude.json"), format: "claude" }),
   loginCommand: ["claude", "auth", "login"],
+  // claude-agent-acp reports the cost its process has run up (the SDK's total), which starts at 0 again after a restart.
+  quirks: { costPerProcess: true },
   async probeAuth(context) {
     const result = await context.run(["auth", "status", "--json"]);
     if (result.timedOut) return { state: "unknown", detail: "claude auth status did not answer in time" };

@@ -26,7 +26,7 @@ export const codex: HarnessDefinition = {
   mcpConfig: ({ env, home }) => ({ path: join(env.CODEX_HOME || join(home, ".codex"), "config.toml"), format: "codex" }),
   loginCommand: ["codex", "login"],
   // codex-acp sends Codex's warnings (EventMsg::Warning) and its compaction note as agent text, each a whole chunk.
-  selfNotice: /^(Falling back from WebSockets to HTTPS transport\b|Context compacted\s*$)/,
+  quirks: { selfNotice: /^(Falling back from WebSockets to HTTPS transport\b|Context compacted\s*$)/ },
   async probeAuth(context) {
     const result = await context.run(["login", "status"]);
     if (result.timedOut) return { state: "unknown", detail: "codex login status did not answer in time" };

@@ -25,6 +25,8 @@ export const opencode: HarnessDefinition = {
   ],
   // https://opencode.ai/docs/skills: global skills in ~/.config/opencode/skills (the XDG config home).
   skillsDir: ({ env, home }) => join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode", "skills"),
+  // Its prompt answer's usage is the latest assistant message's tokens, one model call of the turn; its cost is the session's total.
+  quirks: { turnTokensOfLastCall: true },
   // The `mcp` object of the global opencode.json.
   mcpConfig: ({ env, home }) => ({ path: join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode", "opencode.json"), format: "opencode" }),
   async probeAuth(context) {
