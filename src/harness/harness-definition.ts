@@ -82,6 +82,11 @@ export interface HarnessDefinition {
   skillsDir?(context: SkillsDirContext): string;
   /** Where the CLI's user config lists its MCP servers, and in which dialect; absent when it has none Atrium reads. */
   mcpConfig?(context: SkillsDirContext): HarnessMcpConfig;
+  /**
+   * Variables a session's agent needs besides the account's, given where the CLI was found (an
+   * adapter that would otherwise run a CLI of its own rather than the one Atrium shows and updates).
+   */
+  launchEnv?(context: { env: Record<string, string | undefined>; executablePath: string }): Record<string, string>;
   /** How the agent's ACP stream departs from what the protocol says, where a session must know. */
   quirks?: AgentQuirks;
   /** Why the agent will not use an MCP server of this transport that a session gives it in this folder; undefined when it will. */

@@ -227,11 +227,13 @@ export class HarnessService {
   launchSpec(id: string, accountId?: string | null): AccountSpec {
     const definition = this.definition(id);
     const profile = this.deps.accounts.profile(definition, accountId ?? this.deps.accounts.activeId(definition));
+    const env = this.accountEnv(definition, profile);
+    const executablePath = this.states.get(id)?.readiness.path;
     return {
       definition,
       accountId: profile.id,
       accountLabel: profile.label,
-      env: this.accountEnv(definition, profile),
+      env: executablePath && definition.launchEnv ? { ...env, ...definition.launchEnv({ env, executablePath }) } : env,
       loginInstruction: loginInstruction(definition, profile),
     };
   }

@@ -1,5 +1,5 @@
 import type { ChildProcesses } from "./child-processes.ts";
-import { killGroup } from "./run-command.ts";
+import { killGroup, signalGroup } from "./run-command.ts";
 
 /** Keeps the end of what the child wrote to stderr: the reason given when it crashes. */
 const STDERR_TAIL_BYTES = 4096;
@@ -31,6 +31,11 @@ export interface StdioChild {
   exitStatus(): string | undefined;
   /** Ends the child and whatever it started. */
   stop(): void;
+  /**
+   * Ends it gently: its stdin is closed (most agents then finish their writes and exit), then SIGTERM,
+   * and SIGKILL for the whole group at last; `graceMs` is how long that may take in all.
+   */
+  stopGently(graceMs: number): Promise<void>;
 }
 
 export class StdioSpawnError extends Error {}
@@ -65,6 +70,17 @@ export function spawnStdioChild(spawn: StdioSpawn): StdioChild {
     exitStatus: () => (child.signalCode ? `signal ${child.signalCode}` : child.exitCode !== null ? `exit code ${child.exitCode}` : undefined),
     stop: () => {
       stopped = true;
+      killGroup(child);
+    },
+    async stopGently(graceMs) {
+      stopped = true;
+      const exitedWithin = (ms: number) => Promise.race([child.exited.then(() => true), Bun.sleep(ms).then(() => false)]);
+      await Promise.resolve(stdin.end()).catch(() => undefined);
+      if (!(await exitedWithin(graceMs * 0.7))) {
+        signalGroup(child, "SIGTERM");
+        await exitedWithin(graceMs * 0.3);
+      }
+      // Whatever it started and left in its group goes too.
       killGroup(child);
     },
   };

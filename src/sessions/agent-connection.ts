@@ -174,4 +174,8 @@ export class AgentConnection {
   stop(): void {
     this.agent.stop();
   }
+
+  stopGently(graceMs: number): Promise<void> {
+    return this.agent.stopGently(graceMs);
+  }
 }

@@ -11,6 +11,9 @@ import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
 import { AgentConnection, type OpenedAgentSession, type SessionMcpServers } from "./agent-connection.ts";
 import { AgentOpenError } from "./turn-failure.ts";
 
+/** How long an agent stopped gently (idle, or at shutdown) has to finish its writes and exit before it is killed. */
+export const AGENT_STOP_GRACE_MS = 1500;
+
 /** How a session's agent is started, and how it signs in. */
 export interface SessionLaunch extends AgentLaunch {
   harnessName: string;
@@ -136,19 +139,26 @@ export class SessionAgent {
     this.opening?.abort();
   }
 
-  /** Stops the agent and the commands it runs. */
-  stop(): void {
-    this.connection?.stop();
+  /**
+   * Stops the agent and the commands it runs. `gently`: the agent may first finish its writes (its
+   * session file, so that it can load the session again), for at most AGENT_STOP_GRACE_MS.
+   */
+  stop(gently = false): Promise<void> {
+    const connection = this.connection;
     this.connection = undefined;
     this.terminals?.closeAll();
     this.terminals = undefined;
+    if (!connection) return Promise.resolve();
+    if (gently) return connection.stopGently(AGENT_STOP_GRACE_MS);
+    connection.stop();
+    return Promise.resolve();
   }
 
-  /** Stops it for good: the session is stopped or deleted. */
-  close(): void {
+  /** Stops it for good: the session is stopped (gently, at shutdown) or deleted. */
+  close(gently = false): Promise<void> {
     this.deps.clock.clearTimeout(this.idleTimer);
     this.abortOpening();
-    this.stop();
+    return this.stop(gently);
   }
 
   /** A turn starts: the agent is not idle. */
@@ -162,7 +172,7 @@ export class SessionAgent {
     this.idleTimer = this.deps.clock.setTimeout(() => {
       if (this.deps.busy()) return;
       this.deps.logger.info("stopping an idle agent", { sessionId: this.deps.sessionId });
-      this.stop();
+      void this.stop(true);
       this.deps.onTasksChanged();
     }, this.deps.idleStopMs);
     this.idleTimer.unref?.();

@@ -199,7 +199,7 @@ export class SessionRuntime {
     turn.escalation = setTimeout(() => {
       if (this.turn !== turn) return;
       this.deps.logger.warn("the agent did not end a cancelled turn in time; stopping it", { sessionId: this.sessionId, graceMs: this.deps.cancelGraceMs });
-      this.agent.stop();
+      void this.agent.stop();
       turn.abort(new Error("the agent did not end the cancelled turn in time and was stopped"));
     }, this.deps.cancelGraceMs);
   }
@@ -220,14 +220,17 @@ export class SessionRuntime {
     return options;
   }
 
-  /** Stops the agent and forgets the live state; a turn in flight ends as interrupted. */
-  stop(): void {
+  /**
+   * Stops the agent and forgets the live state; a turn in flight ends as interrupted. `gently` (at
+   * shutdown): the agent may finish its writes first, so it can load its session at the next start.
+   */
+  stop(gently = false): Promise<void> {
     this.closed = true;
     this.deps.clock.clearTimeout(this.holdTimer);
     this.turn?.silence.stop();
     this.turn?.reply.close();
     this.questions.withdraw();
-    this.agent.close();
+    return this.agent.close(gently);
   }
 
   backgroundTasks(): BackgroundTask[] {
@@ -343,7 +346,7 @@ export class SessionRuntime {
       if (!turn.cancelled) {
         const crash = await crashOf(error, this.agent.current?.agent);
         failure = crash ?? failureReason(error, this.deps.launch(this.deps.records.get(this.sessionId)));
-        if (crash) this.agent.stop();
+        if (crash) void this.agent.stop();
         this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure, prompt: promptText.length });
       }
     } finally {

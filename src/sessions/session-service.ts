@@ -276,7 +276,7 @@ export class SessionService {
   /** Stops the agent, removes the session's worktree (unless kept) and forgets the session. */
   async remove(id: string, keepWorktree: boolean): Promise<{ id: string }> {
     const session = this.records.get(id);
-    this.runtimes.get(id)?.stop();
+    void this.runtimes.get(id)?.stop();
     this.runtimes.delete(id);
     if (session.worktreeId && !keepWorktree) {
       await this.deps.worktrees
@@ -391,8 +391,8 @@ export class SessionService {
   }
 
   /** Stops every agent (server shutdown). */
-  stopAll(): void {
-    for (const runtime of this.runtimes.values()) runtime.stop();
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop(true)));
     this.runtimes.clear();
   }
 

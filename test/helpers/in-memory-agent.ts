@@ -39,6 +39,7 @@ export function inMemoryAgents(build: () => AgentApp): { open: AgentChannelFacto
       stderrTail: () => "",
       exitStatus: () => undefined,
       stop: () => connection.close(),
+      stopGently: async () => connection.close(),
     };
     return channel;
   };

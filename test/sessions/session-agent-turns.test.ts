@@ -5,6 +5,8 @@
  * said at once, and a crash names how the agent ended.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
@@ -306,6 +308,19 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(quiet.session.status).toMatch(/^no word from the agent for \d+ s$/);
     await t.until(session.id, (d) => idle(d) && d.conversation.length === 6);
   });
+});
+
+test("a server that stops lets its agents finish their writes (Claude Code writes a turn's transcript just after it) before it ends them", async () => {
+  t = await startSessionServer();
+  t.script({ flushOnExitMs: 400, prompts: { "*": [{ chunk: "ok" }] } });
+  const session = await t.newSession();
+  await prompt("hi", session.id);
+  await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+  const started = performance.now();
+  await t.stop();
+  expect(existsSync(join(t.stateDir, "exited-cleanly"))).toBe(true);
+  // Within the grace period, not a moment more than the agent needed.
+  expect(performance.now() - started).toBeLessThan(3_000);
 });
 
 test("the stream of events keeps every usage figure within its schema", async () => {

@@ -15,6 +15,8 @@ const AGENT = join(import.meta.dir, "..", "fixtures", "scripted-agent", "scripte
 /** A server with the scripted ACP agent as harness `scripted`, driven by a script the test writes. */
 export interface SessionTestServer extends TestServer {
   script(value: unknown): void;
+  /** Where the scripted agent keeps its sessions and markers ($SCRIPTED_AGENT_STATE). */
+  stateDir: string;
   /** Creates a scratch project and a session of `harnessId` in it. */
   newSession(harnessId?: string): Promise<SessionBody>;
   detail(id: string, query?: string): Promise<DetailBody>;
@@ -50,6 +52,7 @@ export async function startSessionServer(options: TestServerOptions = {}): Promi
   return {
     ...t,
     script: (value) => writeFileSync(scriptFile, JSON.stringify(value)),
+    stateDir: join(dir.path, "agent-state"),
     async newSession(harnessId = "scripted") {
       await t.ready();
       const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });

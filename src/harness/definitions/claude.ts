@@ -33,6 +33,9 @@ export const claude: HarnessDefinition = {
   // User-scope servers are `mcpServers` in ~/.claude.json (in the config home when CLAUDE_CONFIG_DIR is set).
   mcpConfig: ({ env, home }) => ({ path: join(env.CLAUDE_CONFIG_DIR || home, ".claude.json"), format: "claude" }),
   loginCommand: ["claude", "auth", "login"],
+  // claude-agent-acp would run the Claude Code bundled with its SDK (2.1.185 beside a 2.1.197 on the PATH):
+  // it runs the one Atrium found, shows and updates, unless the user named another.
+  launchEnv: ({ env, executablePath }): Record<string, string> => (env.CLAUDE_CODE_EXECUTABLE ? {} : { CLAUDE_CODE_EXECUTABLE: executablePath }),
   // claude-agent-acp reports the cost its process has run up (the SDK's total), which starts at 0 again after a restart.
   quirks: { costPerProcess: true },
   async probeAuth(context) {

@@ -16,6 +16,8 @@ export interface AgentChannel {
   exitStatus(): string | undefined;
   /** Ends the agent and whatever it started. */
   stop(): void;
+  /** Ends it after a chance to finish its writes (its input closed first), within `graceMs`. */
+  stopGently(graceMs: number): Promise<void>;
 }
 
 /** How a session's agent is started: its command, folder and environment, and where its process is recorded. */
@@ -46,5 +48,6 @@ export const spawnAgentChannel: AgentChannelFactory = async (spawn) => {
     stderrTail: () => child.stderrTail(),
     exitStatus: () => child.exitStatus(),
     stop: () => child.stop(),
+    stopGently: (graceMs) => child.stopGently(graceMs),
   };
 };

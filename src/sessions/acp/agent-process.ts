@@ -192,4 +192,15 @@ export class AgentProcess {
     this.connection.close();
     this.channel.stop();
   }
+
+  /**
+   * Ends the agent after a chance to finish its writes: Claude Code writes a turn's transcript just
+   * after the turn, and one killed at once cannot load that session again.
+   */
+  async stopGently(graceMs: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.connection.close();
+    await this.channel.stopGently(graceMs);
+  }
 }
