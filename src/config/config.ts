@@ -76,6 +76,7 @@ export const ConfigFile = Type.Object(
                 turnTokensOfLastCall: Type.Optional(
                   Type.Boolean({ description: "The token counts in its prompt answer are the last model call's, not the turn's (they are then not counted)." }),
                 ),
+                readsFilesItself: Type.Optional(Type.Boolean({ description: "It is not offered fs/read_text_file and reads files itself." })),
               },
               { description: "Where the agent's ACP stream departs from the protocol's meaning (docs/agents.md)." },
             ),

@@ -39,6 +39,11 @@ export interface AgentQuirks {
    * not the turn's, so they are not counted.
    */
   turnTokensOfLastCall?: boolean;
+  /**
+   * It cannot use the client's `fs/read_text_file` (Gemini CLI 0.61 cannot tell a missing file in its
+   * answer, so it could never create a file): it is not offered, and the agent reads the disk itself.
+   */
+  readsFilesItself?: boolean;
 }
 
 /** One coding-agent CLI the registry knows. Every definition has the same shape. */

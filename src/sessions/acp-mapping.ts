@@ -39,6 +39,18 @@ export interface ReportedTokens {
   thoughtTokens?: number | null;
 }
 
+/**
+ * The turn's counts a prompt answer carries: ACP's (unstable) `usage`, else Gemini CLI's
+ * `_meta.quota.token_count` (`{input_tokens, output_tokens}`, summed over the turn's model calls).
+ */
+export function turnTokens(response: acp.PromptResponse): ReportedTokens | undefined {
+  const { usage, _meta } = response as { usage?: ReportedTokens | null; _meta?: { quota?: { token_count?: unknown } } | null };
+  if (usage) return usage;
+  const count = _meta?.quota?.token_count as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+  if (typeof count?.input_tokens !== "number" || typeof count.output_tokens !== "number") return undefined;
+  return { inputTokens: count.input_tokens, outputTokens: count.output_tokens, totalTokens: count.input_tokens + count.output_tokens };
+}
+
 /** The counts of one model call an update carries in `_meta.usage`, if any. */
 export function perCallTokens(update: acp.SessionUpdate): ReportedTokens | undefined {
   const usage = (update as { _meta?: { usage?: unknown } | null })._meta?.usage;

@@ -26,6 +26,13 @@ export interface AgentConnectionRequest {
   logger: Logger;
 }
 
+/**
+ * After `session/load` answers, updates go on counting as replayed history until the agent has been
+ * quiet this long (Gemini CLI streams its history without awaiting it), for at most HISTORY_WAIT_MAX_MS.
+ */
+const HISTORY_QUIET_MS = 150;
+const HISTORY_WAIT_MAX_MS = 3_000;
+
 /** What opening the agent's session found that the session should remember. */
 export interface OpenedAgentSession {
   connection: AgentConnection;
@@ -100,6 +107,8 @@ export class AgentConnection {
       request.onLoading(true);
       try {
         const loaded = await agent.loadSession({ sessionId: request.agentSessionId, cwd: request.cwd, mcpServers });
+        // What it replays after its answer is history too: the prompt waits until that has come.
+        await agent.updatesSettled(HISTORY_QUIET_MS, HISTORY_WAIT_MAX_MS);
         return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), notice, mcpServers: record };
       } catch (error) {
         if ((error as { code?: unknown }).code === ACP_AUTH_REQUIRED) throw error;

@@ -6,7 +6,7 @@ import type { SessionAgent } from "./session-agent.ts";
 import type { ReplyStream } from "./reply-stream.ts";
 import type { SilenceWatch } from "./silence-watch.ts";
 import type { TurnTokens } from "./turn-tokens.ts";
-import { addTokens, applyUsage, configSelectionsOf, perCallTokens, type ReportedTokens, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
+import { addTokens, applyUsage, configSelectionsOf, perCallTokens, turnTokens, type ReportedTokens, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 
 /** What agent updates touch of the turn in flight. */
@@ -144,7 +144,7 @@ export class AgentUpdates {
    * calls were counted one by one already, or when the agent counts only the last call (OpenCode).
    */
   recordTurnUsage(response: acp.PromptResponse): void {
-    const usage = (response as { usage?: ReportedTokens | null }).usage;
+    const usage = turnTokens(response);
     const turn = this.deps.turn();
     if (!usage || turn?.tokens.countedPerCall || this.deps.agent.quirks.turnTokensOfLastCall) return;
     turn?.tokens.noteReported(usage.totalTokens ?? 0);

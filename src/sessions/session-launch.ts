@@ -35,6 +35,7 @@ export function sessionLaunch(
     openChannel: deps.openAgentChannel,
     harnessName: definition.name,
     quirks: definition.quirks ?? {},
+    noClientFileReads: definition.quirks?.readsFilesItself === true,
     loginInstruction: spec.loginInstruction,
     mcpServers: (capabilities) =>
       deps.mcpServers(session.id, capabilities, (transport) => definition.mcpCaveat?.({ env, home: context.home, cwd: session.cwd, transport })),

@@ -286,6 +286,33 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(after.session.usage).toMatchObject({ inputTokens: 1460, outputTokens: 30, totalTokens: 1490 });
   });
 
+  test("history an agent replays after its load answered (Gemini) never lands in the new reply, restart after restart", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, {});
+    // The turn outlasts the replay, so replayed chunks would arrive while the reply streams.
+    t.script({ loadSession: true, historyAfterLoad: true, prompts: { "*": [{ sleep: 300 }, { describePrompt: true }] } });
+    const session = await t.newSession();
+    for (let round = 1; round <= 5; round++) {
+      await prompt(`turn ${round}`, session.id);
+      const done = await t.until(session.id, (d) => idle(d) && d.conversation.length === round * 2);
+      expect(lastReply(done)!.text).toBe(`text:turn ${round}`);
+      expect(done.session.status ?? "", "the agent loaded its session").not.toContain("could not load");
+      // Idle for the idle time: the next turn starts a new agent, which loads the session.
+      await clock.advance(60_000);
+    }
+  });
+
+  test("an agent that reads files itself (Gemini) is not offered fs/read_text_file; its turn counts in _meta.quota are counted", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, { readsFilesItself: true });
+    t.script({ quotaUsage: true, prompts: { "*": [{ describeClient: true }, { turnUsage: { inputTokens: 10_100, outputTokens: 100, totalTokens: 0 } }] } });
+    const session = await t.newSession();
+    await prompt("what can you use", session.id);
+    const done = await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+    expect(JSON.parse(lastReply(done)!.text)).toMatchObject({ fs: { readTextFile: false, writeTextFile: true }, terminal: true });
+    expect(done.session.usage).toMatchObject({ inputTokens: 10_100, outputTokens: 100, totalTokens: 10_200 });
+  });
+
   test("trouble the agent logs during a turn is the status at once, without escapes; the silence notice names only this turn's lines", async () => {
     t = await startSessionServer({ tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } });
     t.script({

@@ -35,6 +35,10 @@ export const gemini: HarnessDefinition = {
   skillsDir: ({ home }) => join(home, ".gemini", "skills"),
   // `mcpServers` in ~/.gemini/settings.json.
   mcpConfig: ({ home }) => ({ path: join(home, ".gemini", "settings.json"), format: "gemini" }),
+  // Its bundled ACP SDK rejects a failed request with a plain object, so its write tool never sees a
+  // missing file as ENOENT and cannot create one through fs/read_text_file (acpFileSystemService.ts).
+  // Offered no client reads, it reads the disk itself and still writes through Atrium, asking first.
+  quirks: { readsFilesItself: true },
   mcpCaveat: ({ cwd, env, home }) =>
     geminiTrustsFolder(cwd, env, home)
       ? undefined

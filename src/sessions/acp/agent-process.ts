@@ -21,6 +21,8 @@ export interface AgentLaunch extends AgentSpawn {
   initializeTimeoutMs: number;
   /** What the agent is reached over; a child process on its stdio unless a test gives another. */
   openChannel?: AgentChannelFactory;
+  /** `fs/read_text_file` is not offered: the agent reads files itself (its harness's `readsFilesItself`). */
+  noClientFileReads?: boolean;
 }
 
 /**
@@ -37,6 +39,8 @@ export class AgentProcess {
     readonly capabilities: acp.AgentCapabilities,
     /** The sign-ins the agent offers for `authenticate`. */
     readonly authMethods: acp.AuthMethod[],
+    /** When the agent last sent a `session/update` (performance.now()). */
+    private readonly lastUpdate: { atMs: number },
   ) {
     this.exited = channel.exited;
   }
@@ -58,8 +62,12 @@ export class AgentProcess {
           throw error.kind === "invalidParams" ? RequestError.invalidParams(undefined, error.message) : RequestError.internalError(undefined, error.message);
         }
       };
+    const lastUpdate = { atMs: 0 };
     const app = client({ name: "atrium" })
-      .onNotification("session/update", ({ params }) => handlers.onUpdate(params))
+      .onNotification("session/update", ({ params }) => {
+        lastUpdate.atMs = performance.now();
+        handlers.onUpdate(params);
+      })
       .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
       .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
       .onRequest(
@@ -103,7 +111,7 @@ export class AgentProcess {
     const connection = app.connect(channel.stream);
     const initialize = connection.agent.request("initialize", {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
+      clientCapabilities: { fs: { readTextFile: !launch.noClientFileReads, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
       clientInfo: { name: "atrium", version: "1" },
     });
     try {
@@ -129,12 +137,27 @@ export class AgentProcess {
           })
           .finally(() => clearTimeout(timer));
       });
-      return new AgentProcess(channel, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? []);
+      return new AgentProcess(channel, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? [], lastUpdate);
     } catch (error) {
       connection.close();
       channel.stop();
       if (error instanceof AgentStartError) throw error;
       throw new AgentStartError(`${launch.command[0]} failed to initialize: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Waits until the agent has sent no `session/update` for `quietMs` from now (at most `maxMs`): Gemini CLI
+   * answers `session/load` before the history it replays has all been sent.
+   */
+  async updatesSettled(quietMs: number, maxMs: number): Promise<void> {
+    const since = performance.now();
+    const deadline = since + maxMs;
+    for (;;) {
+      const now = performance.now();
+      const quietUntil = Math.max(this.lastUpdate.atMs, since) + quietMs;
+      if (now >= quietUntil || now >= deadline || !this.isRunning) return;
+      await Bun.sleep(Math.min(quietUntil, deadline) - now);
     }
   }
 
