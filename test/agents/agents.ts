@@ -2,11 +2,47 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSyn
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { npmInstallGlobal, registryUnreachable } from "../helpers/npm-install.ts";
+import type { ApiName } from "./provider/script.ts";
 
 /** One config option choice: `POST /v1/sessions/{id}/config {configId, value}`. */
 export interface Choice {
   configId: string;
   value: string;
+}
+
+/** What a whole turn of the agent shows, where agents differ (docs/agents.md has the matrix). */
+export interface TurnFacts {
+  /** The vendor API it calls. */
+  api: ApiName;
+  /** Selections under which writing a file asks permission, set before the permission checks (none: the default asks). */
+  asking?: Choice[];
+  /**
+   * What it does when the user refuses a write: `continues` with the model in the same turn (the tool
+   * result tells it), or ends the turn with this stop reason and tells the model in the next turn.
+   */
+  onRefusal: "continues" | { ends: "cancelled" | "end_turn" };
+  /**
+   * What its plan tool does: `plan` reaches the session plan; `tool-call` is only a tool call (OpenCode's
+   * todowrite); `none`: it offers none (Gemini CLI offers write_todos only with Gemini 2 models, and
+   * sends no plan even then).
+   */
+  plans: "plan" | "tool-call" | "none";
+  /** It reports token counts Atrium counts (Codex and Gemini send none; OpenCode's are the last model call's). */
+  countsTokens: boolean;
+  /** A model choice, and the model the provider's request then names. */
+  model: { choice: Choice; requestModel: string };
+  /**
+   * Loading a session in the UTC minute it was created wipes its chat (Gemini CLI 0.61 starts a new
+   * recording into the same-named file): a restart waits for the next minute.
+   */
+  loadWipesSameMinute?: boolean;
+  /**
+   * It retries a provider that refuses every request (429) for minutes, saying nothing over ACP nor on
+   * stderr (Gemini CLI: about 6 minutes); the suite checks the status says how long it has been quiet.
+   */
+  retriesRefusalsForMinutes?: boolean;
+  /** It tries a WebSocket first and, refused, falls back to HTTPS and says so as reply text (codex-acp). */
+  announcesTransportFallback?: boolean;
 }
 
 /** What the conformance suite needs to know of one real agent; the checks are the same for all. */
@@ -17,7 +53,7 @@ export interface AgentFacts {
   packages: string[];
   /** When the ACP adapter is a package of its own, readiness needs both binaries. */
   split?: { cli: string; adapter: string };
-  /** The environment that points the agent at the fake provider (`url` has no path). */
+  /** The environment that points the agent at the scripted provider (`url` has no path). */
   env(url: string): Record<string, string>;
   /** Files to write under the agent's HOME (path relative to HOME → content). */
   homeFiles?(url: string): Record<string, string>;
@@ -37,6 +73,8 @@ export interface AgentFacts {
    * ones and never starts a stdio one.
    */
   mcpQuirk?: "trusted-folders-only" | "no-stdio";
+  /** Whole turns against the scripted provider; absent for an agent that is only checked for start, failure and processes. */
+  turns?: TurnFacts;
 }
 
 export const AGENTS: AgentFacts[] = [
@@ -48,6 +86,14 @@ export const AGENTS: AgentFacts[] = [
     env: (url) => ({ ANTHROPIC_API_KEY: "fake", ANTHROPIC_BASE_URL: url, IS_SANDBOX: "1" }),
     first: { configId: "model", value: "haiku" },
     second: { configId: "mode", value: "acceptEdits" },
+    turns: {
+      api: "anthropic",
+      onRefusal: "continues",
+      // Its Task tools (TaskCreate, TaskUpdate) reach the session plan.
+      plans: "plan",
+      countsTokens: true,
+      model: { choice: { configId: "model", value: "haiku" }, requestModel: "claude-haiku-4-5" },
+    },
   },
   {
     id: "codex",
@@ -55,33 +101,80 @@ export const AGENTS: AgentFacts[] = [
     split: { cli: "codex", adapter: "codex-acp" },
     // Codex ignores OPENAI_BASE_URL; its config file names the provider's address.
     env: () => ({ CODEX_API_KEY: "fake" }),
-    homeFiles: (url) => ({ ".codex/config.toml": `openai_base_url = "${url}/v1"\n` }),
+    // Every edit and command asks (untrusted), and runs without a sandbox: this machine has no bwrap,
+    // without which Codex's sandbox fails the edit. codex-acp then offers no mode option (no preset fits).
+    homeFiles: (url) => ({
+      ".codex/config.toml": `openai_base_url = "${url}/v1"\napproval_policy = "untrusted"\nsandbox_mode = "danger-full-access"\n`,
+    }),
     first: { configId: "reasoning_effort", value: "high" },
-    second: { configId: "mode", value: "read-only" },
+    second: { configId: "model", value: "gpt-5.4" },
+    turns: {
+      api: "responses",
+      // A refused patch or command aborts Codex's turn; the model hears of it with the next prompt.
+      onRefusal: { ends: "cancelled" },
+      plans: "plan",
+      countsTokens: false,
+      model: { choice: { configId: "model", value: "gpt-5.4" }, requestModel: "gpt-5.4" },
+      announcesTransportFallback: true,
+    },
   },
   {
     id: "gemini",
     packages: ["@google/gemini-cli@0.61.0"],
     env: (url) => ({ GEMINI_API_KEY: "fake", GOOGLE_GEMINI_BASE_URL: url }),
+    // Its start-up cleanup deletes a loaded session's chat by default (sessionCleanup.ts): retention off.
+    homeFiles: () => ({ ".gemini/settings.json": JSON.stringify({ general: { sessionRetention: { enabled: false } } }) }),
     first: { configId: "model", value: "gemini-3-flash-preview" },
     // autoEdit and yolo are refused in a folder the user has not trusted (a scratch project).
     second: { configId: "mode", value: "plan" },
     mcpQuirk: "trusted-folders-only",
+    turns: {
+      api: "gemini",
+      onRefusal: "continues",
+      plans: "none",
+      // Summed over the turn's model calls in the prompt answer's _meta.quota.
+      countsTokens: true,
+      model: { choice: { configId: "model", value: "gemini-3-flash-preview" }, requestModel: "gemini-3-flash-preview" },
+      loadWipesSameMinute: true,
+      retriesRefusalsForMinutes: true,
+    },
   },
   {
     id: "opencode",
     packages: ["opencode-ai@1.18.33"],
-    env: (url) => ({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ provider: { opencode: { options: { baseURL: `${url}/v1` } } } }) }),
+    // Edits and commands ask (by default OpenCode runs them without asking).
+    env: (url) => ({
+      OPENCODE_CONFIG_CONTENT: JSON.stringify({ provider: { opencode: { options: { baseURL: `${url}/v1` } } }, permission: { edit: "ask", bash: "ask" } }),
+    }),
     first: { configId: "model", value: "opencode/nemotron-3-ultra-free" },
     second: { configId: "mode", value: "plan" },
+    turns: {
+      api: "chat",
+      // A refused call ends OpenCode's turn at once; the model hears of it with the next prompt.
+      onRefusal: { ends: "end_turn" },
+      plans: "tool-call",
+      countsTokens: false,
+      model: { choice: { configId: "model", value: "opencode/nemotron-3-ultra-free" }, requestModel: "nemotron-3-ultra-free" },
+    },
   },
   {
     id: "qwen",
     packages: ["@qwen-code/qwen-code@0.15.10"],
     env: (url) => ({ OPENAI_API_KEY: "fake", OPENAI_MODEL: "gpt-4o", OPENAI_BASE_URL: `${url}/v1` }),
+    // Without it a failing provider is retried for about 40 minutes (a 429 waits 60 s, 120 s, … ten times).
+    homeFiles: () => ({ ".qwen/settings.json": JSON.stringify({ model: { generationConfig: { maxRetries: 0 } } }) }),
     first: { configId: "mode", value: "auto-edit" },
     // Its only other option; the other model it offers (coder-model) would switch to Qwen OAuth.
     second: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" },
+    turns: {
+      api: "chat",
+      // In auto-edit (the first choice) writes do not ask.
+      asking: [{ configId: "mode", value: "default" }],
+      onRefusal: "continues",
+      plans: "plan",
+      countsTokens: true,
+      model: { choice: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" }, requestModel: "gpt-4o" },
+    },
   },
   {
     id: "copilot",
