@@ -201,6 +201,20 @@ function agentSuite(agent: AgentFacts): void {
     while (minute(new Date().toISOString()) === created) await Bun.sleep(250);
   }
 
+  /**
+   * Runs `check` with the selections under which a write asks permission (Qwen's default mode), then
+   * puts the first selection back, which later checks expect in force.
+   */
+  async function whileAsking(check: () => Promise<void>): Promise<void> {
+    const choices = agent.turns?.asking ?? [];
+    for (const choice of choices) await setConfig(choice);
+    try {
+      await check();
+    } finally {
+      if (choices.some((choice) => choice.configId === agent.first.configId)) await setConfig(agent.first);
+    }
+  }
+
   /** Sends a prompt; the turn goes on in the background. */
   const send = (text: string) => call(t!, "POST", `/v1/sessions/${sessionId}/prompts`, QueuedPrompt, { text }, 201);
   /** Until the session asks, or its turn ended without asking. */
@@ -330,86 +344,80 @@ function agentSuite(agent: AgentFacts): void {
     expect(told(requests.at(-1)!)).toContain("say hello");
   });
 
-  turnTest("a write asks with its tool call; allowed, the file is written and the text after the call stays its own paragraph", async () => {
-    for (const choice of facts!.asking ?? []) await setConfig(choice);
-    const { session } = await detail();
-    const path = join(session.cwd, "hello.txt");
-    const before = provider.recorded().length;
-    provider.script(
-      { parts: [{ text: "I'll create the file **hello.txt** now." }, { call: { op: "write", path, content: "hello from atrium\n" } }] },
-      { parts: [{ text: "## Done\n" }, { text: "- wrote hello.txt\n" }] },
-    );
-    await send("create hello.txt");
-    const asking = await askedOrIdle();
-    const question = asking.pendingQuestion;
-    expect(question, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
-    assertMatchesSchema(PendingQuestion, question);
-    log(`question: ${question!.message}; options ${question!.questions[0]!.options.map((o) => `${o.id} "${o.label}" (${o.description})`).join(", ")}`);
-    // The question shows what it asks about: the call, with the file it writes.
-    expect(question!.toolCall).toBeTruthy();
-    expect(JSON.stringify(question!.toolCall)).toContain("hello.txt");
-    // The call is in the reply's details before it is answered.
-    const asked = await details(lastReply(asking)!.id);
-    expect(asked.entries.some((entry) => entry.payload.type === "tool_call" && entry.payload.toolCallId === question!.toolCall!.toolCallId)).toBe(true);
-    await answerWith(question!, "Allow once");
-    const done = await idleAgain();
-    expect(readFileSync(path, "utf8")).toBe("hello from atrium\n");
-    const reply = lastReply(done)!;
-    log(`reply ${JSON.stringify(reply.text)}`);
-    expect(reply.stopReason).toBe("end_turn");
-    expect(reply.text).toContain("now.\n\n## Done");
-    const calls = (await details(reply.id)).entries.flatMap((entry) => (entry.payload.type === "tool_call" ? [entry.payload] : []));
-    const write = calls.find((call) => call.toolCallId === question!.toolCall!.toolCallId)!;
-    expect(write.status).toBe("completed");
-    expect(write.textOffset).toBe(reply.text.indexOf("now.") + "now.".length);
-    // The model was told how the write went.
-    const after = turnRequestsSince(before);
-    expect(after.length).toBeGreaterThanOrEqual(2);
-    expect(after.at(-1)!.toolResults.length).toBeGreaterThan(0);
-  });
-
-  turnTest("a refused write leaves the file untouched, the call failed, and the model is told", async () => {
-    const { session } = await detail();
-    const path = join(session.cwd, "refused.txt");
-    const before = provider.recorded().length;
-    provider.script(
-      { parts: [{ text: "Writing refused.txt." }, { call: { op: "write", path, content: "must not exist\n" } }] },
-      { parts: [{ text: "Understood, I did not write it." }] },
-    );
-    await send("create refused.txt");
-    const asking = await askedOrIdle();
-    expect(asking.pendingQuestion, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
-    await answerWith(asking.pendingQuestion!, "Reject");
-    const done = await idleAgain();
-    expect(existsSync(path)).toBe(false);
-    const reply = lastReply(done)!;
-    const call = (await details(reply.id)).entries.find(
-      (entry) => entry.payload.type === "tool_call" && entry.payload.toolCallId === asking.pendingQuestion!.toolCall?.toolCallId,
-    );
-    expect(call?.payload.type === "tool_call" && call.payload.status).toBe("failed");
-    log(`after the refusal: stopReason ${reply.stopReason}, reply ${JSON.stringify(reply.text)}`);
-    if (facts!.onRefusal === "continues") {
+  turnTest("a write asks with its tool call; allowed, the file is written and the text after the call stays its own paragraph", () =>
+    whileAsking(async () => {
+      const { session } = await detail();
+      const path = join(session.cwd, "hello.txt");
+      const before = provider.recorded().length;
+      provider.script(
+        { parts: [{ text: "I'll create the file **hello.txt** now." }, { call: { op: "write", path, content: "hello from atrium\n" } }] },
+        { parts: [{ text: "## Done\n" }, { text: "- wrote hello.txt\n" }] },
+      );
+      await send("create hello.txt");
+      const asking = await askedOrIdle();
+      const question = asking.pendingQuestion;
+      expect(question, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
+      assertMatchesSchema(PendingQuestion, question);
+      log(`question: ${question!.message}; options ${question!.questions[0]!.options.map((o) => `${o.id} "${o.label}" (${o.description})`).join(", ")}`);
+      // The question shows what it asks about: the call, with the file it writes.
+      expect(question!.toolCall).toBeTruthy();
+      expect(JSON.stringify(question!.toolCall)).toContain("hello.txt");
+      // The call is in the reply's details before it is answered.
+      const asked = await details(lastReply(asking)!.id);
+      expect(asked.entries.some((entry) => entry.payload.type === "tool_call" && entry.payload.toolCallId === question!.toolCall!.toolCallId)).toBe(true);
+      await answerWith(question!, "Allow once");
+      const done = await idleAgain();
+      expect(readFileSync(path, "utf8")).toBe("hello from atrium\n");
+      const reply = lastReply(done)!;
+      log(`reply ${JSON.stringify(reply.text)}`);
       expect(reply.stopReason).toBe("end_turn");
-      expect(reply.text).toContain("Understood");
-      expect(told(turnRequestsSince(before).at(-1)!)).toMatch(/refus|reject|denied|cancel|declin/i);
-      return;
-    }
-    // The agent ended the turn: the model hears of the refusal with the next prompt.
-    expect(reply.stopReason).toBe(facts!.onRefusal.ends);
-    provider.clear();
-    const next = provider.recorded().length;
-    provider.script({ parts: [{ text: "Noted." }] });
-    await turn("go on");
-    expect(told(turnRequestsSince(next)[0]!)).toMatch(/refus|reject|denied|abort|cancel|declin|interrupt/i);
-  });
+      expect(reply.text).toContain("now.\n\n## Done");
+      const calls = (await details(reply.id)).entries.flatMap((entry) => (entry.payload.type === "tool_call" ? [entry.payload] : []));
+      const write = calls.find((call) => call.toolCallId === question!.toolCall!.toolCallId)!;
+      expect(write.status).toBe("completed");
+      expect(write.textOffset).toBe(reply.text.indexOf("now.") + "now.".length);
+      // The model was told how the write went.
+      const after = turnRequestsSince(before);
+      expect(after.length).toBeGreaterThanOrEqual(2);
+      expect(after.at(-1)!.toolResults.length).toBeGreaterThan(0);
+    }),
+  );
 
-  turnTest(
-    "the selections made for asking are put back",
-    async () => {
-      const set = await setConfig(agent.first);
-      expect(optionOf(set.configOptions, agent.first.configId)?.currentValue).toBe(agent.first.value);
-    },
-    facts?.asking !== undefined,
+  turnTest("a refused write leaves the file untouched, the call failed, and the model is told", () =>
+    whileAsking(async () => {
+      const { session } = await detail();
+      const path = join(session.cwd, "refused.txt");
+      const before = provider.recorded().length;
+      provider.script(
+        { parts: [{ text: "Writing refused.txt." }, { call: { op: "write", path, content: "must not exist\n" } }] },
+        { parts: [{ text: "Understood, I did not write it." }] },
+      );
+      await send("create refused.txt");
+      const asking = await askedOrIdle();
+      expect(asking.pendingQuestion, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
+      await answerWith(asking.pendingQuestion!, "Reject");
+      const done = await idleAgain();
+      expect(existsSync(path)).toBe(false);
+      const reply = lastReply(done)!;
+      const call = (await details(reply.id)).entries.find(
+        (entry) => entry.payload.type === "tool_call" && entry.payload.toolCallId === asking.pendingQuestion!.toolCall?.toolCallId,
+      );
+      expect(call?.payload.type === "tool_call" && call.payload.status).toBe("failed");
+      log(`after the refusal: stopReason ${reply.stopReason}, reply ${JSON.stringify(reply.text)}`);
+      if (facts!.onRefusal === "continues") {
+        expect(reply.stopReason).toBe("end_turn");
+        expect(reply.text).toContain("Understood");
+        expect(told(turnRequestsSince(before).at(-1)!)).toMatch(/refus|reject|denied|cancel|declin/i);
+        return;
+      }
+      // The agent ended the turn: the model hears of the refusal with the next prompt.
+      expect(reply.stopReason).toBe(facts!.onRefusal.ends);
+      provider.clear();
+      const next = provider.recorded().length;
+      provider.script({ parts: [{ text: "Noted." }] });
+      await turn("go on");
+      expect(told(turnRequestsSince(next)[0]!)).toMatch(/refus|reject|denied|abort|cancel|declin|interrupt/i);
+    }),
   );
 
   turnTest(
@@ -466,33 +474,35 @@ function agentSuite(agent: AgentFacts): void {
     provider.clear();
   });
 
-  turnTest("the agent killed mid-question: the question ends with an event, a late answer is refused, the next turn works", async () => {
-    const { session } = await detail();
-    provider.script({ parts: [{ text: "Asking." }, { call: { op: "write", path: join(session.cwd, "never.txt"), content: "no\n" } }] });
-    await send("ask and die");
-    const asking = await askedOrIdle();
-    const question = asking.pendingQuestion;
-    expect(question, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
-    for (const line of agentProcesses()) signal(line, "SIGKILL");
-    const failed = await idleAgain();
-    log(`after the kill: ${failed.session.sidebarState}, status ${JSON.stringify(failed.session.status)}`);
-    expect(failed.pendingQuestion).toBeNull();
-    expect(failed.session.sidebarState).toBe("error");
-    expect(failed.session.status ?? "").toContain("stopped unexpectedly");
-    const events = await call(t!, "GET", `/v1/sessions/${sessionId}/events?limit=1000`, Type.Array(Type.Any()));
-    expect(events.filter((event) => event.kind === "session.question").at(-1)?.payload).toEqual({ question: null });
-    const late = await t!.json<{ error: string }>("POST", `/v1/sessions/${sessionId}/questions/${question!.questionId}/answer`, {
-      answers: { permission: { optionIds: [question!.questions[0]!.options[0]!.id] } },
-    });
-    expect(late.status).toBe(404);
-    expect(existsSync(join(session.cwd, "never.txt"))).toBe(false);
-    provider.clear();
-    // The next turn starts a new agent, which loads the session.
-    await loadableMinute();
-    provider.script({ parts: [{ text: "Back again." }] });
-    const next = await turn("are you there");
-    expect(lastReply(next)!.text.trim()).toBe("Back again.");
-  });
+  turnTest("the agent killed mid-question: the question ends with an event, a late answer is refused, the next turn works", () =>
+    whileAsking(async () => {
+      const { session } = await detail();
+      provider.script({ parts: [{ text: "Asking." }, { call: { op: "write", path: join(session.cwd, "never.txt"), content: "no\n" } }] });
+      await send("ask and die");
+      const asking = await askedOrIdle();
+      const question = asking.pendingQuestion;
+      expect(question, `no question; status ${JSON.stringify(asking.session.status)}`).not.toBeNull();
+      for (const line of agentProcesses()) signal(line, "SIGKILL");
+      const failed = await idleAgain();
+      log(`after the kill: ${failed.session.sidebarState}, status ${JSON.stringify(failed.session.status)}`);
+      expect(failed.pendingQuestion).toBeNull();
+      expect(failed.session.sidebarState).toBe("error");
+      expect(failed.session.status ?? "").toContain("stopped unexpectedly");
+      const events = await call(t!, "GET", `/v1/sessions/${sessionId}/events?limit=1000`, Type.Array(Type.Any()));
+      expect(events.filter((event) => event.kind === "session.question").at(-1)?.payload).toEqual({ question: null });
+      const late = await t!.json<{ error: string }>("POST", `/v1/sessions/${sessionId}/questions/${question!.questionId}/answer`, {
+        answers: { permission: { optionIds: [question!.questions[0]!.options[0]!.id] } },
+      });
+      expect(late.status).toBe(404);
+      expect(existsSync(join(session.cwd, "never.txt"))).toBe(false);
+      provider.clear();
+      // The next turn starts a new agent, which loads the session.
+      await loadableMinute();
+      provider.script({ parts: [{ text: "Back again." }] });
+      const next = await turn("are you there");
+      expect(lastReply(next)!.text.trim()).toBe("Back again.");
+    }),
+  );
 
   turnTest("a provider that refuses every request (429) ends the turn in error, saying so; an agent that retries for minutes is said to be quiet", async () => {
     provider.setMode("fail", 429);

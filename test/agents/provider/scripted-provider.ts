@@ -147,7 +147,9 @@ export function startScriptedProvider(apis: ApiModule[]): ScriptedProvider {
       paths = new Set();
       return taken;
     },
-    refuseUpgrades: (status) => void (upgradeRefusal = status),
+    refuseUpgrades(status) {
+      upgradeRefusal = status;
+    },
     setMode(next, status = 400) {
       mode = next;
       failStatus = status;
