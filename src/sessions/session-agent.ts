@@ -58,6 +58,8 @@ export class SessionAgent {
   private fileAccess: FileAccess | undefined;
   private idleTimer: ClockTimer | undefined;
   private agentQuirks: AgentQuirks = {};
+  /** A gentle stop in progress: the next start waits for it. */
+  private stopping: Promise<void> | undefined;
 
   constructor(private readonly deps: SessionAgentDeps) {}
 
@@ -79,6 +81,8 @@ export class SessionAgent {
   /** The running agent; started first when there is none (`opened` records what the start found). */
   async ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
     if (this.connection?.agent.isRunning) return this.connection;
+    // An agent still finishing its writes (stopped gently when idle) goes first: its successor loads what it wrote.
+    await this.stopping;
     this.agentQuirks = launch.quirks;
     const files = new FileAccess([session.cwd]);
     this.fileAccess = files;
@@ -149,9 +153,15 @@ export class SessionAgent {
     this.terminals?.closeAll();
     this.terminals = undefined;
     if (!connection) return Promise.resolve();
-    if (gently) return connection.stopGently(AGENT_STOP_GRACE_MS);
-    connection.stop();
-    return Promise.resolve();
+    if (!gently) {
+      connection.stop();
+      return Promise.resolve();
+    }
+    const stopping = connection.stopGently(AGENT_STOP_GRACE_MS).finally(() => {
+      if (this.stopping === stopping) this.stopping = undefined;
+    });
+    this.stopping = stopping;
+    return stopping;
   }
 
   /** Stops it for good: the session is stopped (gently, at shutdown) or deleted. */

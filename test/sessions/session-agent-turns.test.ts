@@ -302,6 +302,21 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     }
   });
 
+  test("an agent stopped when idle finishes its writes before the next one starts and loads them", async () => {
+    const clock = new ManualClock();
+    t = await quirkyServer(clock, {});
+    t.script({ loadSession: true, flushOnExitMs: 400, prompts: {} });
+    const session = await t.newSession();
+    await prompt("first", session.id);
+    await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+    // Idle stop, and at once a new prompt: the new agent must find what the old one writes as it exits.
+    await clock.advance(60_000);
+    await prompt("second", session.id);
+    const done = await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
+    expect(lastReply(done)!.text).toBe("echo second");
+    expect(done.session.status ?? "", "the agent loaded its session").not.toContain("could not load");
+  });
+
   test("an agent that reads files itself (Gemini) is not offered fs/read_text_file; its turn counts in _meta.quota are counted", async () => {
     const clock = new ManualClock();
     t = await quirkyServer(clock, { readsFilesItself: true });
