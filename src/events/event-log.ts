@@ -86,6 +86,14 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     }));
   }
 
+  /**
+   * Forgets every event of a deleted session (its deltas, messages, questions, usage): no replay,
+   * page or peer gets them again. Global ids are never reused, so cursors stay valid.
+   */
+  forgetSession(sessionId: string): void {
+    this.events.removeSession(sessionId);
+  }
+
   /** One session's events after its own sequence number `afterId` (the records' `id`). */
   readSession(sessionId: string, afterId: number, limit: number): EventRecord[] {
     return this.events.listSession(sessionId, afterId, limit).map((stored) => this.toRecord(stored, JSON.parse(stored.payload)));

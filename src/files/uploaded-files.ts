@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FileRepository, StoredFile } from "../store/file-repository.ts";
+import type { Store } from "../store/database.ts";
 import type { Attachment, UploadedFile } from "../schemas/sessions.ts";
 import { InvalidInputError, TooLargeError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -60,6 +61,24 @@ export class UploadedFiles {
     const stored = this.deps.repository.get(fileId);
     if (!stored) throw new InvalidInputError(`${field}: no uploaded file has id ${fileId} (upload it with POST /v1/files first)`);
     return attachmentOf(stored);
+  }
+
+  /** The files a session attached (to forget those it alone used when it is deleted). */
+  attachedTo(sessionId: string): string[] {
+    return this.deps.repository.attachedTo(sessionId);
+  }
+
+  /**
+   * Forgets those of these files that no session attaches any more: their records now, their bytes
+   * once the transaction this runs in has committed. Runs inside a store transaction.
+   */
+  forgetUnattached(fileIds: string[], store: Store): void {
+    const unused = this.deps.repository.unattached(fileIds);
+    for (const id of unused) this.deps.repository.remove(id);
+    // A file's folder (files/<id>/<name>), or the file itself where it was stored before folders (files/<id>).
+    store.onCommit(() => {
+      for (const id of unused) rmSync(join(this.deps.dir, id), { recursive: true, force: true });
+    });
   }
 
   /** Where the file's bytes are, for passing it to an agent. */

@@ -60,15 +60,22 @@ export const sessionsModule = defineModule({
         return sessionMcpGrant([...(await mcps.reachable()), ...(pluginTools ? [pluginTools] : [])], capabilities, caveat);
       },
     });
+    // A project deleted takes its sessions with it, and everything recorded under them.
+    projects.beforeDeleting((projectId) => sessions.removeAllOf(projectId));
     return {
       sessions,
       routes: sessionRoutes(sessions),
       start: () => {
         sessions.recover();
-        return worktrees
+        const orphans = sessions
+          .removeOrphans()
+          .then((count) => count > 0 && logger.info("deleted the sessions of projects that are gone", { count }))
+          .catch((error: unknown) => logger.error("deleting the sessions of projects that are gone failed", { error }));
+        const pruned = worktrees
           .pruneOrphans((sessionId) => sessions.exists(sessionId))
           .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
           .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
+        return Promise.all([orphans, pruned]);
       },
       stop: () => sessions.stopAll(),
     };

@@ -75,6 +75,7 @@ function existingFolder(folderPath: string): string {
  * removed; clones and scratch folders are the server's own and go with the project.
  */
 export class ProjectService {
+  private readonly deletionSteps: Array<(projectId: string) => Promise<void>> = [];
   private readonly cloning = new Set<string>();
   private readonly listed = new KeptPages();
   private readonly now: () => Date;
@@ -181,8 +182,17 @@ export class ProjectService {
     });
   }
 
+  /**
+   * Adds what deleting a project must delete first, from a module built after this one (the sessions
+   * module: the project's sessions, with everything recorded under them).
+   */
+  beforeDeleting(step: (projectId: string) => Promise<void>): void {
+    this.deletionSteps.push(step);
+  }
+
   async delete(id: string): Promise<Project> {
     this.stored(id);
+    for (const step of this.deletionSteps) await step(id);
     await this.deps.removeWorktrees(id);
     const { project, owned } = this.deps.store.transaction(() => {
       // Read inside the transaction: the project may have changed while its worktrees went.

@@ -283,11 +283,29 @@ export class SessionService {
         .remove(session.worktreeId)
         .catch((error: unknown) => this.deps.logger.warn("the session's worktree could not be removed", { sessionId: id, error }));
     }
+    // Everything recorded under it goes: its rows, its events (what was said, streamed, asked), the
+    // files only it attached; then the freed pages and the WAL are scrubbed, so nothing is readable.
     this.deps.store.transaction(() => {
+      const attached = this.deps.files.attachedTo(id);
       this.deps.sessions.remove(id);
+      this.deps.events.forgetSession(id);
+      this.deps.files.forgetUnattached(attached, this.deps.store);
       this.records.emit(id, "session.deleted", { sessionId: id });
     });
+    this.deps.store.scrubDeleted();
     return { id };
+  }
+
+  /** Deletes the sessions of projects that are gone (deleted by a build that left their sessions). */
+  async removeOrphans(): Promise<number> {
+    const orphans = this.deps.sessions.orphanedIds();
+    for (const id of orphans) await this.remove(id, false);
+    return orphans.length;
+  }
+
+  /** Deletes every session of a project (the project is being deleted). */
+  async removeAllOf(projectId: string): Promise<void> {
+    for (const id of this.deps.sessions.idsOf(projectId)) await this.remove(id, false);
   }
 
   async cancel(id: string): Promise<Session> {

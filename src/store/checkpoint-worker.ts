@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { scrub } from "./scrub.ts";
 
 /**
  * Runs in a worker thread with its own connection: copies the WAL back into the database file on a
@@ -16,8 +17,24 @@ interface Start {
 let timer: ReturnType<typeof setInterval> | undefined;
 let db: Database | undefined;
 
-self.onmessage = (event: MessageEvent<Start | { type: "stop" }>) => {
-  if (event.data.type === "start") {
+/** A scrub that found the WAL busy is tried this many more times, this far apart. */
+const SCRUB_ATTEMPTS = 20;
+const SCRUB_RETRY_MS = 250;
+
+/** After a deletion: free pages given back, the WAL copied and emptied; tried again while readers keep it busy. */
+function scrubSoon(attempt = 0): void {
+  let done = false;
+  try {
+    done = db !== undefined && scrub(db);
+  } catch {
+    // locked past the timeout: tried again below
+  }
+  if (!done && attempt < SCRUB_ATTEMPTS) setTimeout(() => scrubSoon(attempt + 1), SCRUB_RETRY_MS);
+}
+
+self.onmessage = (event: MessageEvent<Start | { type: "stop" } | { type: "scrub" }>) => {
+  if (event.data.type === "scrub") scrubSoon();
+  else if (event.data.type === "start") {
     db = new Database(event.data.path);
     db.exec("PRAGMA busy_timeout = 1000");
     const connection = db;

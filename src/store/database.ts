@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { scrub } from "./scrub.ts";
 import { chmodSync, closeSync, openSync } from "node:fs";
 import { WalCheckpointer } from "./wal-checkpointer.ts";
 import { storageProblem, type StorageProblem } from "./storage-errors.ts";
@@ -55,10 +56,15 @@ export class Store {
     const db = new Database(path, { create: true, strict: true });
     // WAL keeps readers off the writer's back; NORMAL is durable across a process crash (kill -9),
     // which is what we promise: a committed write is in the WAL file before the response is sent.
+    // Set before the first page is written (a new database): deletions can then give space back with
+    // incremental_vacuum. An older database keeps its mode until a VACUUM (setting it would write).
+    if (db.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.exec("PRAGMA foreign_keys = ON");
+    // What is deleted is overwritten with zeros in the database file, not left readable in free pages.
+    db.exec("PRAGMA secure_delete = ON");
     return new Store(db, path);
   }
 
@@ -135,6 +141,24 @@ export class Store {
   /** Throws when SQLite cannot answer a query (the file is gone, unreadable, corrupt). */
   ping(): void {
     this.db.query("SELECT 1").get();
+  }
+
+  /**
+   * After a deletion: gives free pages back to the file system, and copies the WAL into the database
+   * and empties it, so that what was deleted is in neither file (deleted cells are zeroed: secure_delete).
+   * The checkpoint worker does it off the event loop, trying again while readers keep the WAL busy;
+   * without one (a CLI command) it is done here, once.
+   */
+  scrubDeleted(): void {
+    if (this.checkpointer) {
+      this.checkpointer.scrub();
+      return;
+    }
+    try {
+      scrub(this.db);
+    } catch {
+      // locked: the next deletion scrubs again
+    }
   }
 
   journalMode(): string {

@@ -105,6 +105,22 @@ export class SessionRepository {
       .map((row) => row.id);
   }
 
+  /** Sessions whose project is gone (deleted before its sessions went with it). */
+  orphanedIds(): string[] {
+    return this.store.db
+      .query<{ id: string }, []>("SELECT id FROM sessions WHERE project_id NOT IN (SELECT id FROM projects)")
+      .all()
+      .map((row) => row.id);
+  }
+
+  /** The sessions of a project. */
+  idsOf(projectId: string): string[] {
+    return this.store.db
+      .query<{ id: string }, [string]>("SELECT id FROM sessions WHERE project_id = ?")
+      .all(projectId)
+      .map((row) => row.id);
+  }
+
   /** Removes the session and everything recorded under it. */
   remove(id: string): void {
     this.revision++;

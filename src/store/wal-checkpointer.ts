@@ -60,6 +60,11 @@ export class WalCheckpointer {
     }
   }
 
+  /** Asks the worker to give free pages back and empty the WAL (after a deletion). */
+  scrub(): void {
+    this.worker.postMessage({ type: "scrub" });
+  }
+
   /** Lets the worker close its connection, then ends it. */
   async stop(): Promise<void> {
     await this.request({ type: "stop" }, "stopped").catch(() => undefined);
