@@ -19,6 +19,8 @@ export const mainCommand = defineCommand({
     update: () => import("./update-command.ts").then((module) => module.updateCommand),
     plugin: () => import("./plugin-command.ts").then((module) => module.pluginCommand),
     console: () => import("./console-command.ts").then((module) => module.consoleCommand),
+    backup: () => import("./backup-command.ts").then((module) => module.backupCommand),
+    restore: () => import("./backup-command.ts").then((module) => module.restoreCommand),
     "acp-echo": () => import("./acp-echo-command.ts").then((module) => module.acpEchoCommand),
   },
 });
