@@ -3,20 +3,12 @@ import type { ConfigOption } from "../schemas/sessions.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { SessionRecords } from "./session-records.ts";
 import type { SessionAgent } from "./session-agent.ts";
-import type { ReplyStream } from "./reply-stream.ts";
-import type { SilenceWatch } from "./silence-watch.ts";
-import type { TurnTokens } from "./turn-tokens.ts";
+import type { Turn } from "./turn.ts";
 import { addTokens, applyUsage, configSelectionsOf, perCallTokens, turnTokens, type ReportedTokens, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 
 /** What agent updates touch of the turn in flight. */
-export interface UpdatedTurn {
-  /** The prompt was sent: what the agent streams is this turn's reply. */
-  live: boolean;
-  reply: ReplyStream;
-  tokens: TurnTokens;
-  silence: SilenceWatch;
-}
+export type UpdatedTurn = Pick<Turn, "live" | "reply" | "tokens" | "silence">;
 
 export interface AgentUpdatesDeps {
   sessionId: string;

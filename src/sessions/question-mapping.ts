@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { PendingQuestion, Question, ToolCallDetails } from "../schemas/sessions.ts";
+import type { PendingQuestion, Question } from "../schemas/sessions.ts";
+import type { ToolCallDetails } from "../schemas/transcript.ts";
 import { InvalidInputError } from "../errors.ts";
 
 /** The client's answer to one question: chosen option ids, and free text where `allowsOther`. */

@@ -1,7 +1,11 @@
 import type { PendingQuestion } from "../schemas/sessions.ts";
 import { NotFoundError } from "../errors.ts";
 import { SessionRecords } from "./session-records.ts";
-import type { QuestionAnswer } from "./question-mapping.ts";
+import type * as acp from "@agentclientprotocol/sdk";
+import { newId } from "../ids.ts";
+import type { ReplyStream } from "./reply-stream.ts";
+import { mergeToolCall } from "./transcript-mapping.ts";
+import { elicitationContent, elicitationQuestion, isRefusal, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
 
 interface OpenQuestion {
   question: PendingQuestion;
@@ -60,6 +64,26 @@ export class SessionQuestions {
         withdraw: () => settle(withdrawn),
       };
     });
+  }
+
+  /**
+   * An agent's permission request, asked with the tool call it is about: the call is in the reply's
+   * details from now on, not only once it is answered, and a refused one the agent leaves pending fails.
+   */
+  async askPermission(request: acp.RequestPermissionRequest, reply: ReplyStream | undefined): Promise<acp.RequestPermissionResponse> {
+    const toolCall = reply?.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
+    const outcome = await this.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
+      outcome: { outcome: "cancelled" },
+    });
+    if (isRefusal(request, outcome)) reply?.refuseCall(request.toolCall.toolCallId);
+    return outcome;
+  }
+
+  /** An agent's form, one question per field; a form of another mode is declined. */
+  askForm(request: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse> {
+    const question = elicitationQuestion(newId("q"), request);
+    if (!question) return Promise.resolve({ action: "decline" });
+    return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
   }
 
   answer(questionId: string, answers: Record<string, QuestionAnswer>): void {

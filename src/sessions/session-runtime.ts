@@ -13,17 +13,17 @@ import type { TerminalOutput } from "./acp/terminals.ts";
 import { SessionAgent, type SessionLaunch } from "./session-agent.ts";
 import { SessionQuestions } from "./session-questions.ts";
 import { SessionRecords, titleFrom } from "./session-records.ts";
-import { elicitationContent, elicitationQuestion, isRefusal, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
+import type { QuestionAnswer } from "./question-mapping.ts";
 import { isPlanMode } from "./acp-mapping.ts";
 import { AgentUpdates } from "./agent-updates.ts";
-import { mergeToolCall } from "./transcript-mapping.ts";
 import { budgetSpentStatus } from "./goal-budget.ts";
 import { TurnTokens } from "./turn-tokens.ts";
 import { promptBlocks } from "./prompt-blocks.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
 import { ReplyStream } from "./reply-stream.ts";
 import { SilenceWatch } from "./silence-watch.ts";
-import { cleanLine, isTroubleNotice, quietStatus, type LoggedLine } from "./agent-notices.ts";
+import { TurnNotices } from "./agent-notices.ts";
+import type { Turn } from "./turn.ts";
 import { backoffMs } from "../store/storage-errors.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { SessionTimings } from "./session-timings.ts";
@@ -47,37 +47,6 @@ export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTime
 /** How soon a queue held by an update looks again (the update ends on its own). */
 const HOLD_RECHECK_MS = 1000;
 
-interface Turn {
-  promptId: string;
-  itemId: string;
-  cancelled: boolean;
-  /**
-   * Set once the prompt is sent: only then is what the agent streams this turn's reply (before, a
-   * session/load replays history, which the stored conversation already holds).
-   */
-  live: boolean;
-  /** Ends the turn without the agent (a cancel it did not honour in time). */
-  abort: (reason: Error) => void;
-  aborted: Promise<never>;
-  escalation: ReturnType<typeof setTimeout> | undefined;
-  /** Where what the agent streams this turn goes. */
-  reply: ReplyStream;
-  silence: SilenceWatch;
-  /** Said in the status when the turn ends well (e.g. the agent could not load its history). */
-  notice: string | null;
-  /** Set when the turn must end in error whatever the agent does (its reply cannot be written). */
-  failure: string | undefined;
-  /** Its tokens so far, and what of them the goal was charged. */
-  tokens: TurnTokens;
-  /** The last line the agent logged to stderr during this turn. */
-  lastLogged: LoggedLine | undefined;
-  /** The trouble the agent last reported (shown as the status), and when. */
-  lastTrouble: LoggedLine | undefined;
-}
-
-/** A trouble notice the agent repeats replaces the shown one at most this often. */
-const TROUBLE_NOTICE_INTERVAL_MS = 1000;
-
 export class SessionRuntime {
   private readonly agent: SessionAgent;
   private readonly questions: SessionQuestions;
@@ -100,7 +69,10 @@ export class SessionRuntime {
       clock: deps.clock,
       busy: () => this.turn !== undefined || this.closed,
       onTasksChanged: () => this.publishTasks(),
-      onStderrLine: (line) => this.noteLogged(line),
+      // Lines logged outside a live turn (start-up chatter, replayed history) say nothing about it.
+      onStderrLine: (line) => {
+        if (this.turn?.live) this.turn.notices.logged(line);
+      },
       handlers: {
         onUpdate: (notification) => {
           try {
@@ -110,21 +82,8 @@ export class SessionRuntime {
             deps.logger.warn("an update from the agent could not be recorded", { sessionId, kind: notification.update.sessionUpdate, error });
           }
         },
-        requestPermission: async (request) => {
-          // The call asked about is in the reply's details from now on, not only once it is answered.
-          const reply = this.turn?.reply;
-          const toolCall = reply?.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
-          const outcome = await this.questions.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
-            outcome: { outcome: "cancelled" },
-          });
-          if (isRefusal(request, outcome)) reply?.refuseCall(request.toolCall.toolCallId);
-          return outcome;
-        },
-        elicit: async (request) => {
-          const question = elicitationQuestion(newId("q"), request);
-          if (!question) return { action: "decline" };
-          return this.questions.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
-        },
+        requestPermission: (request) => this.questions.askPermission(request, this.turn?.reply),
+        elicit: (request) => this.questions.askForm(request),
       },
     });
     this.updates = new AgentUpdates({
@@ -135,7 +94,7 @@ export class SessionRuntime {
       closed: () => this.closed,
       chargeGoal: (session) => this.chargeGoal(session),
       budgetSpent: () => void this.cancel().catch(() => undefined),
-      notice: (text) => this.noteSelfNotice(text),
+      notice: (text) => this.turn?.notices.selfNotice(text),
     });
     this.questions = new SessionQuestions({
       sessionId,
@@ -315,14 +274,15 @@ export class SessionRuntime {
       }),
       silence: new SilenceWatch(this.deps.silenceNoticeMs, {
         paused: () => this.questions.isOpen,
-        onQuiet: (quietMs) => this.recordStatus(quietStatus(quietMs, turn.lastLogged)),
-        onHeard: () => this.recordStatus(turn.notice),
+        onQuiet: (quietMs) => turn.notices.quiet(quietMs),
+        onHeard: () => turn.notices.spokeAgain(),
       }),
-      notice: null,
+      notices: new TurnNotices(
+        (status) => this.recordStatus(status),
+        () => turn.silence.heard(),
+      ),
       failure: undefined,
       tokens: new TurnTokens(contextAtStart),
-      lastLogged: undefined,
-      lastTrouble: undefined,
     };
     this.turn = turn;
     try {
@@ -397,7 +357,7 @@ export class SessionRuntime {
       if (session.pendingQuestion) this.deps.records.emit(this.sessionId, "session.question", { question: null });
       session.pendingQuestion = null;
       session.sidebarState = failure ? "error" : session.pendingPlanApproval ? "waiting" : "idle";
-      session.status = failure ?? turn.notice;
+      session.status = failure ?? turn.notices.notice;
       if (session.goal) {
         session.goal.activity = "idle";
         this.chargeGoal(session);
@@ -406,32 +366,6 @@ export class SessionRuntime {
       }
       SessionRecords.attention(session, failure !== undefined);
     });
-  }
-
-  /**
-   * A line the agent logged during a turn: kept for the silence notice, and shown as the status at once
-   * when it tells of trouble (a provider failing, retries), so the user sees why the turn takes long.
-   */
-  private noteLogged(line: string): void {
-    const turn = this.turn;
-    const text = cleanLine(line);
-    if (!turn?.live || !text) return;
-    const nowMs = Date.now();
-    turn.lastLogged = { text, atMs: nowMs };
-    if (!isTroubleNotice(text)) return;
-    if (turn.lastTrouble && (turn.lastTrouble.text === text || nowMs - turn.lastTrouble.atMs < TROUBLE_NOTICE_INTERVAL_MS)) return;
-    turn.lastTrouble = { text, atMs: nowMs };
-    turn.silence.heard();
-    this.recordStatus(`the agent reports: ${text}`);
-  }
-
-  /** What the agent said about itself in its reply stream: the status now, and after the turn if it ends well. */
-  private noteSelfNotice(text: string): void {
-    const turn = this.turn;
-    const said = cleanLine(text);
-    if (!turn || !said) return;
-    turn.notice = `the agent reports: ${said}`;
-    this.recordStatus(turn.notice);
   }
 
   /** Sets the session's status from a timer, where nothing above would catch a failed write. */
@@ -449,7 +383,7 @@ export class SessionRuntime {
   private ensureAgent(): Promise<AgentConnection> {
     const session = this.deps.records.get(this.sessionId);
     return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, notice, mcpServers }) => {
-      if (this.turn) this.turn.notice = notice;
+      if (this.turn) this.turn.notices.notice = notice;
       this.deps.records.update(this.sessionId, (stored) => {
         stored.agentSessionId = connection.sessionId;
         if (connection.configOptions) this.updates.applyConfig(stored, connection.configOptions);

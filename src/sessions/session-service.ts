@@ -22,10 +22,10 @@ import type {
   SessionConfig,
   SessionDetail,
   SessionListQuery,
-  TranscriptDetailsPage,
   UpdateSessionBody,
   UsageLimits,
 } from "../schemas/sessions.ts";
+import type { TranscriptDetailsPage } from "../schemas/transcript.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { resumeQueue, SessionRecords } from "./session-records.ts";

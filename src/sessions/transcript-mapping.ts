@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { ThoughtDetails, ToolCallDetails } from "../schemas/sessions.ts";
+import type { ThoughtDetails, ToolCallDetails } from "../schemas/transcript.ts";
 
 export type { ThoughtDetails, ToolCallDetails };
 

@@ -1,5 +1,5 @@
 import type { Store } from "./database.ts";
-import type { ThoughtDetails, ToolCallDetails } from "../schemas/sessions.ts";
+import type { ThoughtDetails, ToolCallDetails } from "../schemas/transcript.ts";
 
 export interface TranscriptEntry {
   key: string;

@@ -12,7 +12,8 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
-import { PendingQuestion, SessionDetail, TranscriptDetailsPage } from "../../src/schemas/sessions.ts";
+import { PendingQuestion, SessionDetail } from "../../src/schemas/sessions.ts";
+import { TranscriptDetailsPage } from "../../src/schemas/transcript.ts";
 import { idle, lastReply, SCRIPTED_AGENT, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
 
 type Page = Static<typeof TranscriptDetailsPage>;

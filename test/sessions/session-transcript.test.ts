@@ -3,7 +3,7 @@ import { until } from "../helpers/poll.ts";
 import { Type, type Static } from "@sinclair/typebox";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
-import { TranscriptDetailsPage } from "../../src/schemas/sessions.ts";
+import { TranscriptDetailsPage } from "../../src/schemas/transcript.ts";
 import { lastReply, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
 
 type Page = Static<typeof TranscriptDetailsPage>;

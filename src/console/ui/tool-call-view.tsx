@@ -1,4 +1,4 @@
-import type { ToolCallDetails } from "../../schemas/sessions.ts";
+import type { ToolCallDetails } from "../../schemas/transcript.ts";
 
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { TranscriptDetailsPage } from "../../schemas/sessions.ts";
+import type { TranscriptDetailsPage } from "../../schemas/transcript.ts";
 import { api, failureText } from "./api.ts";
 import { ToolCallView } from "./tool-call-view.tsx";
 

@@ -16,11 +16,10 @@ import {
   SessionListQuery,
   SetConfigBody,
   SetGoalBody,
-  TranscriptDetailsPage,
-  TranscriptDetailsQuery,
   UpdateSessionBody,
   UsageLimits,
 } from "../../schemas/sessions.ts";
+import { TranscriptDetailsPage, TranscriptDetailsQuery } from "../../schemas/transcript.ts";
 import { EventRecord } from "../../schemas/events.ts";
 import type { SessionService } from "../../sessions/session-service.ts";
 import { pageResponse } from "../paging.ts";
