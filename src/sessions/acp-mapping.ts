@@ -70,7 +70,7 @@ export function addTokens(usage: SessionUsage, reported: ReportedTokens): Sessio
 }
 
 /** Adds a reported count to a summed one; a count never reported stays unknown (null). */
-export function addCount(sum: number | null, reported: number | undefined | null): number | null {
+function addCount(sum: number | null, reported: number | undefined | null): number | null {
   if (reported === undefined || reported === null) return sum;
   return (sum ?? 0) + reported;
 }

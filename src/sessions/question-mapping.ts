@@ -24,16 +24,17 @@ const PERMISSION_KINDS: Record<acp.PermissionOptionKind, string> = {
  * tool call it asks about (`toolCall`: as the reply's details keep it, its diff or command included).
  */
 export function permissionQuestion(questionId: string, request: acp.RequestPermissionRequest, toolCall: ToolCallDetails): PendingQuestion {
-  const title = request.toolCall.title ?? toolCall.title ?? "The agent asks for permission";
+  // The call as merged: the request's title, else the one the call had.
+  const title = toolCall.title || "The agent asks for permission";
   return {
     sessionUpdate: "question",
     questionId,
-    message: title || "The agent asks for permission",
+    message: title,
     questions: [
       {
         id: "permission",
         header: "Permission",
-        question: title || "The agent asks for permission",
+        question: title,
         options: request.options.map((option) => ({ id: option.optionId, label: option.name, description: PERMISSION_KINDS[option.kind] ?? null })),
         multiSelect: false,
         allowsOther: false,

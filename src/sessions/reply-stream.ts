@@ -29,7 +29,7 @@ const MAX_DELTA_CHARS = 128 * 1024;
  * What goes between a reply's text and the text the agent sends after a tool call or a thought: a
  * blank line, unless one is there already, so a heading or list that follows is still one.
  */
-export function paragraphBreak(tail: string, next: string): string {
+function paragraphBreak(tail: string, next: string): string {
   if (tail.length === 0) return "";
   const newlines = (/\n{0,2}$/.exec(tail)?.[0].length ?? 0) + (/^\n{0,2}/.exec(next)?.[0].length ?? 0);
   return "\n".repeat(Math.max(0, 2 - newlines));
