@@ -126,7 +126,15 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
       } else if (command === "/ask") {
         const answer = await client.request("session/request_permission", {
           sessionId,
-          toolCall: { toolCallId: `echo-tool-${Date.now()}`, title: "Write hello.txt", kind: "edit", status: "pending" },
+          // As the real agents ask: the call with the diff it would write and the file it touches.
+          toolCall: {
+            toolCallId: `echo-tool-${Date.now()}`,
+            title: "Write hello.txt",
+            kind: "edit",
+            status: "pending",
+            content: [{ type: "diff", path: join(process.cwd(), "hello.txt"), oldText: null, newText: "Hello from the echo agent.\n" }],
+            locations: [{ path: join(process.cwd(), "hello.txt") }],
+          },
           options: [
             { optionId: "allow", name: "Allow", kind: "allow_once" },
             { optionId: "deny", name: "Deny", kind: "reject_once" },

@@ -56,6 +56,9 @@ describe("sessions in the console", () => {
 
     await send(page, "/ask");
     const question = page.getByRole("form", { name: "The agent asks" });
+    // The question shows what it asks about: the file and the text the call would write.
+    await question.getByText("Hello from the echo agent.").waitFor();
+    await screenshot(page, "console-session-question-phone");
     await question.getByLabel("Allow").check();
     await question.getByRole("button", { name: "Answer" }).click();
     await lastReply(page).getByText("You chose allow.").waitFor();

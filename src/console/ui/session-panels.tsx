@@ -91,7 +91,9 @@ export function UsagePanel({ usage }: { usage: SessionUsage }) {
         )}
         <dt>Tokens</dt>
         <dd>
-          {count(usage.totalTokens)} ({count(usage.inputTokens)} in, {count(usage.outputTokens)} out)
+          {usage.totalTokens === null
+            ? "not reported by the agent"
+            : `${count(usage.totalTokens)} (${count(usage.inputTokens)} in, ${count(usage.outputTokens)} out)`}
         </dd>
         {usage.costAmount !== null && (
           <>

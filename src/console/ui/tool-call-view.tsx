@@ -17,7 +17,8 @@ export function ToolCallView({ call }: { call: ToolCallDetails }) {
       <div>
         <strong>{call.title || call.kind || "Tool call"}</strong> {call.status && <span class="quiet">{call.status}</span>}
       </div>
-      {call.locations.length > 0 && <p class="quiet">{call.locations.map((location) => location.path).join(", ")}</p>}
+      {/* A diff names its file already. */}
+      {diffs.length === 0 && call.locations.length > 0 && <p class="quiet">{call.locations.map((location) => location.path).join(", ")}</p>}
       {diffs.map((diff) => (
         <div key={diff.path}>
           <p class="quiet">{diff.oldText == null ? `new file ${diff.path}` : `changes ${diff.path}`}</p>
