@@ -14,6 +14,12 @@ const CHECKPOINT_INTERVAL_MS = 250;
 const WAL_LIMIT_BYTES = 20 * 1024 * 1024;
 /** How many commits go by between looks at the WAL's size (a stat each). */
 const COMMITS_PER_SIZE_CHECK = 64;
+/**
+ * A checkpoint never waits for another one to finish (SQLite answers busy at once), so the writer
+ * asks again this often, this many times, while the worker's copy runs: at most half a second.
+ */
+const TRUNCATE_RETRY_MS = 5;
+const TRUNCATE_ATTEMPTS = 100;
 
 /**
  * Moves WAL checkpoints to a worker thread. The main connection keeps automatic checkpoints at a
@@ -52,11 +58,21 @@ export class WalCheckpointer {
       return;
     }
     if (walBytes <= WAL_LIMIT_BYTES) return;
+    for (let attempt = 1; attempt <= TRUNCATE_ATTEMPTS; attempt++) {
+      if (this.truncateWal()) return;
+      Bun.sleepSync(TRUNCATE_RETRY_MS);
+    }
+    // Readers held it all along: the next commit looks again; the write itself has committed.
+    this.commitsSinceCheck = COMMITS_PER_SIZE_CHECK - 1;
+  }
+
+  /** Copies the WAL back and starts it over; false while another checkpoint or a reader is in the way. */
+  private truncateWal(): boolean {
     try {
-      // Waits (busy_timeout) for the worker's checkpoint and for readers, then starts the WAL over.
-      this.main.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      // busy_timeout covers the wait for readers; the worker's checkpoint answers busy at once.
+      return this.main.query<{ busy: number }, []>("PRAGMA wal_checkpoint(TRUNCATE)").get()?.busy === 0;
     } catch {
-      // Busy past the timeout: the next look tries again; the write itself has committed.
+      return false;
     }
   }
 
