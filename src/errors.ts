@@ -16,6 +16,8 @@ export class InvalidInputError extends DomainError {}
 export class NotFoundError extends DomainError {}
 /** The request conflicts with the current state: a duplicate, busy, in flight (409). */
 export class ConflictError extends DomainError {}
+/** What the request asks for is no longer kept (410): events behind the log's retention horizon. */
+export class GoneError extends DomainError {}
 /** What the caller presented in place of Atrium's token (a pairing code) is wrong or spent (401). */
 export class NotAuthenticatedError extends DomainError {}
 /** The caller may not do this (403). */

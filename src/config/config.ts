@@ -16,6 +16,24 @@ export const ConfigFile = Type.Object(
     agentIdleMinutes: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, description: "Stop a session's agent after this many idle minutes (default 30); the next prompt starts it again." }),
     ),
+    eventRetentionDays: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: "Events older than this many days leave the event log (default 30); what the state needs is kept. A client resuming from behind that gets 410 and re-reads the state.",
+      }),
+    ),
+    eventLogMaxMB: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: "Past this many megabytes of data in the database (default 512), the oldest events leave the log too, however young.",
+      }),
+    ),
+    eventCompactionMinutes: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        description: "How often the event log is compacted (default 60); the first pass runs a minute after the start, or sooner if this is shorter.",
+      }),
+    ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description:

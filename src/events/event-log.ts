@@ -2,6 +2,7 @@ import type { Store } from "../store/database.ts";
 import type { EventRepository, StoredEvent } from "../store/event-repository.ts";
 import { ADDRESSED_TO_SUBJECT, type EventRecord } from "../schemas/events.ts";
 import type { Static, TSchema } from "@sinclair/typebox";
+import { ConflictError, GoneError } from "../errors.ts";
 
 /** An event as the log hands it around: the public record plus what filters need. */
 export interface LoggedEvent {
@@ -29,13 +30,16 @@ export interface AppendOptions {
 export class EventLog<Kinds extends EventKinds = EventKinds> {
   private readonly listeners = new Set<EventListener>();
   private readonly accepted: EventKinds = {};
+  private horizonId: number;
 
   constructor(
     private readonly store: Store,
     private readonly events: EventRepository,
     private readonly serverId: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.horizonId = events.horizon();
+  }
 
   /** Takes these kinds from now on (a module's events). */
   accept(kinds: EventKinds): void {
@@ -78,6 +82,37 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     return this.events.maxGlobalId();
   }
 
+  /** Events at or below this globalEventId may have been compacted away (0: the log is whole). */
+  horizon(): number {
+    return this.horizonId;
+  }
+
+  /**
+   * Compaction removed every event through `globalId`: remembers the new horizon (stored by the
+   * caller in the transaction that removed them), so cursors behind it are refused from now on.
+   */
+  compactedThrough(globalId: number): void {
+    this.horizonId = Math.max(this.horizonId, globalId);
+  }
+
+  /**
+   * Throws unless the events after `after` can all still be served: 410 behind the horizon (0, from the
+   * start of what is kept, is always served), 409 ahead of the log (another log: a reset data dir).
+   */
+  checkResumable(after: number): void {
+    if (after > 0 && after < this.horizonId) {
+      throw new GoneError(
+        `the events after ${after} are no longer kept (the log keeps those after ${this.horizonId}); re-read the state and resume from ${this.cursor()}`,
+      );
+    }
+    const cursor = this.cursor();
+    if (after > cursor) {
+      throw new ConflictError(
+        `the cursor ${after} is ahead of this server's event log (${cursor}); its log was reset, so re-read the state and resume from ${cursor}`,
+      );
+    }
+  }
+
   read(afterGlobalId: number, limit: number, sessionId?: string): LoggedEvent[] {
     return this.events.listAfter({ afterGlobalId, limit, sessionId }).map((stored) => ({
       record: this.toRecord(stored, JSON.parse(stored.payload)),
@@ -94,8 +129,12 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     this.events.removeSession(sessionId);
   }
 
-  /** One session's events after its own sequence number `afterId` (the records' `id`). */
+  /** One session's events after its own sequence number `afterId` (the records' `id`); 410 when some were compacted away. */
   readSession(sessionId: string, afterId: number, limit: number): EventRecord[] {
+    const compacted = afterId > 0 ? this.events.compactedSessionSeq(sessionId) : 0;
+    if (afterId < compacted) {
+      throw new GoneError(`the events of session ${sessionId} after ${afterId} are no longer kept (it keeps those after ${compacted}); re-read the session`);
+    }
     return this.events.listSession(sessionId, afterId, limit).map((stored) => this.toRecord(stored, JSON.parse(stored.payload)));
   }
 

@@ -1,7 +1,6 @@
 import type { EventLog, LoggedEvent } from "./event-log.ts";
 import { matchesFilter, type EventFilter } from "./event-filter.ts";
 import type { Logger } from "../logging/logger.ts";
-import { ConflictError } from "../errors.ts";
 
 export interface EventStreamLimits {
   /** How often a comment line is sent on a quiet stream, for proxies and dead-peer detection. */
@@ -209,13 +208,8 @@ export class EventStreamHub {
   }
 
   open(request: StreamRequest): ReadableStream<Uint8Array> {
-    const cursor = this.log.cursor();
-    if (request.after !== null && request.after > cursor) {
-      // A cursor from another log (a reset or restored data dir): resuming would silently skip events.
-      throw new ConflictError(
-        `the cursor ${request.after} is ahead of this server's event log (${cursor}); its log was reset, so re-read the state and resume from ${cursor}`,
-      );
-    }
+    // Behind the horizon, or from another log (a reset data dir): resuming would silently skip events.
+    if (request.after !== null) this.log.checkResumable(request.after);
     const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => {
       this.connections.delete(connection);
       if (request.clientId !== undefined) this.countClient(request.clientId, -1);

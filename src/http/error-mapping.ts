@@ -3,6 +3,7 @@ import {
   DomainError,
   ConflictError,
   ForbiddenError,
+  GoneError,
   InvalidInputError,
   NotAuthenticatedError,
   NotFoundError,
@@ -24,6 +25,7 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof InvalidInputError) return 400;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
+  if (error instanceof GoneError) return 410;
   if (error instanceof TooLargeError) return 413;
   if (error instanceof UpstreamError) return 502;
   if (error instanceof AnswerTimeoutError) return 504;

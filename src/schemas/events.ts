@@ -21,7 +21,20 @@ export function eventRecordSchema<P extends TSchema>(payload: P, options: { $id?
 export const EventRecord = eventRecordSchema(Type.Unknown(), { $id: "EventRecord" });
 export type EventRecord = Static<typeof EventRecord>;
 
-export const CursorResponse = Type.Object({ cursor: EventCursor }, { $id: "EventCursor" });
+export const CursorResponse = Type.Object(
+  {
+    cursor: EventCursor,
+    horizon: Type.Integer({
+      description: "Events at or below this globalEventId may have been compacted away; resuming from behind it (other than 0) is refused 410.",
+    }),
+  },
+  { $id: "EventCursor" },
+);
+
+/** The extra error of a route that resumes the event log from a cursor. */
+export const BEHIND_HORIZON = {
+  "410": "The cursor is behind the event log's retention horizon: what followed it was compacted away. Re-read the state, then resume from the cursor it carries.",
+};
 
 export const ADDRESSED_TO_SUBJECT = "x-addressed-to-subject";
 /**

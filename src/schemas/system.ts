@@ -34,6 +34,20 @@ export const Health = Type.Object(
       uptimeSeconds: Type.Number(),
     }),
     migration: MigrationStatus,
+    events: Type.Optional(
+      Type.Object(
+        {
+          cursor: Type.Integer({ description: "The newest event's globalEventId." }),
+          horizon: Type.Integer({
+            description: "Events at or below this globalEventId may have been compacted away: resuming from behind it (other than 0) is refused 410.",
+          }),
+          retentionDays: Type.Number(),
+          maxMB: Type.Number(),
+          compactionError: Type.Optional(Type.String({ description: "Why the last compaction failed (the database locked or full), until one succeeds." })),
+        },
+        { description: "The event log, once the server is built (absent while a migration runs)." },
+      ),
+    ),
   },
   { $id: "Health" },
 );

@@ -5,6 +5,8 @@ import { dataPaths, ensureDataDir, type DataPaths } from "../config/paths.ts";
 import { removeRuntimeFile, writeRuntimeFile } from "../config/runtime-file.ts";
 import { EventLog } from "../events/event-log.ts";
 import { EventStreamHub, defaultStreamLimits } from "../events/event-stream-hub.ts";
+import { EventCompactor, defaultCompactionTuning, type CompactionTuning, type RetentionPolicy } from "../events/event-compactor.ts";
+import { ConversationRepository } from "../store/conversation-repository.ts";
 import { createHttpApp, serveOn } from "../http/app.ts";
 import { isLoopbackAddress } from "../http/auth-guard.ts";
 import { startEarlyListener, type EarlyListener } from "../http/early-listener.ts";
@@ -55,6 +57,7 @@ interface ServerParts {
   server: Server<undefined>;
   /** Absent while the server only reports a failed migration. */
   hub?: EventStreamHub;
+  compactor?: EventCompactor;
   /** Stopped in the reverse of the order they were built in. */
   modules: AtriumModule[];
   children?: ChildProcesses;
@@ -91,6 +94,11 @@ export class AtriumServer {
 
   get paths(): DataPaths {
     return this.parts.paths;
+  }
+
+  /** The event log's compaction (absent while the server only reports a failed migration). */
+  get compactor(): EventCompactor | undefined {
+    return this.parts.compactor;
   }
 
   get backgroundStartup(): Promise<void> {
@@ -181,6 +189,17 @@ export class AtriumServer {
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       const events = new EventLog(store, new EventRepository(store), identity.serverId);
       const hub = new EventStreamHub(events, logger, { ...defaultStreamLimits, ...tuning.streamLimits });
+      const compactor = new EventCompactor({
+        store,
+        events: new EventRepository(store),
+        conversation: new ConversationRepository(store),
+        log: events,
+        clock: tuning.clock ?? systemClock,
+        logger,
+        policy: eventRetention(options.config),
+        tuning: { ...compactionTimes(options.config), ...tuning.compaction },
+      });
+      status.attachEventLog({ log: events, compactor, policy: eventRetention(options.config) });
       const children = new ChildProcesses(paths.children, logger);
       // Agents and probes a killed server left running belong to nothing any more.
       children.reapOrphans();
@@ -203,7 +222,8 @@ export class AtriumServer {
       const app = createHttpApp({ routes, tokens, logger, version: buildInfo.version, eventPayloads: events.kinds, checkHost, refusals });
       listener.handOver(serveOn(app, listener.server), tokens);
       const backgroundStartup = Promise.all(modules.map((module) => module.start?.())).then(() => undefined);
-      started = new AtriumServer({ ...shared, hub, modules, children, backgroundStartup, shutdownGraceMs });
+      compactor.start();
+      started = new AtriumServer({ ...shared, hub, compactor, modules, children, backgroundStartup, shutdownGraceMs });
       return started;
     } catch (error) {
       // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
@@ -219,8 +239,9 @@ export class AtriumServer {
   /** Graceful stop: event streams end, in-flight requests finish, then the database closes. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      const { logger, server, hub, modules, children, store, shutdownGraceMs } = this.parts;
+      const { logger, server, hub, compactor, modules, children, store, shutdownGraceMs } = this.parts;
       logger.info("shutting down");
+      await compactor?.stop();
       // Stop accepting first, so no stream opens after the open ones are closed.
       const graceful = server.stop(false);
       hub?.closeAll();
@@ -242,6 +263,20 @@ export class AtriumServer {
     })();
     return this.stopping;
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** config.json's retention: 30 days and 512 MB unless it says otherwise. */
+function eventRetention(config: ServerOptions["config"]): RetentionPolicy {
+  return { retentionMs: (config.eventRetentionDays ?? 30) * DAY_MS, maxBytes: (config.eventLogMaxMB ?? 512) * 1024 * 1024 };
+}
+
+/** config.json's compaction interval (an hour by default); the first pass a minute after the start, or sooner. */
+function compactionTimes(config: ServerOptions["config"]): Partial<CompactionTuning> {
+  if (config.eventCompactionMinutes === undefined) return {};
+  const intervalMs = config.eventCompactionMinutes * 60_000;
+  return { intervalMs, firstPassMs: Math.min(intervalMs, defaultCompactionTuning.firstPassMs) };
 }
 
 /** Builds every module in the list's order, each with its event kinds taken by the log. */

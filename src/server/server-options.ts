@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { EventStreamLimits } from "../events/event-stream-hub.ts";
+import type { CompactionTuning } from "../events/event-compactor.ts";
 import type { LogLevel } from "../logging/logger.ts";
 import type { ModuleTuning } from "../modules/modules.ts";
 import type { Migration } from "../store/migrations.ts";
@@ -26,6 +27,7 @@ export interface ServerTuning {
   /** The schema changes this server applies; every released one by default. */
   migrations?: Migration[];
   streamLimits?: Partial<EventStreamLimits>;
+  compaction?: Partial<CompactionTuning>;
   /** Per module, by its name (src/modules/modules.ts). */
   modules?: ModuleTuning;
 }

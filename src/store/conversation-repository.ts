@@ -38,10 +38,10 @@ export interface ConversationPage {
  */
 // `+conversation_items.id` drops the column's TEXT affinity, which would otherwise be applied to the
 // indexed expression and keep SQLite from using events_delta_by_item (a scan of every delta).
+const JOINED_DELTAS = `COALESCE((SELECT group_concat(json_extract(payload, '$.text'), '' ORDER BY global_id)
+    FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = +conversation_items.id), '')`;
 const ITEM_COLUMNS = `seq, id, role, message_id, created_at, is_generating, attachments, stop_reason,
-  CASE WHEN text_in_deltas = 1 THEN COALESCE((SELECT group_concat(json_extract(payload, '$.text'), '' ORDER BY global_id)
-    FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = +conversation_items.id), '')
-  ELSE text END AS text`;
+  CASE WHEN text_in_deltas = 1 THEN ${JOINED_DELTAS} ELSE text END AS text`;
 
 /** A session's conversation, in order (`seq`), paged from the newest backwards. */
 export class ConversationRepository {
@@ -98,6 +98,31 @@ export class ConversationRepository {
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit).reverse().map(toItem);
     return { items: page.map(({ seq: _seq, ...item }) => item), olderThan: hasMore && page[0] ? page[0].seq : null };
+  }
+
+  /**
+   * Before compaction removes the deltas through `globalId`: each finished reply with deltas among them
+   * gets its whole text into its row, and is read from there from now on (its later deltas stay events).
+   */
+  foldRepliesThrough(globalId: number): void {
+    this.store.db
+      .query(
+        `UPDATE conversation_items SET text = ${JOINED_DELTAS}, text_in_deltas = 0
+         WHERE text_in_deltas = 1 AND is_generating = 0 AND id IN
+           (SELECT json_extract(payload, '$.itemId') FROM events WHERE kind = 'session.message.delta' AND global_id <= ?)`,
+      )
+      .run(globalId);
+  }
+
+  /** The first delta of a reply still being written: compaction stops below it (null: none is). */
+  firstDeltaOfGenerating(): number | null {
+    const row = this.store.db
+      .query<{ first: number | null }, []>(
+        `SELECT MIN((SELECT MIN(global_id) FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = +conversation_items.id)) AS first
+         FROM conversation_items WHERE is_generating = 1 AND text_in_deltas = 1`,
+      )
+      .get();
+    return row?.first ?? null;
   }
 
   /** Items still marked generating (a turn the server did not see end), by session. */

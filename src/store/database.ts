@@ -161,6 +161,12 @@ export class Store {
     }
   }
 
+  /** Bytes the database's pages hold, free pages not counted (what the data takes, not the file). */
+  usedBytes(): number {
+    const pragma = (name: string) => this.db.query<Record<string, number>, []>(`PRAGMA ${name}`).get()?.[name] ?? 0;
+    return (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
+  }
+
   journalMode(): string {
     const row = this.db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get();
     return row?.journal_mode ?? "unknown";

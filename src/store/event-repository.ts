@@ -45,14 +45,32 @@ export interface EventQuery {
 export class EventRepository {
   constructor(private readonly store: Store) {}
 
+  /** Counts on from the newest revision kept, or removed by compaction: a revision is never given twice. */
   nextSubjectRevision(subjectId: string): number {
-    const row = this.store.db.query<{ r: number | null }, [string]>("SELECT MAX(subject_revision) AS r FROM events WHERE subject_id = ?").get(subjectId);
+    const row = this.store.db
+      .query<{ r: number | null }, [string, string]>(
+        `SELECT MAX(r) AS r FROM (SELECT MAX(subject_revision) AS r FROM events WHERE subject_id = ?
+           UNION ALL SELECT last AS r FROM compacted_sequences WHERE scope = 'subject' AND id = ?)`,
+      )
+      .get(subjectId, subjectId);
     return (row?.r ?? 0) + 1;
   }
 
   nextSessionSeq(sessionId: string): number {
-    const row = this.store.db.query<{ s: number | null }, [string]>("SELECT MAX(session_seq) AS s FROM events WHERE session_id = ?").get(sessionId);
+    const row = this.store.db
+      .query<{ s: number | null }, [string, string]>(
+        `SELECT MAX(s) AS s FROM (SELECT MAX(session_seq) AS s FROM events WHERE session_id = ?
+           UNION ALL SELECT last AS s FROM compacted_sequences WHERE scope = 'session' AND id = ?)`,
+      )
+      .get(sessionId, sessionId);
     return (row?.s ?? 0) + 1;
+  }
+
+  /** The highest per-session sequence number compaction removed for this session (0: none). */
+  compactedSessionSeq(sessionId: string): number {
+    return (
+      this.store.db.query<{ last: number }, [string]>("SELECT last FROM compacted_sequences WHERE scope = 'session' AND id = ?").get(sessionId)?.last ?? 0
+    );
   }
 
   /** Inserts one event and returns its global id. Uses `.run()`: RETURNING read with `.get()` stalls WAL checkpoints. */
@@ -64,6 +82,18 @@ export class EventRepository {
       )
       .run(event);
     return Number(result.lastInsertRowid);
+  }
+
+  /** The retention horizon: events at or below this globalEventId may have been compacted away (0: none were). */
+  horizon(): number {
+    const value = this.store.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'event_horizon'").get()?.value;
+    return value === undefined ? 0 : Number(value);
+  }
+
+  setHorizon(globalId: number): void {
+    this.store.db
+      .query("INSERT INTO meta (key, value) VALUES ('event_horizon', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      .run(String(globalId));
   }
 
   maxGlobalId(): number {
@@ -87,6 +117,37 @@ export class EventRepository {
     // Two statements, each on its own index: an OR would scan the whole log.
     this.store.db.query("DELETE FROM events WHERE session_id = ?").run(sessionId);
     this.store.db.query("DELETE FROM events WHERE subject_id = ?").run(sessionId);
+    this.store.db.query("DELETE FROM compacted_sequences WHERE id = ?").run(sessionId);
+  }
+
+  /** The oldest events (up to `limit`, at most through `throughGlobalId`), oldest first, with when each was made. */
+  oldest(throughGlobalId: number, limit: number): Array<{ globalId: number; createdAt: string }> {
+    return this.store.db
+      .query<{ global_id: number; created_at: string }, [number, number]>(
+        "SELECT global_id, created_at FROM events WHERE global_id <= ? ORDER BY global_id LIMIT ?",
+      )
+      .all(throughGlobalId, limit)
+      .map((row) => ({ globalId: row.global_id, createdAt: row.created_at }));
+  }
+
+  /**
+   * Removes every event through `globalId`, first keeping the highest sequence numbers they held, so
+   * the subjects and sessions they belonged to count on from there. Run inside a transaction.
+   */
+  removeThrough(globalId: number): number {
+    for (const [scope, column, key] of [
+      ["subject", "subject_revision", "subject_id"],
+      ["session", "session_seq", "session_id"],
+    ] as const) {
+      this.store.db
+        .query(
+          `INSERT INTO compacted_sequences (scope, id, last)
+             SELECT '${scope}', ${key}, MAX(${column}) FROM events WHERE global_id <= ? AND ${key} IS NOT NULL GROUP BY ${key}
+           ON CONFLICT (scope, id) DO UPDATE SET last = MAX(last, excluded.last)`,
+        )
+        .run(globalId);
+    }
+    return this.store.db.query("DELETE FROM events WHERE global_id <= ?").run(globalId).changes;
   }
 
   /** One session's events after a per-session sequence number, in order. */

@@ -13,6 +13,7 @@ import { mcpServersMigration } from "./migrations/0009-mcp-servers.ts";
 import { pluginsMigration } from "./migrations/0010-plugins.ts";
 import { clientsMigration } from "./migrations/0011-clients.ts";
 import { machinesMigration } from "./migrations/0012-machines.ts";
+import { eventCompactionMigration } from "./migrations/0013-event-compaction.ts";
 
 export interface Migration {
   version: number;
@@ -34,6 +35,7 @@ export const migrations: Migration[] = [
   pluginsMigration,
   clientsMigration,
   machinesMigration,
+  eventCompactionMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -5,6 +5,8 @@ import type { ServerIdentity } from "./identity.ts";
 import type { Health, ServerInfo } from "../schemas/system.ts";
 import type { Static } from "@sinclair/typebox";
 import type { MigrationStatus } from "../schemas/system.ts";
+import type { EventLog } from "../events/event-log.ts";
+import type { EventCompactor, RetentionPolicy } from "../events/event-compactor.ts";
 
 export interface SystemStatusDeps {
   store: Store;
@@ -19,6 +21,13 @@ export interface SystemStatusDeps {
 
 const DATABASE_PROBE_MS = 1000;
 
+/** What health tells of the event log, attached once the server is built. */
+export interface EventLogStatus {
+  log: Pick<EventLog, "cursor" | "horizon">;
+  compactor: Pick<EventCompactor, "failure">;
+  policy: RetentionPolicy;
+}
+
 type DatabaseAnswer = Pick<Health["database"], "state" | "detail">;
 
 /** Answers health and identity questions about the running server. */
@@ -28,6 +37,7 @@ export class SystemStatus {
   private readonly startedAtText: string;
   private readonly release: Health["release"];
   private lastProbe: { atMs: number; answer: DatabaseAnswer } | undefined;
+  private eventLog: EventLogStatus | undefined;
 
   constructor(private readonly deps: SystemStatusDeps) {
     this.journalMode = deps.store.journalMode();
@@ -51,6 +61,22 @@ export class SystemStatus {
         uptimeSeconds: Math.max(0, (nowMs - deps.startedAt.getTime()) / 1000),
       },
       migration,
+      ...(this.eventLog ? { events: this.eventLogHealth(this.eventLog) } : {}),
+    };
+  }
+
+  attachEventLog(eventLog: EventLogStatus): void {
+    this.eventLog = eventLog;
+  }
+
+  private eventLogHealth({ log, compactor, policy }: EventLogStatus): NonNullable<Health["events"]> {
+    const failure = compactor.failure;
+    return {
+      cursor: log.cursor(),
+      horizon: log.horizon(),
+      retentionDays: policy.retentionMs / 86_400_000,
+      maxMB: policy.maxBytes / (1024 * 1024),
+      ...(failure ? { compactionError: failure } : {}),
     };
   }
 

@@ -22,9 +22,10 @@ export function followEvents(query: string, onEvent: (event: StreamedEvent) => v
           headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
           signal: abort.signal,
         });
-        // A cursor past the newest event: the server's data was reset or restored, so what the page
-        // shows may be gone. Resuming would skip events; only reading everything again is right.
-        if (response.status === 409) {
+        // A cursor past the newest event (409: the server's data was reset or restored) or behind the
+        // log's horizon (410: what followed it was compacted away while the page slept). Resuming would
+        // skip events; only reading everything again is right.
+        if (response.status === 409 || response.status === 410) {
           location.reload();
           return;
         }

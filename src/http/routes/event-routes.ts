@@ -1,6 +1,6 @@
 import { ClientId } from "../../schemas/clients.ts";
 import { Type } from "@sinclair/typebox";
-import { CursorResponse } from "../../schemas/events.ts";
+import { BEHIND_HORIZON, CursorResponse } from "../../schemas/events.ts";
 import type { EventLog } from "../../events/event-log.ts";
 import type { EventStreamHub } from "../../events/event-stream-hub.ts";
 import { parseKindList } from "../../events/event-filter.ts";
@@ -51,7 +51,7 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
       tag: "events",
       summary: "The durable global event cursor",
       response: CursorResponse,
-      handler: () => ({ cursor: log.cursor() }),
+      handler: () => ({ cursor: log.cursor(), horizon: log.horizon() }),
     }),
     defineRoute({
       method: "GET",
@@ -62,8 +62,11 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
         "Resume with `after` or the `Last-Event-ID` header: the events after that id are replayed, then live " +
         "events follow with no gap and no duplicate. A `: heartbeat` comment is sent every 15 s. A client that " +
         "falls more than 4 MiB behind is disconnected and can resume from its last id. A stream opened with a named " +
-        "token ends within about a second of the token's revocation.",
+        "token ends within about a second of the token's revocation. Events older than the retention period " +
+        "(config `eventRetentionDays`) are compacted away: `after=0` replays what is kept; a cursor behind the horizon " +
+        "(`GET /v1/events/cursor`) is refused 410, and one ahead of the log 409: re-read the state and resume from its cursor.",
       query: StreamQuery,
+      moreErrors: BEHIND_HORIZON,
       response: Type.String(),
       eventStream: true,
       handler: ({ query, request }) =>

@@ -20,7 +20,7 @@ import {
   UsageLimits,
 } from "../../schemas/sessions.ts";
 import { TranscriptDetailsPage, TranscriptDetailsQuery } from "../../schemas/transcript.ts";
-import { EventRecord } from "../../schemas/events.ts";
+import { BEHIND_HORIZON, EventRecord } from "../../schemas/events.ts";
 import type { SessionService } from "../../sessions/session-service.ts";
 import { pageResponse } from "../paging.ts";
 import { defineRoute } from "../route.ts";
@@ -241,9 +241,12 @@ export function sessionRoutes(sessions: SessionService) {
       path: "/v1/sessions/:id/events",
       tag: "sessions",
       summary: "The session's events, in its own gap-free sequence (`id`), after `after`",
+      description:
+        "Without `after` (or with 0), the oldest events still kept. An `after` behind what compaction removed is refused 410: re-read the session instead.",
       params: SessionParams,
       query: SessionEventsQuery,
       response: Type.Array(EventRecord),
+      moreErrors: BEHIND_HORIZON,
       handler: ({ params, query }) => sessions.events(params.id, query.after, query.limit),
     }),
   ];
