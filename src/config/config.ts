@@ -19,7 +19,8 @@ export const ConfigFile = Type.Object(
     eventRetentionDays: Type.Optional(
       Type.Number({
         exclusiveMinimum: 0,
-        description: "Events older than this many days leave the event log (default 30); what the state needs is kept. A client resuming from behind that gets 410 and re-reads the state.",
+        description:
+          "Events older than this many days leave the event log (default 30); what the state needs is kept. A client resuming from behind that gets 410 and re-reads the state.",
       }),
     ),
     eventLogMaxMB: Type.Optional(

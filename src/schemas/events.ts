@@ -33,7 +33,8 @@ export const CursorResponse = Type.Object(
 
 /** The extra error of a route that resumes the event log from a cursor. */
 export const BEHIND_HORIZON = {
-  "410": "The cursor is behind the event log's retention horizon: what followed it was compacted away. Re-read the state, then resume from the cursor it carries.",
+  "410":
+    "The cursor is behind the event log's retention horizon: what followed it was compacted away. Re-read the state, then resume from the cursor it carries.",
 };
 
 export const ADDRESSED_TO_SUBJECT = "x-addressed-to-subject";

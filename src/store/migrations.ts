@@ -110,8 +110,26 @@ export function migrate(store: Store, options: MigrateOptions = {}): MigrationRe
       done++;
     }
   });
+  if (backupDir !== undefined)
+    enableIncrementalVacuum(store, () => onProgress?.({ done, total, current: "rewriting the database so deleted data gives its space back (once)" }));
   onProgress?.({ done, total });
   return { fromVersion, toVersion: currentSchemaVersion(store), applied, backupPath };
+}
+
+/**
+ * A database made before auto_vacuum was set keeps every freed page in the file; one VACUUM switches
+ * it to incremental, so deletions and compaction give space back from then on. It needs room for a
+ * copy of the file: on a full disk it is left for the next migration, and the database works as before.
+ */
+function enableIncrementalVacuum(store: Store, announce: () => void): void {
+  if (store.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum !== 0) return;
+  announce();
+  try {
+    store.db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    store.db.exec("VACUUM");
+  } catch {
+    // stays as it was (auto_vacuum takes effect only through a VACUUM)
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { compileBinary } from "../../release/compile.ts";
@@ -38,11 +38,12 @@ export const screenshot = (page: Page, name: string) =>
 
 /**
  * The console as people meet it: the compiled binary serving it from a data dir of its own, and a real
- * Chromium (Debian's) showing it. `env` is added to the server's environment.
+ * Chromium (Debian's) showing it. `env` is added to the server's environment; `config` is its config.json.
  */
-export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
+export async function startConsole(env: Record<string, string> = {}, config?: Record<string, unknown>): Promise<ConsoleUnderTest> {
   const build = makeTempDir("atrium-build-");
   const home = makeTempDir("atrium-home-");
+  if (config) writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
   const binary = join(build.path, "atrium");
   let serve: ServeProcess | undefined;
   let chromium: SystemBrowser | undefined;

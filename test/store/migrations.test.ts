@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration, type MigrationStepProgress } from "../../src/store/migrations.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -130,6 +131,32 @@ describe("backups before a migration", () => {
     expect(copy.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'kept'").get()?.value).toBe("yes");
     expect(tableNames(copy)).not.toContain(`t${latestSchemaVersion + 1}`);
     copy.close();
+    store.close();
+  });
+
+  test("a database made without auto_vacuum is rewritten once to give deleted space back", () => {
+    // As an earlier Atrium made it: pages written before auto_vacuum was ever set.
+    const older = new Database(path);
+    older.exec("PRAGMA journal_mode = WAL; CREATE TABLE filler (x BLOB)");
+    older.close();
+    const store = Store.open(path);
+    migrate(store, { list: migrations.slice(0, -1) });
+    const autoVacuum = () => store.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum;
+    expect(autoVacuum()).toBe(0);
+    const steps: MigrationStepProgress[] = [];
+    migrate(store, { backupDir: join(dir.path, "backups"), onProgress: (step) => steps.push(step) });
+    expect(autoVacuum()).toBe(2);
+    expect(steps.some((step) => step.current?.includes("gives its space back"))).toBe(true);
+    // Freed pages now leave the file.
+    const pages = () => store.db.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count ?? 0;
+    const empty = pages();
+    store.db.exec(
+      "INSERT INTO filler SELECT randomblob(4000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) SELECT i FROM n)",
+    );
+    expect(pages()).toBeGreaterThan(empty + 400);
+    store.db.exec("DELETE FROM filler");
+    store.db.exec("PRAGMA incremental_vacuum");
+    expect(pages()).toBe(empty);
     store.close();
   });
 
