@@ -3,6 +3,7 @@ import type { EventRepository, StoredEvent } from "../store/event-repository.ts"
 import { ADDRESSED_TO_SUBJECT, type EventRecord } from "../schemas/events.ts";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { ConflictError, GoneError } from "../errors.ts";
+import { WriteBehindEvents } from "./write-behind-events.ts";
 
 /** An event as the log hands it around: the public record plus what filters need. */
 export interface LoggedEvent {
@@ -22,23 +23,55 @@ export interface AppendOptions {
   sessionId?: string;
 }
 
+export interface EventLogOptions {
+  /** How long an event published ahead of storing waits before it is stored with the others that came meanwhile. */
+  writeBehindMs?: number;
+}
+
+/** A streamed reply's deltas wait this long to be stored together (what a crash can lose of a reply). */
+const DEFAULT_WRITE_BEHIND_MS = 200;
+/** Past this many waiting events, the next one is stored at once. */
+const MAX_WAITING = 512;
+/** Ids published ahead of storing are reserved in the database this many at a time (one small write each). */
+const RESERVED_IDS = 4096;
+
 /**
  * The durable, ordered event log. `append` must run inside the transaction of the change it reports;
  * listeners hear of the event only after that transaction commits, in globalEventId order. It takes
  * only the kinds a module declared; a service sees the log typed to its own module's kinds.
+ *
+ * `appendLive` publishes at once and stores a moment later with what followed (a streamed reply's
+ * deltas: a commit each would write whole pages for a few words). Such events are stored before any
+ * other transaction runs, so the table stays in id order, and reads see them after its rows. Their ids
+ * are reserved in the database first: a crash loses at most the last moment of a reply, and a client
+ * that saw it is told to re-read (409) instead of missing what comes next under the same ids.
  */
 export class EventLog<Kinds extends EventKinds = EventKinds> {
   private readonly listeners = new Set<EventListener>();
   private readonly accepted: EventKinds = {};
   private horizonId: number;
+  /** The highest globalEventId given out, and how far ids are reserved for events published ahead. */
+  private lastId: number;
+  private reservedThrough: number;
+  /** Ids published but never stored (a crash): a cursor among them cannot resume. */
+  private readonly lost: Array<[number, number]>;
+  private readonly writeBehind: WriteBehindEvents;
 
   constructor(
     private readonly store: Store,
     private readonly events: EventRepository,
     private readonly serverId: string,
     private readonly now: () => Date = () => new Date(),
+    options: EventLogOptions = {},
   ) {
     this.horizonId = events.horizon();
+    const stored = events.highestEverStored();
+    this.reservedThrough = events.reservedThrough();
+    this.lastId = Math.max(stored, this.reservedThrough);
+    this.lost = events.lostRanges().filter(([, to]) => to > this.horizonId);
+    if (this.reservedThrough > stored) this.recordLost([stored + 1, this.reservedThrough]);
+    this.writeBehind = new WriteBehindEvents(store, events, options.writeBehindMs ?? DEFAULT_WRITE_BEHIND_MS);
+    store.setBeforeTransaction(() => this.writeBehind.storeWaiting());
   }
 
   /** Takes these kinds from now on (a module's events). */
@@ -56,20 +89,88 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     if (!this.store.inTransaction) {
       throw new Error(`event ${kind} must be appended inside the transaction of the change it reports`);
     }
-    const sessionId = options.sessionId ?? null;
-    const stored: Omit<StoredEvent, "globalId"> = {
+    const stored = this.stored(++this.lastId, kind, subjectId, payload, options.sessionId ?? null);
+    this.events.insert(stored);
+    const logged = this.logged(stored, payload);
+    this.store.onCommit(() => this.publish(logged));
+    return logged.record;
+  }
+
+  /**
+   * Publishes now and stores within `writeBehindMs`, with the events that follow (see the class).
+   * Throws, publishing nothing, while the store fails: the caller keeps what it had and tries again.
+   */
+  appendLive<K extends keyof Kinds & string>(kind: K, subjectId: string, payload: Static<Kinds[K]>, options: AppendOptions = {}): EventRecord {
+    if (this.store.inTransaction) return this.append(kind, subjectId, payload, options);
+    if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
+    if (this.writeBehind.failing || this.writeBehind.size >= MAX_WAITING) this.writeBehind.storeWaiting();
+    const globalId = this.lastId + 1;
+    if (globalId > this.reservedThrough) {
+      const through = globalId + RESERVED_IDS - 1;
+      this.store.transaction(() => this.events.setReservedThrough(through));
+      this.reservedThrough = through;
+    }
+    this.lastId = globalId;
+    const stored = this.stored(globalId, kind, subjectId, payload, options.sessionId ?? null);
+    const logged = this.logged(stored, payload);
+    this.writeBehind.add(stored, logged);
+    this.publish(logged);
+    return logged.record;
+  }
+
+  /** Stores what was published ahead now; throws when the store fails. */
+  settle(): void {
+    this.writeBehind.storeWaiting();
+  }
+
+  /**
+   * For a read of the stored state: stores what was published ahead if it can, and returns the cursor
+   * that state matches (before the first event still unstored, if storing failed).
+   */
+  storedCursor(): number {
+    try {
+      this.writeBehind.storeWaiting();
+    } catch {
+      // the state is read as stored; the client gets the rest from the stream
+    }
+    const firstUnstored = this.writeBehind.firstId();
+    return firstUnstored === undefined ? this.cursor() : firstUnstored - 1;
+  }
+
+  /** Before the database closes: stores what waits and releases the ids reserved for it. */
+  close(): void {
+    try {
+      this.store.transaction(() => this.events.setReservedThrough(0));
+    } catch {
+      // the next start treats the reserved ids as lost: clients there re-read
+    }
+  }
+
+  private stored(globalId: number, kind: string, subjectId: string, payload: unknown, sessionId: string | null): StoredEvent {
+    return {
+      globalId,
       sessionId,
-      sessionSeq: sessionId === null ? null : this.events.nextSessionSeq(sessionId),
+      sessionSeq: sessionId === null ? null : (this.writeBehind.lastSessionSeq(sessionId) ?? this.events.nextSessionSeq(sessionId) - 1) + 1,
       subjectId,
-      subjectRevision: this.events.nextSubjectRevision(subjectId),
+      subjectRevision: (this.writeBehind.lastSubjectRevision(subjectId) ?? this.events.nextSubjectRevision(subjectId) - 1) + 1,
       kind,
       payload: JSON.stringify(payload),
       createdAt: this.now().toISOString(),
     };
-    const globalId = this.events.insert(stored);
-    const logged: LoggedEvent = { record: this.toRecord({ ...stored, globalId }, payload), sessionId, addressedTo: this.addressee(kind, subjectId) };
-    this.store.onCommit(() => this.publish(logged));
-    return logged.record;
+  }
+
+  private logged(stored: StoredEvent, payload: unknown): LoggedEvent {
+    return { record: this.toRecord(stored, payload), sessionId: stored.sessionId, addressedTo: this.addressee(stored.kind, stored.subjectId) };
+  }
+
+  /** Remembers ids published but never stored, in the database too if it takes the write. */
+  private recordLost(range: [number, number]): void {
+    this.lost.push(range);
+    try {
+      this.store.transaction(() => this.events.setLostRanges(this.lost));
+    } catch {
+      // kept for this run; a later start finds the reservation again
+    }
   }
 
   subscribe(listener: EventListener): () => void {
@@ -77,9 +178,9 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     return () => this.listeners.delete(listener);
   }
 
-  /** The durable cursor: the globalEventId of the newest committed event. */
+  /** The globalEventId of the newest event published (stored, or about to be). */
   cursor(): number {
-    return this.events.maxGlobalId();
+    return this.writeBehind.lastId() ?? this.events.maxGlobalId();
   }
 
   /** Events at or below this globalEventId may have been compacted away (0: the log is whole). */
@@ -105,6 +206,11 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
         `the events after ${after} are no longer kept (the log keeps those after ${this.horizonId}); re-read the state and resume from ${this.cursor()}`,
       );
     }
+    if (this.lost.some(([from, to]) => after >= from && after <= to)) {
+      throw new ConflictError(
+        `the events after ${after} were lost when the server stopped before storing them (a crash); re-read the state and resume from ${this.cursor()}`,
+      );
+    }
     const cursor = this.cursor();
     if (after > cursor) {
       throw new ConflictError(
@@ -113,12 +219,10 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     }
   }
 
+  /** Events after a globalEventId: the stored ones, then those still waiting to be stored. */
   read(afterGlobalId: number, limit: number, sessionId?: string): LoggedEvent[] {
-    return this.events.listAfter({ afterGlobalId, limit, sessionId }).map((stored) => ({
-      record: this.toRecord(stored, JSON.parse(stored.payload)),
-      sessionId: stored.sessionId,
-      addressedTo: this.addressee(stored.kind, stored.subjectId),
-    }));
+    const stored = this.events.listAfter({ afterGlobalId, limit, sessionId }).map((event) => this.logged(event, JSON.parse(event.payload)));
+    return stored.length < limit ? [...stored, ...this.writeBehind.after(afterGlobalId, limit - stored.length, sessionId)] : stored;
   }
 
   /**
@@ -135,7 +239,9 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     if (afterId < compacted) {
       throw new GoneError(`the events of session ${sessionId} after ${afterId} are no longer kept (it keeps those after ${compacted}); re-read the session`);
     }
-    return this.events.listSession(sessionId, afterId, limit).map((stored) => this.toRecord(stored, JSON.parse(stored.payload)));
+    const stored = this.events.listSession(sessionId, afterId, limit).map((event) => this.toRecord(event, JSON.parse(event.payload)));
+    if (stored.length >= limit) return stored;
+    return [...stored, ...this.writeBehind.afterSessionSeq(sessionId, afterId, limit - stored.length).map((event) => event.record)];
   }
 
   private addressee(kind: string, subjectId: string): string | null {

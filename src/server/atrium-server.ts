@@ -57,6 +57,7 @@ interface ServerParts {
   server: Server<undefined>;
   /** Absent while the server only reports a failed migration. */
   hub?: EventStreamHub;
+  events?: EventLog;
   compactor?: EventCompactor;
   /** Stopped in the reverse of the order they were built in. */
   modules: AtriumModule[];
@@ -187,7 +188,7 @@ export class AtriumServer {
         }
       }
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
-      const events = new EventLog(store, new EventRepository(store), identity.serverId);
+      const events = new EventLog(store, new EventRepository(store), identity.serverId, undefined, { writeBehindMs: tuning.writeBehindMs });
       const hub = new EventStreamHub(events, logger, { ...defaultStreamLimits, ...tuning.streamLimits });
       const compactor = new EventCompactor({
         store,
@@ -223,7 +224,7 @@ export class AtriumServer {
       listener.handOver(serveOn(app, listener.server), tokens);
       const backgroundStartup = Promise.all(modules.map((module) => module.start?.())).then(() => undefined);
       compactor.start();
-      started = new AtriumServer({ ...shared, hub, compactor, modules, children, backgroundStartup, shutdownGraceMs });
+      started = new AtriumServer({ ...shared, hub, events, compactor, modules, children, backgroundStartup, shutdownGraceMs });
       return started;
     } catch (error) {
       // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
@@ -255,6 +256,7 @@ export class AtriumServer {
         logger.warn("requests still open after the grace period; closing their connections", { graceMs: shutdownGraceMs });
         await server.stop(true);
       }
+      this.parts.events?.close();
       await store.stopBackgroundCheckpoints();
       store.close();
       removeRuntimeFile(this.parts.paths.runtime, process.pid);

@@ -28,6 +28,8 @@ export interface ServerTuning {
   migrations?: Migration[];
   streamLimits?: Partial<EventStreamLimits>;
   compaction?: Partial<CompactionTuning>;
+  /** How long a streamed reply's deltas wait to be stored together. */
+  writeBehindMs?: number;
   /** Per module, by its name (src/modules/modules.ts). */
   modules?: ModuleTuning;
 }

@@ -36,12 +36,13 @@ function paragraphBreak(tail: string, next: string): string {
 }
 
 /**
- * What the agent streams into one reply: text (written and published as deltas, batched on a short
- * timer), thoughts and tool calls (the reply's transcript details, each with its offset into the
+ * What the agent streams into one reply: text (published as deltas, batched on a short timer, and
+ * stored by the event log's write-behind), thoughts and tool calls (the reply's transcript details, each with its offset into the
  * text), in the agent's order. Text that resumes after a call or a thought starts a new paragraph.
  *
  * A write that fails (the database locked by another process, a full disk) loses nothing: the text
- * stays buffered and is written again with backoff; nothing was published, so no client saw it. When
+ * stays buffered and is written again with backoff; the log refuses new deltas while it cannot store
+ * those it published, so no client sees text that is not on its way to the database. When
  * writes keep failing past `writeFailureLimitMs`, `onWritesFailing` is told once, so the turn can end.
  */
 export class ReplyStream {
@@ -156,38 +157,44 @@ export class ReplyStream {
   }
 
   /**
-   * Writes buffered reply text (published as one delta) and thought text (one transcript change each);
-   * runs before any other event of the session, so events keep the agent's order. False when the
-   * write failed: everything stays buffered, and a retry is scheduled.
+   * Publishes buffered reply text as deltas (stored a moment later with those that follow: the log's
+   * write-behind) and writes thought text (one transcript change each); runs before any other event of
+   * the session, so events keep the agent's order. False when a write failed: what was not published
+   * stays buffered, and a retry is scheduled.
    */
   flush(): boolean {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if ((this.pendingText.length === 0 && this.pendingThoughts.size === 0) || this.closed) return true;
-    const text = this.pendingText;
-    const thoughts = [...this.pendingThoughts];
     try {
-      this.deps.store.transaction(() => {
-        // The deltas are the reply's stored text (joined on read): each byte is written once.
-        for (let start = 0; start < text.length; start += MAX_DELTA_CHARS) {
-          this.deps.records.emit(this.sessionId, "session.message.delta", { itemId: this.itemId, text: text.slice(start, start + MAX_DELTA_CHARS) });
-        }
-        for (const [key, thought] of thoughts) {
-          const at =
-            this.deps.transcript.appendText(this.itemId, key, "text", thought.text) ??
-            this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought.text, textOffset: thought.textOffset });
-          this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
-        }
-      });
+      // The deltas are the reply's stored text (joined on read): each byte is written once.
+      while (this.pendingText.length > 0) {
+        const text = this.pendingText.slice(0, MAX_DELTA_CHARS);
+        this.deps.records.emitLive(this.sessionId, "session.message.delta", { itemId: this.itemId, text });
+        this.pendingText = this.pendingText.slice(text.length);
+      }
+      this.writeThoughts();
     } catch (error) {
       this.writeFailed(error);
       return false;
     }
-    this.pendingText = this.pendingText.slice(text.length);
-    this.pendingThoughts.clear();
     this.failures = 0;
     this.failingSinceMs = undefined;
     return true;
+  }
+
+  private writeThoughts(): void {
+    if (this.pendingThoughts.size === 0) return;
+    const thoughts = [...this.pendingThoughts];
+    this.deps.store.transaction(() => {
+      for (const [key, thought] of thoughts) {
+        const at =
+          this.deps.transcript.appendText(this.itemId, key, "text", thought.text) ??
+          this.deps.transcript.put(this.sessionId, this.itemId, key, { type: "thought", text: thought.text, textOffset: thought.textOffset });
+        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
+      }
+    });
+    this.pendingThoughts.clear();
   }
 
   private writeFailed(error: unknown): void {

@@ -79,6 +79,11 @@ export class SessionRecords {
     this.events.append(kind, sessionId, payload, { sessionId });
   }
 
+  /** Publishes a session event at once and stores it a moment later with those that follow (a reply's deltas). */
+  emitLive<K extends keyof typeof SessionEvents>(sessionId: string, kind: K, payload: Static<(typeof SessionEvents)[K]>): void {
+    this.events.appendLive(kind, sessionId, payload, { sessionId });
+  }
+
   /** Tells that a conversation item ended: the item, its text left out when it is long. */
   emitCompleted(sessionId: string, item: ConversationItem): void {
     const textOmitted = item.text.length > COMPLETED_TEXT_LIMIT;

@@ -210,6 +210,8 @@ export class SessionService {
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */
   detail(id: string, before: string | undefined, limit = DEFAULT_PAGE): SessionDetail {
+    // A streaming reply's text is its stored deltas: those published ahead are stored first.
+    const eventCursor = this.deps.events.storedCursor();
     return this.deps.store.read(() => {
       const session = this.records.get(id);
       const page = this.deps.conversation.page(id, before === undefined ? null : Number(before), limit);
@@ -219,7 +221,7 @@ export class SessionService {
         session: this.records.view(session),
         conversation: page.items,
         promptQueue: this.deps.queue.list(id),
-        eventCursor: this.deps.events.cursor(),
+        eventCursor,
         pendingQuestion: session.pendingQuestion,
         pendingPlanApproval: session.pendingPlanApproval,
         configOptions: session.configOptions,
@@ -247,6 +249,7 @@ export class SessionService {
 
   /** A page of a conversation item's details (thoughts, tool calls), read in one transaction with the cursor. */
   transcriptDetails(id: string, itemId: string, after: string | undefined, limit = DEFAULT_PAGE): TranscriptDetailsPage {
+    const eventCursor = this.deps.events.storedCursor();
     return this.deps.store.read(() => {
       this.records.get(id);
       const item = this.deps.conversation.find(id, itemId);
@@ -254,7 +257,7 @@ export class SessionService {
       return {
         itemId,
         revision: this.deps.transcript.revision(itemId),
-        eventCursor: this.deps.events.cursor(),
+        eventCursor,
         ...readDetailsPage(this.deps.transcript, itemId, after, item.isGenerating, limit),
       };
     });

@@ -38,6 +38,7 @@ export class Store {
   private afterCommit: Array<() => void> = [];
   private checkpointer: WalCheckpointer | undefined;
   private failing: WriteFailure | undefined;
+  private beforeTransaction: (() => void) | undefined;
 
   private constructor(
     db: Database,
@@ -86,6 +87,7 @@ export class Store {
    * only after the outermost transaction commits, and are dropped if it rolls back.
    */
   transaction<T>(fn: () => T): T {
+    if (this.depth === 0) this.beforeTransaction?.();
     const pendingBefore = this.afterCommit.length;
     this.depth++;
     let result: T;
@@ -121,6 +123,14 @@ export class Store {
 
   private totalChanges(): number {
     return this.db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+  }
+
+  /**
+   * Runs `hook` before each outermost transaction begins; if it throws, the transaction does not run.
+   * The event log stores there what it published ahead of storing, so ids stay in order in the table.
+   */
+  setBeforeTransaction(hook: () => void): void {
+    this.beforeTransaction = hook;
   }
 
   /** Registers work (live event delivery) to run once the enclosing transaction has committed. */

@@ -68,32 +68,60 @@ export class EventRepository {
 
   /** The highest per-session sequence number compaction removed for this session (0: none). */
   compactedSessionSeq(sessionId: string): number {
-    return (
-      this.store.db.query<{ last: number }, [string]>("SELECT last FROM compacted_sequences WHERE scope = 'session' AND id = ?").get(sessionId)?.last ?? 0
-    );
+    return this.store.db.query<{ last: number }, [string]>("SELECT last FROM compacted_sequences WHERE scope = 'session' AND id = ?").get(sessionId)?.last ?? 0;
   }
 
-  /** Inserts one event and returns its global id. Uses `.run()`: RETURNING read with `.get()` stalls WAL checkpoints. */
-  insert(event: Omit<StoredEvent, "globalId">): number {
-    const result = this.store.db
+  /** Inserts one event under the globalEventId the log gave it. Uses `.run()`: RETURNING read with `.get()` stalls WAL checkpoints. */
+  insert(event: StoredEvent): void {
+    this.store.db
       .query(
-        `INSERT INTO events (session_id, session_seq, subject_id, subject_revision, kind, payload, created_at)
-         VALUES ($sessionId, $sessionSeq, $subjectId, $subjectRevision, $kind, $payload, $createdAt)`,
+        `INSERT INTO events (global_id, session_id, session_seq, subject_id, subject_revision, kind, payload, created_at)
+         VALUES ($globalId, $sessionId, $sessionSeq, $subjectId, $subjectRevision, $kind, $payload, $createdAt)`,
       )
-      .run(event);
-    return Number(result.lastInsertRowid);
+      .run({ ...event });
+  }
+
+  /** The highest globalEventId ever stored, deleted ones too (AUTOINCREMENT's counter): ids above it are free. */
+  highestEverStored(): number {
+    return this.store.db.query<{ seq: number }, []>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").get()?.seq ?? 0;
+  }
+
+  /**
+   * Ids the log may have handed to events published before they were stored (a streamed reply's
+   * deltas): after a crash, those ids are never given again. 0 when none are out.
+   */
+  reservedThrough(): number {
+    return Number(this.metaValue("event_ids_reserved") ?? 0);
+  }
+
+  setReservedThrough(globalId: number): void {
+    this.setMeta("event_ids_reserved", String(globalId));
+  }
+
+  /** Ranges of ids published but lost in a crash before they were stored: a client's cursor there must re-read. */
+  lostRanges(): Array<[number, number]> {
+    return JSON.parse(this.metaValue("event_ids_lost") ?? "[]") as Array<[number, number]>;
+  }
+
+  setLostRanges(ranges: Array<[number, number]>): void {
+    this.setMeta("event_ids_lost", JSON.stringify(ranges));
+  }
+
+  private metaValue(key: string): string | undefined {
+    return this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value;
+  }
+
+  private setMeta(key: string, value: string): void {
+    this.store.db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
   /** The retention horizon: events at or below this globalEventId may have been compacted away (0: none were). */
   horizon(): number {
-    const value = this.store.db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'event_horizon'").get()?.value;
-    return value === undefined ? 0 : Number(value);
+    return Number(this.metaValue("event_horizon") ?? 0);
   }
 
   setHorizon(globalId: number): void {
-    this.store.db
-      .query("INSERT INTO meta (key, value) VALUES ('event_horizon', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-      .run(String(globalId));
+    this.setMeta("event_horizon", String(globalId));
   }
 
   maxGlobalId(): number {

@@ -15,9 +15,9 @@ export interface TestStore {
 }
 
 /** A real, migrated SQLite file in a temp dir, with an event log over it that takes every module's events. */
-export function openTestStore(): TestStore {
+export function openTestStore(options: { busyTimeoutMs?: number } = {}): TestStore {
   const dir = makeTempDir();
-  const store = Store.open(join(dir.path, "atrium.db"));
+  const store = Store.open(join(dir.path, "atrium.db"), options);
   migrate(store);
   const log = new EventLog(store, new EventRepository(store), "srv_test");
   for (const module of MODULES) log.accept(module.eventKinds);

@@ -20,6 +20,7 @@ const item = (id: string, text: string): ConversationItem => ({
 
 function delta(events: EventRepository, sessionSeq: number, itemId: string, text: string): void {
   events.insert({
+    globalId: sessionSeq,
     sessionId: "ses_1",
     sessionSeq,
     subjectId: "ses_1",

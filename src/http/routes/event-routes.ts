@@ -51,7 +51,8 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
       tag: "events",
       summary: "The durable global event cursor",
       response: CursorResponse,
-      handler: () => ({ cursor: log.cursor(), horizon: log.horizon() }),
+      // Durable: what was published ahead of storing is stored first (where it can be).
+      handler: () => ({ cursor: log.storedCursor(), horizon: log.horizon() }),
     }),
     defineRoute({
       method: "GET",
