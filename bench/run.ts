@@ -24,6 +24,8 @@ import { measureMcpServers } from "./measurements/mcp-servers.ts";
 import { measureMachineSync } from "./measurements/machine-sync.ts";
 import { measureConsoleList } from "./measurements/console-list.ts";
 import { measureConsoleStream } from "./measurements/console-stream.ts";
+import { measureEventSoak } from "./measurements/event-soak.ts";
+import { measureCompactionDelivery } from "./measurements/compaction-delivery.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -48,6 +50,8 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "machines", name: "Paired servers: 200 writes A -> B; B catching up 10,000 keys", run: (binary) => measureMachineSync(binary, log) },
   { key: "console-list", name: "Console: the session list with 1,000 sessions, first paint on a phone", run: measureConsoleList },
   { key: "console-stream", name: "Console: frames while a reply of 20,000 chunks streams", run: measureConsoleStream },
+  { key: "soak", name: "Event log soak: 10,000 turns, 200 sessions, half deleted, compacting", run: measureEventSoak },
+  { key: "compaction", name: "Event delivery while compaction removes a 100,000-event backlog, vs idle", run: measureCompactionDelivery },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

@@ -13,6 +13,7 @@ export type Unit =
   | "projects"
   | "harnesses"
   | "chunks/s"
+  | "turns/s"
   | "sessions"
   | "items"
   | "s"

@@ -30,7 +30,7 @@ const shellQuote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
  * A custom harness is started as its executable with ACP on stdio, and detected by running it with
  * `--version`: a shell wrapper answers that at once and otherwise execs the agent.
  */
-function writeAgentWrapper(path: string): void {
+export function writeAgentWrapper(path: string): void {
   const script = [
     "#!/bin/sh",
     '[ "$1" = "--version" ] && { echo "bench-streaming-agent 1.0.0"; exit 0; }',

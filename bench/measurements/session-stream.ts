@@ -32,11 +32,8 @@ const ROUND_TIMEOUT_MS = 60_000;
  * when the checkpoint copies it into the database file, plus page and event overhead.
  */
 const TARGET_WRITE_RATIO = 3;
-/**
- * The server's bytes written (wchar, so socket writes too) less what it sent the SSE client and the
- * GET polls (each carries the whole reply), per reply byte.
- */
-const storageRatio = (round: AtriumRound) => (round.serverWrittenBytes - round.sseBytes - round.pollBytes) / round.replyBytes;
+/** The server's bytes written (wchar, so socket writes too) less what it sent the SSE client, per reply byte. */
+const storageRatio = (round: AtriumRound) => (round.serverWrittenBytes - round.sseBytes) / round.replyBytes;
 /**
  * At a fixed pace, the bytes per reply byte of a reply twice as long: about 1 when writes grow linearly
  * with the reply (rewriting the row on every delta made it about 2).
@@ -61,8 +58,6 @@ interface AtriumRound {
   serverWrittenBytes: number;
   /** What the server wrote to the SSE client's socket, to tell storage writes from delivery. */
   sseBytes: number;
-  /** The bodies of the GET polls that waited for the whole reply (sent to the benchmark, not stored). */
-  pollBytes: number;
   replyBytes: number;
 }
 
@@ -83,13 +78,11 @@ async function atriumRound(bench: SessionBench, sessionId: string, expected: str
     const report = await bench.report(tag, ROUND_TIMEOUT_MS);
     let storedAt: number | undefined;
     let detailPolls = 0;
-    let pollBytes = 0;
     const deadline = performance.now() + ROUND_TIMEOUT_MS;
     while (storedAt === undefined) {
       if (performance.now() > deadline) throw new Error(`GET /v1/sessions/${sessionId} did not show the whole reply within ${ROUND_TIMEOUT_MS} ms`);
       const detail = await bench.api<DetailView>("GET", `/v1/sessions/${sessionId}?limit=1`);
       detailPolls++;
-      pollBytes += Buffer.byteLength(JSON.stringify(detail.body));
       const item = detail.body.conversation.at(-1);
       if (item?.id !== itemId) throw new Error(`the newest item of ${sessionId} is ${item?.id}, not the reply ${itemId}`);
       if (item.text.length >= expected.length) {
@@ -128,7 +121,6 @@ async function atriumRound(bench: SessionBench, sessionId: string, expected: str
       serverCpuMs,
       serverWrittenBytes,
       sseBytes: events.bytesRead,
-      pollBytes,
       replyBytes: expected.length,
     };
   } finally {
@@ -250,7 +242,7 @@ export async function measureSessionStream(binary: string): Promise<MeasurementR
         { label: "deltas per reply (median)", value: median(atrium.map((r) => r.deltas)), unit: "events" },
         { label: "server bytes written per reply (median)", value: median(atrium.map((r) => r.serverWrittenBytes)) / MiB, unit: "MiB" },
         {
-          label: "storage bytes written per reply byte (all writes less the SSE stream and the GET polls)",
+          label: "storage bytes written per reply byte (all writes less the SSE stream)",
           value: median(atrium.map(storageRatio)),
           unit: "ratio",
           target: { comparison: "<", value: TARGET_WRITE_RATIO },

@@ -141,6 +141,7 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
   close(): void {
     try {
       this.store.transaction(() => this.events.setReservedThrough(0));
+      this.reservedThrough = 0;
     } catch {
       // the next start treats the reserved ids as lost: clients there re-read
     }
@@ -165,6 +166,8 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
 
   /** Remembers ids published but never stored, in the database too if it takes the write. */
   private recordLost(range: [number, number]): void {
+    // A second crash before any event was stored finds the same reservation again.
+    if (this.lost.some(([from, to]) => from === range[0] && to === range[1])) return;
     this.lost.push(range);
     try {
       this.store.transaction(() => this.events.setLostRanges(this.lost));

@@ -150,6 +150,12 @@ class StreamConnection {
   }
 
   private replayPage(): void {
+    // Compaction passed this stream while it replayed: what followed its last id is gone. Ended, it
+    // resumes from that id and is refused 410, so its client re-reads instead of skipping a gap.
+    if (this.lastQueuedId > 0 && this.lastQueuedId < this.log.horizon()) {
+      this.drop("was passed by compaction while it replayed");
+      return;
+    }
     const page = this.log.read(this.lastQueuedId, this.limits.replayPageSize, this.request.sessionId);
     for (const event of page) this.queueEvent(event, false);
     if (page.length < this.limits.replayPageSize && this.heardDuringReplay !== null) {

@@ -154,3 +154,34 @@ test("compaction killed with SIGKILL halfway leaves a consistent log; the next s
     dataDir.remove();
   }
 });
+
+test("a replay that compaction passes while it runs ends, and resuming from where it stopped is 410: never a silent gap", async () => {
+  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: { ...ON_DEMAND, streamLimits: { replayPageSize: 2 } } });
+  const base = await t.ready();
+  // About 250 KB an event: more than the socket's buffers hold, so the replay waits for its reader.
+  const longKey = "k".repeat(240);
+  for (let write = 1; write <= 60; write++) {
+    const entries = Array.from({ length: 1000 }, (_, j) => ({ key: `${longKey}${j}`, value: write, timestamp: { wallMs: write, counter: 0, deviceId: "d" } }));
+    expect((await t.json("PUT", "/v1/sync/big", { entries })).status).toBe(200);
+  }
+  const { cursor } = await cursorAndHorizon();
+  await Bun.sleep(1100);
+  const response = await t.api(`/v1/events/stream?after=${base + 1}`);
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = (await reader.read()).value ?? "";
+  expect((await t.server.compactor!.compact()).horizon).toBe(cursor);
+  for (;;) {
+    const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+    if (next.done) break;
+    text += next.value;
+  }
+  const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+  expect(ids.length).toBeGreaterThan(0);
+  const last = ids.at(-1)!;
+  expect(last).toBeLessThan(cursor);
+  expect(ids).toEqual(Array.from({ length: ids.length }, (_, index) => base + 2 + index));
+  const resumed = await t.api("/v1/events/stream", { headers: { "last-event-id": String(last) } });
+  expect(resumed.status).toBe(410);
+  await resumed.body?.cancel();
+}, 30_000);
