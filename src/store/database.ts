@@ -64,6 +64,9 @@ export class Store {
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.exec("PRAGMA foreign_keys = ON");
+    // Sorts (a long reply's deltas joined in order) stay in memory: spilled, they wrote the reply to a
+    // temporary file on every read of it.
+    db.exec("PRAGMA temp_store = MEMORY");
     // What is deleted is overwritten with zeros in the database file, not left readable in free pages.
     db.exec("PRAGMA secure_delete = ON");
     return new Store(db, path);
