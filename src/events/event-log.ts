@@ -28,8 +28,12 @@ export interface EventLogOptions {
   writeBehindMs?: number;
 }
 
-/** A streamed reply's deltas wait this long to be stored together (what a crash can lose of a reply). */
-const DEFAULT_WRITE_BEHIND_MS = 200;
+/**
+ * A streamed reply's deltas wait this long to be stored together (what a crash can lose of a reply).
+ * Each commit writes whole pages besides the text (the table's and its indexes' last pages, the page
+ * map): a second's deltas per commit keep that under the text's own size (docs/performance.md).
+ */
+const DEFAULT_WRITE_BEHIND_MS = 1000;
 /** Past this many waiting events, the next one is stored at once. */
 const MAX_WAITING = 512;
 /** Ids published ahead of storing are reserved in the database this many at a time (one small write each). */

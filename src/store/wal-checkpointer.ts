@@ -5,7 +5,11 @@ import { statSync } from "node:fs";
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /** A backstop only: background checkpoints keep the WAL far below this in normal use. */
 const BACKSTOP_AUTOCHECKPOINT_PAGES = 4000;
-const CHECKPOINT_INTERVAL_MS = 250;
+/**
+ * Each checkpoint copies every page changed since the last one: seconds apart, the pages a streamed
+ * reply's commits all touch (the tables' last pages, their indexes') are copied once, not once a commit.
+ */
+const CHECKPOINT_INTERVAL_MS = 2000;
 /**
  * Past this, the writer copies the WAL itself, waiting for the worker if it must. The backstop alone
  * cannot bound a burst: its checkpoint is skipped whenever the worker holds the checkpoint lock, and a

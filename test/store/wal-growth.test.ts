@@ -44,6 +44,6 @@ test("background checkpoints copy the WAL into the database file without waiting
   await until(
     async () => inDatabaseFile(),
     (copied) => copied,
-    3000,
+    6000,
   );
 });
