@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { readServerDatabase } from "../helpers/test-store.ts";
+import { lockDatabase } from "../helpers/locked-database.ts";
 import { Health } from "../../src/schemas/system.ts";
 import { CursorResponse } from "../../src/schemas/events.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -185,3 +186,26 @@ test("a replay that compaction passes while it runs ends, and resuming from wher
   expect(resumed.status).toBe(410);
   await resumed.body?.cancel();
 }, 30_000);
+
+test("a pass that meets a locked database fails, health says why, the server serves on, and the next pass succeeds", async () => {
+  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: ON_DEMAND });
+  const { cursor } = await cursorAndHorizon();
+  await Bun.sleep(1100);
+  const unlock = lockDatabase(join(t.dataDir, "atrium.db"));
+  try {
+    await expect(t.server.compactor!.compact()).rejects.toThrow();
+    await until(
+      async () => (await t.json<Health>("GET", "/v1/health")).body,
+      (health) => health.events?.compactionError !== undefined,
+      5000,
+    );
+    const health = (await t.json<Health>("GET", "/v1/health")).body;
+    assertMatchesSchema(Health, health);
+    expect(health.events?.compactionError).toContain("locked");
+    expect((await cursorAndHorizon()).horizon).toBe(0);
+  } finally {
+    unlock();
+  }
+  expect((await t.server.compactor!.compact()).horizon).toBeGreaterThanOrEqual(cursor);
+  expect((await t.json<Health>("GET", "/v1/health")).body.events?.compactionError).toBeUndefined();
+});
