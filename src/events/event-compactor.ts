@@ -23,7 +23,7 @@ export interface CompactionTuning {
   intervalMs: number;
 }
 
-export const defaultCompactionTuning: CompactionTuning = { batchSize: 500, pauseMs: 5, firstPassMs: 60_000, intervalMs: 3_600_000 };
+export const defaultCompactionTuning: CompactionTuning = { batchSize: 50, pauseMs: 5, firstPassMs: 60_000, intervalMs: 3_600_000 };
 
 export interface CompactionReport {
   removed: number;
