@@ -1,4 +1,7 @@
 import { projectRoutes } from "../http/routes/project-routes.ts";
+import { projectChangeRoutes } from "../http/routes/change-routes.ts";
+import { ProjectChanges } from "../projects/project-changes.ts";
+import { WorkingTreeChanges } from "../git/working-tree-changes.ts";
 import { ProjectService } from "../projects/project-service.ts";
 import { WorktreeService } from "../projects/worktree-service.ts";
 import { ProjectEvents } from "../schemas/projects.ts";
@@ -9,7 +12,7 @@ import { defineModule } from "./module.ts";
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
 export const projectsModule = defineModule({
   name: "projects",
-  features: ["projects", "projects.worktrees"],
+  features: ["projects", "projects.worktrees", "projects.changes"],
   eventKinds: ProjectEvents,
   create: ({ store, events, logger, identity, paths }) => {
     const repository = new ProjectRepository(store);
@@ -32,6 +35,8 @@ export const projectsModule = defineModule({
     });
     // Before any request: a clone a killed server left half-done is nobody's.
     projects.removeAbandonedClones();
-    return { projects, worktrees, routes: projectRoutes(projects, worktrees) };
+    const changes = new WorkingTreeChanges();
+    const projectChanges = new ProjectChanges({ projects, worktrees, changes });
+    return { projects, worktrees, changes, routes: [...projectRoutes(projects, worktrees), ...projectChangeRoutes(projectChanges)] };
   },
 });

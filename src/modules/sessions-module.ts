@@ -1,4 +1,6 @@
 import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
+import { sessionChangeRoutes } from "../http/routes/change-routes.ts";
+import { SessionChanges } from "../sessions/session-changes.ts";
 import { sessionRoutes } from "../http/routes/session-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
 import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
@@ -34,7 +36,7 @@ export const sessionsModule = defineModule({
   eventKinds: SessionEvents,
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
-    const { projects, worktrees } = modules.get(projectsModule);
+    const { projects, worktrees, changes } = modules.get(projectsModule);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
     const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
@@ -64,7 +66,7 @@ export const sessionsModule = defineModule({
     projects.beforeDeleting((projectId) => sessions.removeAllOf(projectId));
     return {
       sessions,
-      routes: sessionRoutes(sessions),
+      routes: [...sessionRoutes(sessions), ...sessionChangeRoutes(new SessionChanges(new SessionRepository(store), changes))],
       start: () => {
         sessions.recover();
         const orphans = sessions
