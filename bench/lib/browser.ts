@@ -19,7 +19,7 @@ export interface BenchBrowser {
   close(): Promise<void>;
 }
 
-/** Where the console keeps its token (src/console/ui/api.ts). */
+/** Where the console keeps its token (src/console/ui/shared/api.ts). */
 const TOKEN_KEY = "atrium.token";
 
 /**

@@ -1,7 +1,7 @@
 /** The page side of the session list measurement: runs in the console's page, before its own script. */
 import type { PageGlobals } from "../lib/page-globals.ts";
 
-/** What the console shows when there are no sessions (src/console/ui/sessions-page.tsx). */
+/** What the console shows when there are no sessions (src/console/ui/sessions/sessions-page.tsx). */
 export const EMPTY_LIST_TEXT = "No sessions yet.";
 
 /** The probe's argument: it runs in the page, where this module's constants are not. */

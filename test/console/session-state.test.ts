@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { applySessionEvent } from "../../src/console/ui/session-state.ts";
+import { applySessionEvent } from "../../src/console/ui/sessions/session-state.ts";
 import type { EventRecord } from "../../src/schemas/events.ts";
 import { SseClient } from "../helpers/sse-client.ts";
 import { idle, type DetailBody, type SessionTestServer, startSessionServer } from "../sessions/session-helpers.ts";

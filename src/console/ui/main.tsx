@@ -1,18 +1,18 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { api, failureText, forgetToken, keepToken, storedToken, whenSignedOut } from "./api.ts";
-import { HarnessesPage } from "./harnesses-page.tsx";
-import { ProjectsPage } from "./projects-page.tsx";
-import { PAGE_LINKS, pageHref, type Route, useRoute } from "./router.ts";
-import { SessionPage } from "./session-page.tsx";
-import { SessionsPage } from "./sessions-page.tsx";
-import { SettingsProvider } from "./console-settings.tsx";
-import { SettingsPage } from "./settings-page.tsx";
-import { SkillsPage } from "./skills-page.tsx";
-import { McpPage } from "./mcp-page.tsx";
-import { PluginsPage } from "./plugins-page.tsx";
-import { MachinesPage } from "./machines-page.tsx";
-import { SignIn } from "./sign-in.tsx";
+import { api, failureText, forgetToken, keepToken, storedToken, whenSignedOut } from "./shared/api.ts";
+import { HarnessesPage } from "./harnesses/harnesses-page.tsx";
+import { ProjectsPage } from "./projects/projects-page.tsx";
+import { PAGE_LINKS, pageHref, type Route, useRoute } from "./shell/router.ts";
+import { SessionPage } from "./sessions/session-page.tsx";
+import { SessionsPage } from "./sessions/sessions-page.tsx";
+import { SettingsProvider } from "./settings/console-settings.tsx";
+import { SettingsPage } from "./settings/settings-page.tsx";
+import { SkillsPage } from "./skills/skills-page.tsx";
+import { McpPage } from "./mcp/mcp-page.tsx";
+import { PluginsPage } from "./plugins/plugins-page.tsx";
+import { MachinesPage } from "./machines/machines-page.tsx";
+import { SignIn } from "./shell/sign-in.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
 async function exchangeLinkCode(): Promise<string | null> {

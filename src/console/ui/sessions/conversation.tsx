@@ -1,0 +1,62 @@
+import { useState } from "preact/hooks";
+import type { ConversationItem } from "../../../schemas/sessions.ts";
+import { StreamedText } from "./streamed-text.tsx";
+import { TranscriptDetails } from "./transcript-details.tsx";
+
+/** How a reply ended, when that is worth saying (a normal end says nothing). */
+const STOP_NOTES: Record<string, string> = {
+  cancelled: "Cancelled",
+  error: "Ended in error",
+  interrupted: "Interrupted by a server restart",
+  max_tokens: "Stopped at the token limit",
+  refusal: "The agent refused",
+};
+
+function Message({ sessionId, item, detailChanges }: { sessionId: string; item: ConversationItem; detailChanges: number }) {
+  const [open, setOpen] = useState(false);
+  const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
+  return (
+    <li class={`message ${item.role}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
+      <StreamedText text={item.text} />
+      {item.attachments.length > 0 && (
+        <ul class="attachments">
+          {item.attachments.map((attachment) => (
+            <li key={attachment.fileId}>📎 {attachment.name}</li>
+          ))}
+        </ul>
+      )}
+      {item.isGenerating && <p class="quiet generating">Writing…</p>}
+      {stopNote && <p class="quiet">{stopNote}</p>}
+      {item.role === "assistant" && (
+        <button type="button" class="quiet-button small" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? "Hide details" : "Thoughts and tool calls"}
+        </button>
+      )}
+      {open && <TranscriptDetails sessionId={sessionId} itemId={item.id} changes={detailChanges} />}
+    </li>
+  );
+}
+
+/** The conversation, oldest first; earlier items are read on demand. */
+export function Conversation(props: {
+  sessionId: string;
+  items: ConversationItem[];
+  detailChanges: ReadonlyMap<string, number>;
+  hasEarlier: boolean;
+  loadEarlier: () => void;
+}) {
+  return (
+    <div class="conversation">
+      {props.hasEarlier && (
+        <button type="button" class="quiet-button" onClick={props.loadEarlier}>
+          Earlier messages
+        </button>
+      )}
+      <ol class="messages" aria-label="Conversation">
+        {props.items.map((item) => (
+          <Message key={item.id} sessionId={props.sessionId} item={item} detailChanges={props.detailChanges.get(item.id) ?? 0} />
+        ))}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+import type { SessionDetail } from "../../../schemas/sessions.ts";
+import { api, ApiError, failureText } from "../shared/api.ts";
+import { Composer } from "./composer.tsx";
+import { Conversation } from "./conversation.tsx";
+import { followEventsByFrame, type StreamedEvent } from "../shared/event-stream.ts";
+import { GoalPanel } from "./goal-panel.tsx";
+import { PromptQueue } from "./prompt-queue.tsx";
+import { QuestionForm } from "./question-form.tsx";
+import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
+import { pageHref } from "../shell/router.ts";
+import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
+import { Alert, useAction } from "../shared/use-action.tsx";
+
+/** Near enough to the bottom that new text should keep the page scrolled to it. */
+const FOLLOW_MARGIN_PX = 80;
+const atBottom = () => innerHeight + scrollY >= document.documentElement.scrollHeight - FOLLOW_MARGIN_PX;
+
+/** How many times each reply's details changed since the page opened: an open details list reads them again. */
+function countDetailChanges(current: ReadonlyMap<string, number>, events: StreamedEvent[]): ReadonlyMap<string, number> {
+  const changed = events.filter((event) => event.kind === "session.transcript");
+  if (changed.length === 0) return current;
+  const next = new Map(current);
+  for (const event of changed) {
+    const { itemId } = event.payload as { itemId: string };
+    next.set(itemId, (next.get(itemId) ?? 0) + 1);
+  }
+  return next;
+}
+
+/**
+ * One session, live: the detail is read once, then moved forward by the session's events after its
+ * `eventCursor`. A dropped stream reopens with `Last-Event-ID`, so nothing is missed or doubled.
+ */
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  const [detail, setDetail] = useState<SessionDetail | null>(null);
+  const [deleted, setDeleted] = useState(false);
+  const [detailChanges, setDetailChanges] = useState<ReadonlyMap<string, number>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const [following, setFollowing] = useState(true);
+  const action = useAction();
+  const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+
+  useEffect(() => {
+    let stop = () => {};
+    let stopped = false;
+    api<SessionDetail>("GET", path).then(
+      (read) => {
+        if (stopped) return;
+        setDetail(read);
+        stop = followEventsByFrame(`sessionId=${encodeURIComponent(sessionId)}&after=${read.eventCursor}`, (events) => {
+          setFollowing(atBottom());
+          setDetail((current) => current && events.reduce(applySessionEvent, current));
+          setDetailChanges((current) => countDetailChanges(current, events));
+          if (events.some((event) => event.kind === "session.deleted")) setDeleted(true);
+        });
+      },
+      (failure) =>
+        setError(failure instanceof ApiError && failure.status === 404 ? "There is no such session (it may have been deleted)." : failureText(failure)),
+    );
+    return () => {
+      stopped = true;
+      stop();
+    };
+  }, [sessionId]);
+
+  // Keeps a streaming reply in view while the reader is at the bottom; scrolling up stops that.
+  useLayoutEffect(() => {
+    if (following) scrollTo(0, document.documentElement.scrollHeight);
+  }, [detail, following]);
+
+  // The session is read here: what needed attention has been seen.
+  const latest = detail?.session.latestAttentionSequence ?? 0;
+  const seen = detail?.session.lastSeenAttentionSequence ?? 0;
+  useEffect(() => {
+    if (latest > seen && document.visibilityState === "visible") void api("PATCH", path, { lastSeenAttentionSequence: latest }).catch(() => {});
+  }, [latest, seen]);
+
+  const loadEarlier = async () => {
+    if (!detail?.nextBefore) return;
+    const earlier = await api<SessionDetail>("GET", `${path}?before=${detail.nextBefore}`);
+    setDetail(
+      (current) =>
+        current && { ...current, conversation: [...earlier.conversation, ...current.conversation], hasMore: earlier.hasMore, nextBefore: earlier.nextBefore },
+    );
+  };
+
+  if (error) return <Alert error={error} />;
+  if (!detail) return <p class="quiet">Loading…</p>;
+  const { session } = detail;
+  const standing = standingOf(session);
+  return (
+    <section class="session-page" aria-label={session.title}>
+      <header class="session-header">
+        <a href={pageHref("sessions")} class="back">
+          ← Sessions
+        </a>
+        <h2>{session.title}</h2>
+        <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
+        {session.sidebarState === "working" && (
+          <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/cancel`))}>
+            Cancel turn
+          </button>
+        )}
+      </header>
+      {deleted && <p class="error">This session was deleted.</p>}
+      {session.status && <p class="status quiet">{session.status}</p>}
+      {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
+      <Alert error={action.error} />
+      <div class="session-layout">
+        <div class="session-main">
+          <Conversation sessionId={sessionId} items={detail.conversation} detailChanges={detailChanges} hasEarlier={detail.hasMore} loadEarlier={loadEarlier} />
+          {detail.pendingQuestion && <QuestionForm key={detail.pendingQuestion.questionId} sessionId={sessionId} pending={detail.pendingQuestion} />}
+          {/* A plan waiting for approval sits by the composer, where a phone's reader is. */}
+          {detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval />}
+          <PromptQueue prompts={detail.promptQueue} />
+          <Composer sessionId={sessionId} />
+        </div>
+        <aside class="session-side">
+          {!detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={false} />}
+          <ConfigPanel sessionId={sessionId} options={detail.configOptions} />
+          <UsagePanel usage={session.usage} />
+          <GoalPanel sessionId={sessionId} goal={detail.goal} />
+          <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
+        </aside>
+      </div>
+    </section>
+  );
+}
