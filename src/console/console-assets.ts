@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import consolePage from "./ui/index.html";
+import { pwaFiles } from "./pwa-files.ts";
 
 /** One file of the console as it is served. */
 export interface ConsoleFile {
@@ -53,10 +54,12 @@ export class ConsoleAssets {
   private files: Promise<ConsoleFiles> | undefined;
 
   async get(path: string): Promise<ConsoleFile | undefined> {
-    this.files ??= Promise.resolve(builtFiles() ?? bundleFromSource()).catch((error: unknown) => {
-      this.files = undefined;
-      throw error;
-    });
+    this.files ??= Promise.all([builtFiles() ?? bundleFromSource(), pwaFiles()])
+      .then(([page, pwa]) => new Map([...page, ...pwa]))
+      .catch((error: unknown) => {
+        this.files = undefined;
+        throw error;
+      });
     return (await this.files).get(path);
   }
 }

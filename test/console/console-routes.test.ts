@@ -40,6 +40,30 @@ describe("the console's files", () => {
     }
   });
 
+  test("the installed app's files: the manifest and its icons, and the service worker as a classic script, at fixed names", async () => {
+    const manifestAnswer = await fetch(`${t.url}/manifest.webmanifest`);
+    expect(manifestAnswer.headers.get("content-type")).toBe("application/manifest+json");
+    const manifest = (await manifestAnswer.json()) as { start_url: string; display: string; icons: Array<{ src: string; sizes: string; type: string }> };
+    expect(manifest).toMatchObject({ start_url: "/", display: "standalone" });
+    for (const icon of manifest.icons) {
+      const image = await fetch(`${t.url}${icon.src}`);
+      expect(image.headers.get("content-type")).toBe("image/png");
+      const bytes = new Uint8Array(await image.arrayBuffer());
+      // PNG's width and height, big-endian at bytes 16 and 20: what the manifest says.
+      const view = new DataView(bytes.buffer);
+      expect(`${view.getUint32(16)}x${view.getUint32(20)}`).toBe(icon.sizes);
+    }
+    const worker = await fetch(`${t.url}/sw.js`);
+    expect(worker.headers.get("content-type")).toContain("text/javascript");
+    const script = await worker.text();
+    expect(script).toContain('addEventListener("fetch"');
+    expect(script).not.toMatch(/^\s*(export|import)\b/m);
+    expect(script).not.toContain("interface ");
+    // The page's policy lets it name its manifest and run its worker, and nothing more.
+    expect(CONSOLE_CSP).toContain("manifest-src 'self'");
+    expect(CONSOLE_CSP).toContain("worker-src 'self'");
+  });
+
   test("an unknown file is a 404 {error}; the interface still needs its token; the OpenAPI document leaves the files out", async () => {
     const missing = await fetch(`${t.url}/chunk-nothing.js`);
     expect(missing.status).toBe(404);

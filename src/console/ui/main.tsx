@@ -13,6 +13,7 @@ import { McpPage } from "./mcp/mcp-page.tsx";
 import { PluginsPage } from "./plugins/plugins-page.tsx";
 import { MachinesPage } from "./machines/machines-page.tsx";
 import { SignIn } from "./shell/sign-in.tsx";
+import { OfflineNotice } from "./shell/offline-notice.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
 async function exchangeLinkCode(): Promise<string | null> {
@@ -97,6 +98,7 @@ function Console() {
             Sign out
           </button>
         </nav>
+        <OfflineNotice />
         <main>
           <Page route={route} />
         </main>
@@ -105,5 +107,19 @@ function Console() {
   );
 }
 
+// Named here, not in index.html: the bundler would take them for files of its own to bundle.
+const headLinks: Array<[rel: string, href: string]> = [
+  ["manifest", "/manifest.webmanifest"],
+  ["apple-touch-icon", "/icon-192.png"],
+];
+for (const [rel, href] of headLinks) {
+  const link = document.createElement("link");
+  link.rel = rel;
+  link.href = href;
+  document.head.append(link);
+}
+
 const root = document.getElementById("app");
 if (root) render(<Console />, root);
+// Installable, and opening at once from the kept shell; only where the browser allows workers (https, localhost).
+void navigator.serviceWorker?.register("/sw.js").catch(() => undefined);

@@ -10,7 +10,7 @@ import { defineRoute } from "../route.ts";
  */
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
-  "frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "frame-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CONSOLE_HEADERS = {
   "content-security-policy": CONSOLE_CSP,

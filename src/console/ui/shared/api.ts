@@ -1,3 +1,5 @@
+import { reachingFetch } from "./connection.ts";
+
 /** Where the console keeps the token it signed in with (this browser only). */
 const TOKEN_KEY = "atrium.token";
 
@@ -32,7 +34,7 @@ export function forgetToken(): void {
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ answer: T; response: Response }> {
   const token = storedToken();
-  const response = await fetch(path, {
+  const response = await reachingFetch(path, {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),

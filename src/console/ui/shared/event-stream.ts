@@ -1,5 +1,6 @@
 import type { EventRecord } from "../../../schemas/events.ts";
 import { storedToken } from "./api.ts";
+import { reachingFetch } from "./connection.ts";
 
 /** An event record as the stream sends it (the spec's Event record). */
 export type StreamedEvent = EventRecord;
@@ -18,7 +19,7 @@ export function followEvents(query: string, onEvent: (event: StreamedEvent) => v
   const run = async () => {
     while (!abort.signal.aborted) {
       try {
-        const response = await fetch(`/v1/events/stream?${query}`, {
+        const response = await reachingFetch(`/v1/events/stream?${query}`, {
           headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
           signal: abort.signal,
         });

@@ -1,0 +1,91 @@
+/**
+ * The console's service worker (served at /sw.js): keeps the shell (the page, its scripts, styles and
+ * icons) so the console opens at once, also when the server cannot be reached, and then says it is
+ * offline. The interface (/v1/…) is never cached: its answers carry a user's data and change.
+ */
+
+/**
+ * What this file uses of a service worker's global scope, declared here: it is checked both with the
+ * console's tsconfig (the DOM's library) and with the server's (which embeds it), and neither declares it.
+ */
+interface Answer {
+  ok: boolean;
+  clone(): Answer;
+  text(): Promise<string>;
+}
+interface ExtendableEvent extends Event {
+  waitUntil(work: Promise<unknown>): void;
+}
+interface FetchEvent extends ExtendableEvent {
+  request: Request;
+  respondWith(response: Promise<Answer>): void;
+}
+interface KeptResponses {
+  put(request: Request | string, response: Answer): Promise<void>;
+  addAll(requests: string[]): Promise<void>;
+}
+interface WorkerScope {
+  location: { origin: string };
+  fetch(request: Request | string, init?: { cache?: "no-cache" }): Promise<Answer>;
+  caches: { open(name: string): Promise<KeptResponses>; match(request: Request | string): Promise<Answer | undefined> };
+  skipWaiting(): Promise<void>;
+  clients: { claim(): Promise<void> };
+  addEventListener(type: "install" | "activate", listener: (event: ExtendableEvent) => void): void;
+  addEventListener(type: "fetch", listener: (event: FetchEvent) => void): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+const { caches } = scope;
+const fetchFromServer = scope.fetch.bind(scope);
+const SHELL_CACHE = "atrium-shell-v1";
+
+/** The page's own files, as its HTML names them (scripts and styles have hashed names). */
+function assetsOf(html: string): string[] {
+  return [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1] ?? "").filter((path) => path !== "" && !path.startsWith("/v1/"));
+}
+
+async function cacheShell(): Promise<void> {
+  const cache = await caches.open(SHELL_CACHE);
+  const page = await fetchFromServer("/", { cache: "no-cache" });
+  if (!page.ok) return;
+  await cache.put("/", page.clone());
+  await cache.addAll([...assetsOf(await page.text()), "/manifest.webmanifest", "/icon-192.png"]);
+}
+
+scope.addEventListener("install", (event) => {
+  event.waitUntil(cacheShell().then(() => scope.skipWaiting()));
+});
+
+scope.addEventListener("activate", (event) => {
+  event.waitUntil(scope.clients.claim());
+});
+
+scope.addEventListener("fetch", (event) => {
+  const { request } = event;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== scope.location.origin || url.pathname.startsWith("/v1/")) return;
+  if (request.mode === "navigate" || url.pathname === "/") {
+    // The page: the server's newest when it answers (a new build), the kept one when it does not.
+    event.respondWith(
+      fetchFromServer(request)
+        .then(async (response) => {
+          if (response.ok) await (await caches.open(SHELL_CACHE)).put("/", response.clone());
+          return response;
+        })
+        .catch(async () => (await caches.match("/")) ?? Response.error()),
+    );
+    return;
+  }
+  // Scripts, styles and icons never change under a name: the kept copy, else the server's, kept.
+  event.respondWith(
+    caches.match(request).then(
+      (kept) =>
+        kept ??
+        fetchFromServer(request).then(async (response) => {
+          if (response.ok) await (await caches.open(SHELL_CACHE)).put(request, response.clone());
+          return response;
+        }),
+    ),
+  );
+});
+export {};
