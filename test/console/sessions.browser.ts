@@ -28,6 +28,9 @@ const longReply = (count: number) => Array.from({ length: count }, (_, index) =>
 
 const lastReply = (page: Page) => page.locator(".message.assistant").last();
 
+/** A reply drawn as markdown (paragraphs cut where the text runs long) has the same words, whitespace aside. */
+const words = (text: string | null) => (text ?? "").replace(/\s+/g, "");
+
 async function send(page: Page, text: string): Promise<void> {
   await page.getByLabel("Prompt", { exact: true }).fill(text);
   await page.getByRole("button", { name: "Send" }).click();
@@ -52,7 +55,7 @@ describe("sessions in the console", () => {
 
     await send(page, "/long 2000");
     await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
-    expect(await lastReply(page).locator(".message-text").textContent()).toBe(longReply(2000));
+    expect(words(await lastReply(page).locator(".message-text").textContent())).toBe(words(longReply(2000)));
 
     await send(page, "/ask");
     const question = page.getByRole("form", { name: "The agent asks" });
@@ -88,6 +91,59 @@ describe("sessions in the console", () => {
     await page.locator(".message.user").last().getByText("notes.txt").waitFor();
     await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
     expect(await lastReply(page).locator(".message-text").textContent()).toStartWith("Echo: read this");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a phone: a reply's markdown is drawn (headings, lists, tasks, tables, code with a copy button), and nothing in it runs", async () => {
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/#/sessions");
+    await newSession(page, "Markdown session");
+    const markdown = [
+      "What I did:",
+      "",
+      "## Done",
+      "",
+      "I created **hello.txt** and changed `main.ts`:",
+      "",
+      "- [x] write the file",
+      "- [ ] run the tests",
+      "",
+      "| file | lines |",
+      "|---|---:|",
+      "| hello.txt | 3 |",
+      "",
+      "```ts",
+      'const greeting = "hello";',
+      "",
+      "console.log(greeting);",
+      "```",
+      "",
+      '<script>window.replyRan = true</script><img src=x onerror="window.replyRan = true">',
+      "",
+      "[a link](https://example.com) and [a trap](javascript:window.replyRan=true)",
+    ].join("\n");
+    await send(page, markdown);
+    const reply = lastReply(page);
+    await reply.and(page.locator(":not([data-generating])")).waitFor();
+    await reply.getByRole("heading", { name: "Done", level: 2 }).waitFor();
+    expect(await reply.locator("strong").textContent()).toBe("hello.txt");
+    expect(await reply.locator("li.task input[type=checkbox]").evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).checked))).toEqual([
+      true,
+      false,
+    ]);
+    expect(await reply.locator("td").allTextContents()).toEqual(["hello.txt", "3"]);
+    const code = reply.locator(".code-block");
+    // The blank line inside the fence does not split the block.
+    expect(await code.locator("code").textContent()).toBe('const greeting = "hello";\n\nconsole.log(greeting);');
+    expect(await code.locator(".code-language").textContent()).toBe("ts");
+    await code.getByRole("button", { name: "Copy" }).waitFor();
+    // Raw HTML is shown as text; a javascript: link is no link; nothing ran.
+    expect(await reply.locator("script, img").count()).toBe(0);
+    await reply.getByText("<script>window.replyRan = true</script>", { exact: false }).waitFor();
+    expect(await reply.locator("a").evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual(["https://example.com"]);
+    expect(await page.evaluate("window.replyRan === undefined")).toBe(true);
+    await reply.locator(".code-block").scrollIntoViewIfNeeded();
+    await screenshot(page, "console-session-markdown-phone");
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -157,7 +213,7 @@ describe("sessions in the console", () => {
     const stored = await atrium.api<SessionDetail>("GET", `/v1/sessions/${sessionId}`);
     const reply = stored.conversation.at(-1)!;
     expect(reply.stopReason).toBe("interrupted");
-    expect(await lastReply(page).locator(".message-text").textContent()).toBe(reply.text);
+    expect(words(await lastReply(page).locator(".message-text").textContent())).toBe(words(reply.text));
     // The streams cut by the crash, and the tries while the server was down, are all Chromium reports;
     // besides them, a 409 when the page had shown deltas the crash took before they were stored (at most
     // the reply's last second): the console then reads the session again, as the text above shows.
@@ -178,7 +234,7 @@ describe("sessions in the console", () => {
     await atrium.api("POST", `/v1/sessions/${session.id}/cancel`);
     await row.getByText("1 unread").waitFor();
     await row.getByText("Idle").waitFor();
-    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(3);
+    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(4);
     // The project with the latest activity comes first.
     expect(await page.locator(".project-group h3").first().textContent()).toBe("Other project");
     await screenshot(page, "console-sessions-phone");

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { ConversationItem } from "../../../schemas/sessions.ts";
 import { StreamedText } from "./streamed-text.tsx";
+import { MarkdownText } from "./markdown-text.tsx";
 import { TranscriptDetails } from "./transcript-details.tsx";
 
 /** How a reply ended, when that is worth saying (a normal end says nothing). */
@@ -17,7 +18,7 @@ function Message({ sessionId, item, detailChanges }: { sessionId: string; item: 
   const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
   return (
     <li class={`message ${item.role}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
-      <StreamedText text={item.text} />
+      {item.role === "assistant" ? <MarkdownText text={item.text} /> : <StreamedText text={item.text} />}
       {item.attachments.length > 0 && (
         <ul class="attachments">
           {item.attachments.map((attachment) => (

@@ -1,0 +1,131 @@
+import { Component } from "preact";
+import { markdownNodes } from "../shared/markdown-dom.ts";
+
+/** Past this much text with no place to cut, the tail is cut anyway (at a line break, else a space). */
+const TAIL_LIMIT = 16_384;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Where a growing markdown text can be cut so that each side means what it meant together: after a
+ * blank line outside a fenced code block. Lines are looked at once each, as the text grows.
+ */
+class BlockCuts {
+  private scanned = 0;
+  /** The fence of the code block the scan is in, if any. */
+  fence: string | null = null;
+  private fenceAtCut: string | null = null;
+  private lastCut = 0;
+
+  /** The last cut in `text` (which only grew since the last call), and the fence open there. */
+  advance(text: string): { at: number; fence: string | null } {
+    let lineStart = this.scanned;
+    for (let end = text.indexOf("\n", lineStart); end !== -1; end = text.indexOf("\n", lineStart)) {
+      const line = text.slice(lineStart, end);
+      const fence = FENCE.exec(line)?.[1];
+      if (this.fence) {
+        if (fence && fence[0] === this.fence[0] && fence.length >= this.fence.length && line.trim() === fence) this.fence = null;
+      } else if (fence) this.fence = fence;
+      else if (line.trim() === "") {
+        this.lastCut = end + 1;
+        this.fenceAtCut = null;
+      }
+      lineStart = end + 1;
+    }
+    this.scanned = lineStart;
+    return { at: this.lastCut, fence: this.fenceAtCut };
+  }
+
+  /** A cut made where no blank line was (the tail grew too long): lines before it are done. */
+  forceCut(at: number, fence: string | null): void {
+    this.lastCut = at;
+    this.fenceAtCut = fence;
+    this.scanned = Math.max(this.scanned, at);
+  }
+}
+
+/** Where to cut a tail that grew too long: after its last line break within the limit, else its last space. */
+function forcedCutPoint(tail: string): number {
+  const lineEnd = tail.lastIndexOf("\n", TAIL_LIMIT);
+  if (lineEnd > 0) return lineEnd + 1;
+  const space = tail.lastIndexOf(" ", TAIL_LIMIT);
+  return space > 0 ? space + 1 : TAIL_LIMIT;
+}
+
+/**
+ * A reply's markdown while it streams. What lies before the last blank line (outside a code block) is
+ * parsed once and kept; only the tail after it is parsed again as text arrives, so each update costs
+ * the tail, whatever the reply's length. An unclosed fence or list in the tail renders as what it is
+ * so far. A tail that grows past 16 KiB with no blank line is cut at a line break (a code block goes on
+ * in the next part, opened again).
+ */
+export class MarkdownText extends Component<{ text: string }> {
+  private element: HTMLDivElement | null = null;
+  private settled: HTMLDivElement | null = null;
+  private tail: HTMLDivElement | null = null;
+  private shown = "";
+  private settledTo = 0;
+  /** The fence open where the settled part ends: the tail's code block goes on. */
+  private openFence: string | null = null;
+  private cuts = new BlockCuts();
+
+  override componentDidMount(): void {
+    this.show(this.props.text);
+  }
+
+  override shouldComponentUpdate(next: { text: string }): boolean {
+    this.show(next.text);
+    return false;
+  }
+
+  private show(text: string): void {
+    if (!this.element || text === this.shown) return;
+    if (!text.startsWith(this.shown) || !this.settled || !this.tail) this.reset();
+    const cut = this.cuts.advance(text);
+    if (cut.at > this.settledTo) this.settle(text, cut.at, cut.fence);
+    while (text.length - this.settledTo > TAIL_LIMIT) {
+      const at = this.settledTo + forcedCutPoint(text.slice(this.settledTo));
+      const fenceThere = new BlockCuts();
+      fenceThere.fence = this.openFence;
+      fenceThere.advance(text.slice(this.settledTo, at));
+      this.cuts.forceCut(at, fenceThere.fence);
+      this.settle(text, at, fenceThere.fence);
+    }
+    this.tail!.replaceChildren(...markdownNodes(this.withFence(text.slice(this.settledTo), this.openFence)));
+    this.shown = text;
+  }
+
+  /** Parses text up to `at` once, into a block of its own, and keeps it. */
+  private settle(text: string, at: number, fenceAfter: string | null): void {
+    const part = this.withFence(text.slice(this.settledTo, at), this.openFence) + (fenceAfter ? `\n${fenceAfter}\n` : "");
+    const block = document.createElement("div");
+    block.append(...markdownNodes(part));
+    this.settled!.append(block);
+    this.settledTo = at;
+    this.openFence = fenceAfter;
+  }
+
+  private withFence(part: string, fence: string | null): string {
+    return fence ? `${fence}\n${part}` : part;
+  }
+
+  private reset(): void {
+    this.settled = document.createElement("div");
+    this.tail = document.createElement("div");
+    this.element!.replaceChildren(this.settled, this.tail);
+    this.shown = "";
+    this.settledTo = 0;
+    this.openFence = null;
+    this.cuts = new BlockCuts();
+  }
+
+  override render() {
+    return (
+      <div
+        class="message-text markdown"
+        ref={(element) => {
+          this.element = element;
+        }}
+      />
+    );
+  }
+}
