@@ -127,10 +127,9 @@ describe("sessions in the console", () => {
     await reply.and(page.locator(":not([data-generating])")).waitFor();
     await reply.getByRole("heading", { name: "Done", level: 2 }).waitFor();
     expect(await reply.locator("strong").textContent()).toBe("hello.txt");
-    expect(await reply.locator("li.task input[type=checkbox]").evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).checked))).toEqual([
-      true,
-      false,
-    ]);
+    expect(
+      await reply.locator("li.task input[type=checkbox]").evaluateAll((boxes) => boxes.map((box) => (box as unknown as { checked: boolean }).checked)),
+    ).toEqual([true, false]);
     expect(await reply.locator("td").allTextContents()).toEqual(["hello.txt", "3"]);
     const code = reply.locator(".code-block");
     // The blank line inside the fence does not split the block.
