@@ -119,7 +119,14 @@ for (const [rel, href] of headLinks) {
   document.head.append(link);
 }
 
+/** How long after the page's load the service worker is registered. */
+const SERVICE_WORKER_DELAY_MS = 3_000;
+
 const root = document.getElementById("app");
 if (root) render(<Console />, root);
-// Installable, and opening at once from the kept shell; only where the browser allows workers (https, localhost).
-void navigator.serviceWorker?.register("/sw.js").catch(() => undefined);
+// Installable, and opening at once from the kept shell; only where the browser allows workers (https,
+// localhost). Registered once the page has loaded and gone quiet: the worker fetches the shell again to
+// keep it, which must not compete with the page's own first paint.
+addEventListener("load", () => {
+  setTimeout(() => void navigator.serviceWorker?.register("/sw.js").catch(() => undefined), SERVICE_WORKER_DELAY_MS);
+});

@@ -1,8 +1,11 @@
 import { Component } from "preact";
 import { markdownNodes } from "../shared/markdown-dom.ts";
 
-/** Past this much text with no place to cut, the tail is cut anyway (at a line break, else a space). */
-const TAIL_LIMIT = 16_384;
+/**
+ * Past this much text with no place to cut, the tail is cut anyway (at a line break, else a space):
+ * the tail is parsed again on each update, so it stays a few KiB (16 KiB cost frames on a phone).
+ */
+const TAIL_LIMIT = 4_096;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
@@ -55,7 +58,7 @@ function forcedCutPoint(tail: string): number {
  * A reply's markdown while it streams. What lies before the last blank line (outside a code block) is
  * parsed once and kept; only the tail after it is parsed again as text arrives, so each update costs
  * the tail, whatever the reply's length. An unclosed fence or list in the tail renders as what it is
- * so far. A tail that grows past 16 KiB with no blank line is cut at a line break (a code block goes on
+ * so far. A tail that grows past 4 KiB with no blank line is cut at a line break (a code block goes on
  * in the next part, opened again).
  */
 export class MarkdownText extends Component<{ text: string }> {
