@@ -1,5 +1,5 @@
-import { Component } from "preact";
 import { markdownNodes } from "../shared/markdown-dom.ts";
+import { cutPoint, GrowingText } from "./growing-text.tsx";
 
 /**
  * Past this much text with no place to cut, the tail is cut anyway (at a line break, else a space):
@@ -46,14 +46,6 @@ class BlockCuts {
   }
 }
 
-/** Where to cut a tail that grew too long: after its last line break within the limit, else its last space. */
-function forcedCutPoint(tail: string): number {
-  const lineEnd = tail.lastIndexOf("\n", TAIL_LIMIT);
-  if (lineEnd > 0) return lineEnd + 1;
-  const space = tail.lastIndexOf(" ", TAIL_LIMIT);
-  return space > 0 ? space + 1 : TAIL_LIMIT;
-}
-
 /**
  * A reply's markdown while it streams. What lies before the last blank line (outside a code block) is
  * parsed once and kept; only the tail after it is parsed again as text arrives, so each update costs
@@ -61,8 +53,8 @@ function forcedCutPoint(tail: string): number {
  * so far. A tail that grows past 4 KiB with no blank line is cut at a line break (a code block goes on
  * in the next part, opened again).
  */
-export class MarkdownText extends Component<{ text: string }> {
-  private element: HTMLDivElement | null = null;
+export class MarkdownText extends GrowingText {
+  protected readonly className = "message-text markdown";
   private settled: HTMLDivElement | null = null;
   private tail: HTMLDivElement | null = null;
   private shown = "";
@@ -71,22 +63,13 @@ export class MarkdownText extends Component<{ text: string }> {
   private openFence: string | null = null;
   private cuts = new BlockCuts();
 
-  override componentDidMount(): void {
-    this.show(this.props.text);
-  }
-
-  override shouldComponentUpdate(next: { text: string }): boolean {
-    this.show(next.text);
-    return false;
-  }
-
-  private show(text: string): void {
+  protected show(text: string): void {
     if (!this.element || text === this.shown) return;
     if (!text.startsWith(this.shown) || !this.settled || !this.tail) this.reset();
     const cut = this.cuts.advance(text);
     if (cut.at > this.settledTo) this.settle(text, cut.at, cut.fence);
     while (text.length - this.settledTo > TAIL_LIMIT) {
-      const at = this.settledTo + forcedCutPoint(text.slice(this.settledTo));
+      const at = this.settledTo + cutPoint(text.slice(this.settledTo), TAIL_LIMIT);
       const fenceThere = new BlockCuts();
       fenceThere.fence = this.openFence;
       fenceThere.advance(text.slice(this.settledTo, at));
@@ -119,16 +102,5 @@ export class MarkdownText extends Component<{ text: string }> {
     this.settledTo = 0;
     this.openFence = null;
     this.cuts = new BlockCuts();
-  }
-
-  override render() {
-    return (
-      <div
-        class="message-text markdown"
-        ref={(element) => {
-          this.element = element;
-        }}
-      />
-    );
   }
 }

@@ -1,15 +1,7 @@
-import { Component } from "preact";
+import { cutPoint, GrowingText } from "./growing-text.tsx";
 
 /** A block of text that no longer changes once this long; the browser lays out only the block still growing. */
 const BLOCK_CHARS = 4_096;
-
-/** Where a growing block may be closed: after its last line break, else its last space, else anywhere. */
-function closingPoint(text: string): number {
-  const lineEnd = text.lastIndexOf("\n", BLOCK_CHARS);
-  if (lineEnd > 0) return lineEnd + 1;
-  const space = text.lastIndexOf(" ", BLOCK_CHARS);
-  return space > 0 ? space + 1 : BLOCK_CHARS;
-}
 
 /**
  * Text that grows while a reply streams. Set as one text node, a long reply would be laid out again
@@ -17,22 +9,13 @@ function closingPoint(text: string): number {
  * grows (new text is appended to it), so each frame lays out a few KiB whatever the reply's length.
  * A block closes after a line break where it can, so the lines read as one text.
  */
-export class StreamedText extends Component<{ text: string }> {
-  private element: HTMLDivElement | null = null;
+export class StreamedText extends GrowingText {
+  protected readonly className = "message-text";
   private shown = "";
   private growing: HTMLDivElement | null = null;
   private growingText = "";
 
-  override componentDidMount(): void {
-    this.show(this.props.text);
-  }
-
-  override shouldComponentUpdate(next: { text: string }): boolean {
-    this.show(next.text);
-    return false;
-  }
-
-  private show(text: string): void {
+  protected show(text: string): void {
     if (!this.element || text === this.shown) return;
     if (!text.startsWith(this.shown)) {
       this.element.replaceChildren();
@@ -47,7 +30,7 @@ export class StreamedText extends Component<{ text: string }> {
   private append(added: string): void {
     let rest = this.growingText + added;
     while (rest.length > BLOCK_CHARS) {
-      const end = closingPoint(rest);
+      const end = cutPoint(rest, BLOCK_CHARS);
       this.setGrowing(rest.slice(0, end));
       this.growing = null;
       rest = rest.slice(end);
@@ -64,16 +47,5 @@ export class StreamedText extends Component<{ text: string }> {
     if (text.startsWith(this.growingText)) this.growing.append(text.slice(this.growingText.length));
     else this.growing.textContent = text;
     this.growingText = text;
-  }
-
-  override render() {
-    return (
-      <div
-        class="message-text"
-        ref={(element) => {
-          this.element = element;
-        }}
-      />
-    );
   }
 }
