@@ -61,6 +61,10 @@ describe("sessions in the console", () => {
     const question = page.getByRole("form", { name: "The agent asks" });
     // The question shows what it asks about: the file and the text the call would write.
     await question.getByText("Hello from the echo agent.").waitFor();
+    // Drawn as a diff: a new file, its one line added, numbered.
+    const diff = question.getByRole("figure", { name: /^Changes to .*hello\.txt$/ });
+    expect(await diff.locator("figcaption").textContent()).toContain("new file");
+    expect(await diff.locator("tr.diff-added").allTextContents()).toEqual(["1+Hello from the echo agent."]);
     await screenshot(page, "console-session-question-phone");
     await question.getByLabel("Allow").check();
     await question.getByRole("button", { name: "Answer" }).click();

@@ -1,10 +1,11 @@
 import type { ToolCallDetails } from "../../../schemas/transcript.ts";
+import { DiffView } from "../shared/diff-view.tsx";
 
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
 /**
- * What a tool call does, as plainly as its content allows: the diff it writes (the new text, with the
- * old one where there was one), the files it touches, and its raw input and output only where it has
+ * What a tool call does, as plainly as its content allows: the diff it writes (drawn line by line),
+ * the files it touches, and its raw input and output only where it has
  * no richer content.
  */
 export function ToolCallView({ call }: { call: ToolCallDetails }) {
@@ -20,11 +21,7 @@ export function ToolCallView({ call }: { call: ToolCallDetails }) {
       {/* A diff names its file already. */}
       {diffs.length === 0 && call.locations.length > 0 && <p class="quiet">{call.locations.map((location) => location.path).join(", ")}</p>}
       {diffs.map((diff) => (
-        <div key={diff.path}>
-          <p class="quiet">{diff.oldText == null ? `new file ${diff.path}` : `changes ${diff.path}`}</p>
-          {diff.oldText != null && <pre class="diff-old">{diff.oldText}</pre>}
-          <pre class="diff-new">{diff.newText}</pre>
-        </div>
+        <DiffView key={diff.path} path={diff.path} oldText={diff.oldText ?? null} newText={diff.newText} />
       ))}
       {texts.map((text) => (
         <pre key={text}>{text}</pre>
