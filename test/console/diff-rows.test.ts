@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { type DiffLine, diffRows, splitRows } from "../../src/console/ui/shared/diff-rows.ts";
+import { type DiffLine, diffRows, patchRows, splitRows } from "../../src/console/ui/shared/diff-rows.ts";
 
 const shape = (rows: ReturnType<typeof diffRows>) =>
   rows.map((row) =>
@@ -37,4 +37,36 @@ test("side by side: context on both sides, each removed line beside its replacem
     ["old", "new"],
     [null, "more"],
   ]);
+});
+
+test("a git patch: its hunks numbered from their headers, the lines git left out folded, words marked", () => {
+  const patch = [
+    "diff --git a/f.txt b/f.txt",
+    "index 1111111..2222222 100644",
+    "--- a/f.txt",
+    "+++ b/f.txt",
+    "@@ -3,3 +3,3 @@ heading",
+    " c",
+    "-let d = 1",
+    "+let d = 2",
+    " e",
+    "@@ -20,2 +20,3 @@",
+    " t",
+    " u",
+    "+v",
+    "\\ No newline at end of file",
+  ].join("\n");
+  expect(shape(patchRows(patch))).toEqual([
+    "… 2",
+    "c 3 3 c",
+    "r 4 - let d = [1]",
+    "a - 4 let d = [2]",
+    "c 5 5 e",
+    "… 14",
+    "c 20 20 t",
+    "c 21 21 u",
+    "a - 22 v",
+  ]);
+  // A new file: one hunk from line 1.
+  expect(shape(patchRows("--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"))).toEqual(["a - 1 one", "a - 2 two"]);
 });

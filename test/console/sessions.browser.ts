@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
+import { git } from "../helpers/git-fixtures.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // Sessions in the console with the echo agent, as a person runs them: start one, stream replies, answer
@@ -147,6 +148,45 @@ describe("sessions in the console", () => {
     expect(await page.evaluate("window.replyRan === undefined")).toBe(true);
     await reply.locator(".code-block").scrollIntoViewIfNeeded();
     await screenshot(page, "console-session-markdown-phone");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a desktop: the session's changes, a file's diff with its changed words marked, side by side where the page is wide", async () => {
+    const repo = join(files.path, "repo");
+    mkdirSync(repo);
+    git(["init", "--quiet", repo]);
+    writeFileSync(join(repo, "app.ts"), "const port = 3000;\nlisten(port);\n");
+    git(["add", "."], repo);
+    git(["commit", "--quiet", "-m", "first"], repo);
+    writeFileSync(join(repo, "app.ts"), "const port = 8080;\nlisten(port);\nlog(port);\n");
+    writeFileSync(join(repo, "notes.md"), "# todo\n");
+    const project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: repo });
+    const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "echo", title: "Changes session" });
+    const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${session.id}`);
+    const changes = page.getByRole("region", { name: "Changes" });
+    await changes.getByRole("button", { name: "Show changes" }).click();
+    const app = changes.locator('[data-path="app.ts"]');
+    expect(await app.locator(".changed-file-name").textContent()).toBe("app.ts modified +2 −1");
+    expect(await changes.locator('[data-path="notes.md"] .changed-file-name').textContent()).toBe("notes.md new +1 −0");
+    await app.getByRole("button").click();
+    const diff = app.getByRole("figure", { name: "Changes to app.ts" });
+    // In the side column it is unified: numbered, the changed number marked in the old line and the new.
+    await diff.locator("tr.diff-removed mark").waitFor();
+    expect(await diff.locator("tr.diff-removed mark").allTextContents()).toEqual(["3000"]);
+    expect(await diff.locator("tr.diff-added mark").allTextContents()).toEqual(["8080"]);
+    expect(await diff.locator("tr.diff-added").allTextContents()).toEqual(["1+const port = 8080;", "3+log(port);"]);
+    await screenshot(page, "console-session-changes-desktop");
+    // Where a diff has room (a question's, in the conversation's column), it is side by side.
+    await send(page, "/ask");
+    const question = page.getByRole("form", { name: "The agent asks" });
+    const asked = question.getByRole("figure", { name: /^Changes to .*hello\.txt$/ });
+    await asked.locator("td.diff-added").waitFor();
+    expect(await asked.locator("td.diff-added").allTextContents()).toEqual(["Hello from the echo agent."]);
+    expect(await asked.locator("td.diff-empty").count()).toBe(1);
+    await question.getByLabel("Deny").check();
+    await question.getByRole("button", { name: "Answer" }).click();
+    await question.waitFor({ state: "detached" });
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -5,6 +5,7 @@ import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
 import { followEventsByFrame, type StreamedEvent } from "../shared/event-stream.ts";
 import { GoalPanel } from "./goal-panel.tsx";
+import { ChangesPanel } from "./changes-panel.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
@@ -122,6 +123,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <UsagePanel usage={session.usage} />
           <GoalPanel sessionId={sessionId} goal={detail.goal} />
           <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
+          <ChangesPanel sessionId={sessionId} />
         </aside>
       </div>
     </section>

@@ -57,6 +57,44 @@ export function diffRows(oldText: string | null, newText: string): DiffRow[] {
   return foldContext(lines);
 }
 
+const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
+
+/**
+ * The rows of a unified diff as `git diff` writes it (the Changes view's): its hunks' lines numbered
+ * from their headers, the lines between hunks as folded rows, changed words marked.
+ */
+export function patchRows(patch: string): DiffRow[] {
+  const rows: DiffRow[] = [];
+  let lines: DiffLine[] = [];
+  let oldNumber = 0;
+  let newNumber = 0;
+  const flush = () => {
+    markChangedWords(lines);
+    rows.push(...lines);
+    lines = [];
+  };
+  for (const line of splitLines(patch)) {
+    const hunk = HUNK.exec(line);
+    if (hunk) {
+      flush();
+      const nextOld = Number(hunk[1]);
+      // Before the first hunk, and between two, unchanged lines git left out.
+      const gap = nextOld - (oldNumber === 0 ? 1 : oldNumber);
+      if (gap > 0) rows.push({ kind: "skipped", count: gap });
+      oldNumber = nextOld;
+      newNumber = Number(hunk[2]);
+      continue;
+    }
+    if (oldNumber === 0 && newNumber === 0) continue; // the file header, before any hunk
+    const text = line.slice(1);
+    if (line.startsWith("+")) lines.push({ kind: "added", oldNumber: null, newNumber: newNumber++, pieces: [{ text, changed: false }] });
+    else if (line.startsWith("-")) lines.push({ kind: "removed", oldNumber: oldNumber++, newNumber: null, pieces: [{ text, changed: false }] });
+    else if (line.startsWith(" ")) lines.push({ kind: "context", oldNumber: oldNumber++, newNumber: newNumber++, pieces: [{ text, changed: false }] });
+  }
+  flush();
+  return rows;
+}
+
 /** Pairs each run of removed lines with the added run after it, line by line, and marks the words that differ. */
 function markChangedWords(lines: DiffLine[]): void {
   for (let index = 0; index < lines.length; ) {

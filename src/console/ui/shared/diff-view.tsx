@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type DiffLine, type DiffRow, diffRows, splitRows } from "./diff-rows.ts";
 
 const SIGN = { context: " ", removed: "−", added: "+" } as const;
@@ -7,39 +7,59 @@ function Pieces({ line }: { line: DiffLine }) {
   return <>{line.pieces.map((piece, index) => (piece.changed ? <mark key={index}>{piece.text}</mark> : piece.text))}</>;
 }
 
-/** Wide enough for two columns of code side by side. */
-const SIDE_BY_SIDE = "(min-width: 900px)";
+/** Wide enough for two columns of code side by side (the diff's own width: a side panel stays unified). */
+const SIDE_BY_SIDE_PX = 700;
 
-function useSideBySide(): boolean {
-  const [wide, setWide] = useState(() => matchMedia(SIDE_BY_SIDE).matches);
-  useEffect(() => {
-    const query = matchMedia(SIDE_BY_SIDE);
-    const changed = () => setWide(query.matches);
-    query.addEventListener("change", changed);
-    return () => query.removeEventListener("change", changed);
-  }, []);
-  return wide;
+const countLines = (rows: DiffRow[]) => ({
+  added: rows.filter((row) => row.kind === "added").length,
+  removed: rows.filter((row) => row.kind === "removed").length,
+});
+
+/** "+3 −1", coloured. */
+export function LineCounts({ added, removed }: { added: number | null; removed: number | null }) {
+  if (added === null || removed === null) return null;
+  return (
+    <>
+      <span class="diff-added">+{added}</span> <span class="diff-removed">−{removed}</span>
+    </>
+  );
 }
 
 const skippedText = (count: number) => `⋯ ${count} unchanged line${count === 1 ? "" : "s"}`;
 
 /**
  * A file's change as ACP sends it (the old text, null for a new file, and the new text): unified with
- * line numbers on a phone, side by side on a wide screen, the words that changed in a line marked.
+ * line numbers on a phone or in a narrow column, side by side where it is wide, the words that changed
+ * in a line marked.
  */
 export function DiffView({ path, oldText, newText }: { path: string; oldText: string | null; newText: string }) {
   const rows = useMemo(() => diffRows(oldText, newText), [oldText, newText]);
-  const sideBySide = useSideBySide();
-  const added = rows.filter((row) => row.kind === "added").length;
-  const removed = rows.filter((row) => row.kind === "removed").length;
+  const { added, removed } = countLines(rows);
   return (
     <figure class="diff" aria-label={`Changes to ${path}`}>
       <figcaption>
-        <span class="diff-path">{path}</span> {oldText === null && <span class="quiet">new file</span>} <span class="diff-added">+{added}</span>{" "}
-        <span class="diff-removed">−{removed}</span>
+        <span class="diff-path">{path}</span> {oldText === null && <span class="quiet">new file</span>} <LineCounts added={added} removed={removed} />
       </figcaption>
-      <div class="diff-scroll">{sideBySide ? <SplitTable rows={rows} /> : <UnifiedTable rows={rows} />}</div>
+      <DiffTable rows={rows} />
     </figure>
+  );
+}
+
+/** A diff's rows: unified with line numbers where it is narrow, side by side where it is wide. */
+export function DiffTable({ rows }: { rows: DiffRow[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [sideBySide, setSideBySide] = useState(false);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setSideBySide(element.clientWidth >= SIDE_BY_SIDE_PX));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div class="diff-scroll" ref={box}>
+      {sideBySide ? <SplitTable rows={rows} /> : <UnifiedTable rows={rows} />}
+    </div>
   );
 }
 
