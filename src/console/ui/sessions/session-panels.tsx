@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { AnsiOutput } from "../shared/ansi-output.tsx";
 import type { BackgroundTask, BackgroundTaskOutput, ConfigOption, SessionPlan, SessionUsage } from "../../../schemas/sessions.ts";
 import { api } from "../shared/api.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
@@ -123,7 +124,7 @@ function TaskRow({ sessionId, task }: { sessionId: string; task: BackgroundTask 
       {output && (
         <pre class="terminal">
           {output.truncated && "… (older output dropped)\n"}
-          {output.output}
+          <AnsiOutput text={output.output} />
           {output.exitCode !== null && `\n[exit ${output.exitCode}]`}
         </pre>
       )}

@@ -4,6 +4,7 @@ import type { Terminal } from "../../../schemas/harnesses.ts";
 import { Alert } from "./use-action.tsx";
 import { api, failureText } from "./api.ts";
 import type { TerminalFeed } from "./terminal-feed.ts";
+import { AnsiText, type StyledRun } from "./ansi-text.ts";
 
 type TerminalRecord = Static<typeof Terminal>;
 
@@ -20,17 +21,28 @@ function withoutOverlap(shown: string, text: string): string {
   return text;
 }
 
-/** Appends text to a log element, keeping it scrolled to the end when the reader was there. */
-function appendTo(log: HTMLElement, text: string): void {
+/** The runs as DOM nodes: a text node, or a span with the style's classes. */
+function runNodes(runs: StyledRun[]): Node[] {
+  return runs.map((run) => {
+    if (run.classes === "") return document.createTextNode(run.text);
+    const span = document.createElement("span");
+    span.className = run.classes;
+    span.textContent = run.text;
+    return span;
+  });
+}
+
+/** Appends output to a log element in its colours, keeping it scrolled to the end when the reader was there. */
+function appendTo(log: HTMLElement, ansi: AnsiText, text: string): void {
   if (text.length === 0) return;
   const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-  log.append(text);
+  log.append(...runNodes(ansi.write(text)));
   if (atEnd) log.scrollTop = log.scrollHeight;
 }
 
 /**
  * The output of an install or update: what the server kept, then each `terminal.output` batch as it
- * arrives, appended to the element (a long install never redraws what is already shown).
+ * arrives, appended to the element in its colours (a long install never redraws what is already shown).
  */
 export function TerminalLog({ terminalId, running, feed }: { terminalId: string; running: boolean; feed: TerminalFeed }) {
   const output = useRef<HTMLPreElement>(null);
@@ -43,14 +55,15 @@ export function TerminalLog({ terminalId, running, feed }: { terminalId: string;
     const log = output.current;
     if (!log) return;
     log.textContent = "";
+    const ansi = new AnsiText();
     const followed = feed.followedFromStart(terminalId);
-    if (followed) appendTo(log, feed.received(terminalId));
+    if (followed) appendTo(log, ansi, feed.received(terminalId));
     // Batches that came before the read are in its output; the first one after it may repeat its last lines.
     let kept: string | null = followed ? "" : null;
     let firstBatch = !followed;
     const stop = feed.listen(terminalId, (text) => {
       if (kept === null) return;
-      appendTo(log, firstBatch ? withoutOverlap(kept, text) : text);
+      appendTo(log, ansi, firstBatch ? withoutOverlap(kept, text) : text);
       firstBatch = false;
     });
     api<TerminalRecord>("GET", path).then(
@@ -58,7 +71,7 @@ export function TerminalLog({ terminalId, running, feed }: { terminalId: string;
         setRecord(terminal);
         if (kept !== null) return;
         kept = terminal.output;
-        appendTo(log, kept);
+        appendTo(log, ansi, kept);
       },
       (failure: unknown) => setError(failureText(failure)),
     );
