@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { AnsiOutput } from "../shared/ansi-output.tsx";
+import { InlineMarkdown } from "../shared/inline-markdown.tsx";
 import type { BackgroundTask, BackgroundTaskOutput, ConfigOption, SessionPlan, SessionUsage } from "../../../schemas/sessions.ts";
 import { api } from "../shared/api.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
@@ -17,7 +18,7 @@ export function PlanPanel({ sessionId, plan, awaitingApproval }: { sessionId: st
         <ol class="plan">
           {plan.entries.map((entry, index) => (
             <li key={`${index}:${entry.content}`} class={`plan-${entry.status}`} data-status={entry.status}>
-              <span aria-hidden="true">{PLAN_MARKS[entry.status]}</span> {entry.content}
+              <span aria-hidden="true">{PLAN_MARKS[entry.status]}</span> <InlineMarkdown text={entry.content} />
             </li>
           ))}
         </ol>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { MarkdownText } from "./markdown-text.tsx";
 import type { TranscriptDetailsPage } from "../../../schemas/transcript.ts";
 import { api, failureText } from "../shared/api.ts";
 import { ToolCallView } from "./tool-call-view.tsx";
@@ -21,7 +22,12 @@ async function readAllDetails(sessionId: string, itemId: string): Promise<Entry[
 
 function DetailEntry({ entry }: { entry: Entry }) {
   const payload = entry.payload;
-  if (payload.type === "thought") return <li class="thought">{payload.text}</li>;
+  if (payload.type === "thought")
+    return (
+      <li class="thought">
+        <MarkdownText text={payload.text} />
+      </li>
+    );
   return (
     <li class="tool-call">
       <ToolCallView call={payload} />

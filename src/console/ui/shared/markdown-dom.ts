@@ -10,6 +10,13 @@ export function markdownNodes(markdown: string): Node[] {
   return blocks(new Lexer({ gfm: true }).lex(markdown));
 }
 
+/** A line of markdown (a plan's step): its words styled, without the paragraph around them. */
+export function inlineMarkdownNodes(markdown: string): Node[] {
+  const tokens = new Lexer({ gfm: true }).lex(markdown).filter((token) => token.type !== "space");
+  const only = tokens[0];
+  return tokens.length === 1 && only?.type === "paragraph" ? inline((only as Tokens.Paragraph).tokens) : blocks(tokens);
+}
+
 const SAFE_LINK = /^(https?:|mailto:)/i;
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, children: Node[] = [], className?: string): HTMLElementTagNameMap[K] {
