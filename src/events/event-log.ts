@@ -107,7 +107,10 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
   appendLive<K extends keyof Kinds & string>(kind: K, subjectId: string, payload: Static<Kinds[K]>, options: AppendOptions = {}): EventRecord {
     if (this.store.inTransaction) return this.append(kind, subjectId, payload, options);
     if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
-    if (this.writeBehind.failing || this.writeBehind.size >= MAX_WAITING) this.writeBehind.storeWaiting();
+    // While storing fails, the write-behind's own retries (with backoff) find when it works again: a
+    // try here on every delta would hold the event loop for the busy timeout each time.
+    if (this.writeBehind.failing) throw this.writeBehind.failure;
+    if (this.writeBehind.size >= MAX_WAITING) this.writeBehind.storeWaiting();
     const globalId = this.lastId + 1;
     if (globalId > this.reservedThrough) {
       const through = globalId + RESERVED_IDS - 1;
@@ -132,10 +135,13 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
    * that state matches (before the first event still unstored, if storing failed).
    */
   storedCursor(): number {
-    try {
-      this.writeBehind.storeWaiting();
-    } catch {
-      // the state is read as stored; the client gets the rest from the stream
+    // Not while storing fails (its retries run on a timer): a read must not wait for a locked database.
+    if (!this.writeBehind.failing) {
+      try {
+        this.writeBehind.storeWaiting();
+      } catch {
+        // the state is read as stored; the client gets the rest from the stream
+      }
     }
     const firstUnstored = this.writeBehind.firstId();
     return firstUnstored === undefined ? this.cursor() : firstUnstored - 1;

@@ -18,6 +18,7 @@ export class WriteBehindEvents {
   private unstored: Unstored[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
+  private lastFailure: unknown;
   private storing = false;
 
   constructor(
@@ -40,6 +41,11 @@ export class WriteBehindEvents {
     return this.failures > 0;
   }
 
+  /** Why the last attempt failed, while it is failing. */
+  get failure(): unknown {
+    return this.lastFailure;
+  }
+
   /** Stores every waiting event in one transaction; throws, keeping them, when the store fails. */
   storeWaiting(): void {
     if (this.unstored.length === 0 || this.storing) return;
@@ -53,6 +59,7 @@ export class WriteBehindEvents {
       });
     } catch (error) {
       this.failures++;
+      this.lastFailure = error;
       this.schedule(backoffMs(this.failures));
       throw error;
     } finally {
@@ -60,6 +67,7 @@ export class WriteBehindEvents {
     }
     this.unstored = [];
     this.failures = 0;
+    this.lastFailure = undefined;
   }
 
   /** The first waiting event's globalEventId: every event below it is stored. */
