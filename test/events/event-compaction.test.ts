@@ -118,7 +118,8 @@ test("compaction killed with SIGKILL halfway leaves a consistent log; the next s
     for (let turnIndex = 1; turnIndex <= 4; turnIndex++) await turn(session.id, `prompt ${turnIndex}`, turnIndex * 2);
     const texts = (await t.detail(session.id)).conversation.map((item) => item.text);
     const { cursor } = await cursorAndHorizon();
-    await t.server.stop();
+    // Stopped, with the helper's own folder (its agent's script) gone; the data dir stays.
+    await t.cleanup();
 
     const path = join(dataDir.path, "atrium.db");
     const child = Bun.spawn([process.execPath, join(import.meta.dir, "..", "fixtures", "event-log", "compact-slowly.ts"), path], { stdout: "ignore" });
