@@ -125,11 +125,6 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     return logged.record;
   }
 
-  /** Stores what was published ahead now; throws when the store fails. */
-  settle(): void {
-    this.writeBehind.storeWaiting();
-  }
-
   /**
    * For a read of the stored state: stores what was published ahead if it can, and returns the cursor
    * that state matches (before the first event still unstored, if storing failed).
