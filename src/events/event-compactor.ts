@@ -97,8 +97,7 @@ export class EventCompactor {
     const { store, logger } = this.deps;
     let removed = 0;
     try {
-      for (;;) {
-        if (this.stopped) break;
+      while (!this.stopped) {
         const through = this.nextBatchEnd();
         if (through === null) break;
         removed += store.transaction(() => this.removeThrough(through));

@@ -89,7 +89,7 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
   }
 
   append<K extends keyof Kinds & string>(kind: K, subjectId: string, payload: Static<Kinds[K]>, options: AppendOptions = {}): EventRecord {
-    if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
+    this.checkKind(kind);
     if (!this.store.inTransaction) {
       throw new Error(`event ${kind} must be appended inside the transaction of the change it reports`);
     }
@@ -106,7 +106,7 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
    */
   appendLive<K extends keyof Kinds & string>(kind: K, subjectId: string, payload: Static<Kinds[K]>, options: AppendOptions = {}): EventRecord {
     if (this.store.inTransaction) return this.append(kind, subjectId, payload, options);
-    if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
+    this.checkKind(kind);
     // While storing fails, the write-behind's own retries (with backoff) find when it works again: a
     // try here on every delta would hold the event loop for the busy timeout each time.
     if (this.writeBehind.failing) throw this.writeBehind.failure;
@@ -150,6 +150,10 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     } catch {
       // the next start treats the reserved ids as lost: clients there re-read
     }
+  }
+
+  private checkKind(kind: string): void {
+    if (!(kind in this.accepted)) throw new Error(`event ${kind} is not a kind any module declared`);
   }
 
   private stored(globalId: number, kind: string, subjectId: string, payload: unknown, sessionId: string | null): StoredEvent {

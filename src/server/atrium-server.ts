@@ -190,6 +190,7 @@ export class AtriumServer {
       store.startBackgroundCheckpoints((error) => logger.error("background WAL checkpoints stopped; SQLite checkpoints inline again", { error }));
       const events = new EventLog(store, new EventRepository(store), identity.serverId, undefined, { writeBehindMs: tuning.writeBehindMs });
       const hub = new EventStreamHub(events, logger, { ...defaultStreamLimits, ...tuning.streamLimits });
+      const retention = eventRetention(options.config);
       const compactor = new EventCompactor({
         store,
         events: new EventRepository(store),
@@ -197,10 +198,10 @@ export class AtriumServer {
         log: events,
         clock: tuning.clock ?? systemClock,
         logger,
-        policy: eventRetention(options.config),
+        policy: retention,
         tuning: { ...compactionTimes(options.config), ...tuning.compaction },
       });
-      status.attachEventLog({ log: events, compactor, policy: eventRetention(options.config) });
+      status.attachEventLog({ log: events, compactor, policy: retention });
       const children = new ChildProcesses(paths.children, logger);
       // Agents and probes a killed server left running belong to nothing any more.
       children.reapOrphans();

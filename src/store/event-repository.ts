@@ -1,4 +1,5 @@
 import type { Store } from "./database.ts";
+import { MetaRepository } from "./meta-repository.ts";
 
 export interface StoredEvent {
   globalId: number;
@@ -43,7 +44,12 @@ export interface EventQuery {
 
 /** The append-only event log table. Sequences are derived from the indexed maxima. */
 export class EventRepository {
-  constructor(private readonly store: Store) {}
+  /** Where the log keeps its horizon and id reservations. */
+  private readonly meta: MetaRepository;
+
+  constructor(private readonly store: Store) {
+    this.meta = new MetaRepository(store);
+  }
 
   /** Counts on from the newest revision kept, or removed by compaction: a revision is never given twice. */
   nextSubjectRevision(subjectId: string): number {
@@ -91,37 +97,29 @@ export class EventRepository {
    * deltas): after a crash, those ids are never given again. 0 when none are out.
    */
   reservedThrough(): number {
-    return Number(this.metaValue("event_ids_reserved") ?? 0);
+    return Number(this.meta.get("event_ids_reserved") ?? 0);
   }
 
   setReservedThrough(globalId: number): void {
-    this.setMeta("event_ids_reserved", String(globalId));
+    this.meta.set("event_ids_reserved", String(globalId));
   }
 
   /** Ranges of ids published but lost in a crash before they were stored: a client's cursor there must re-read. */
   lostRanges(): Array<[number, number]> {
-    return JSON.parse(this.metaValue("event_ids_lost") ?? "[]") as Array<[number, number]>;
+    return JSON.parse(this.meta.get("event_ids_lost") ?? "[]") as Array<[number, number]>;
   }
 
   setLostRanges(ranges: Array<[number, number]>): void {
-    this.setMeta("event_ids_lost", JSON.stringify(ranges));
-  }
-
-  private metaValue(key: string): string | undefined {
-    return this.store.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value;
-  }
-
-  private setMeta(key: string, value: string): void {
-    this.store.db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.meta.set("event_ids_lost", JSON.stringify(ranges));
   }
 
   /** The retention horizon: events at or below this globalEventId may have been compacted away (0: none were). */
   horizon(): number {
-    return Number(this.metaValue("event_horizon") ?? 0);
+    return Number(this.meta.get("event_horizon") ?? 0);
   }
 
   setHorizon(globalId: number): void {
-    this.setMeta("event_horizon", String(globalId));
+    this.meta.set("event_horizon", String(globalId));
   }
 
   maxGlobalId(): number {

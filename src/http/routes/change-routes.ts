@@ -3,6 +3,8 @@ import { ChangeList, ChangesQuery, DiffQuery, FileDiff } from "../../schemas/cha
 import type { ProjectChanges } from "../../projects/project-changes.ts";
 import type { SessionChanges } from "../../sessions/session-changes.ts";
 import { defineRoute } from "../route.ts";
+import { LocationParams } from "./project-routes.ts";
+import { SessionParams } from "./session-routes.ts";
 
 const NOT_A_REPOSITORY = { "409": "The folder is not a git repository, or it is gone." };
 const LIST_DESCRIPTION =
@@ -12,9 +14,7 @@ const DIFF_DESCRIPTION =
   "One changed file's unified diff, as `git diff` writes it. A binary file, or one over 1 MiB in the working tree or at HEAD, " +
   "is named with `diff: null`. 404 when the path has no change.";
 
-const LocationParams = Type.Object({ id: Type.String({ minLength: 1 }), locationId: Type.String({ minLength: 1 }) });
 const WorktreeParams = Type.Object({ id: Type.String({ minLength: 1 }), worktreeId: Type.String({ minLength: 1 }) });
-const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
 /** The working-tree changes of a project's locations and worktrees (read-only, real git). */
 export function projectChangeRoutes(changes: ProjectChanges) {

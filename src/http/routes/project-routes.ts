@@ -8,7 +8,7 @@ import { DEFAULT_PAGE_SIZE } from "../../store/page-cursor.ts";
 import { defineRoute } from "../route.ts";
 
 const ProjectParams = Type.Object({ id: Type.String({ minLength: 1 }) });
-const LocationParams = Type.Object({ id: Type.String({ minLength: 1 }), locationId: Type.String({ minLength: 1 }) });
+export const LocationParams = Type.Object({ id: Type.String({ minLength: 1 }), locationId: Type.String({ minLength: 1 }) });
 
 export function projectRoutes(projects: ProjectService, worktrees: WorktreeService) {
   return [

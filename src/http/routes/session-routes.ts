@@ -25,7 +25,7 @@ import type { SessionService } from "../../sessions/session-service.ts";
 import { pageResponse } from "../paging.ts";
 import { defineRoute } from "../route.ts";
 
-const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
+export const SessionParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 const PromptParams = Type.Object({ id: Type.String({ minLength: 1 }), promptId: Type.String({ minLength: 1 }) });
 const QuestionParams = Type.Object({ id: Type.String({ minLength: 1 }), questionId: Type.String({ minLength: 1 }) });
 const ItemParams = Type.Object({ id: Type.String({ minLength: 1 }), itemId: Type.String({ minLength: 1 }) });
