@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import consolePage from "./ui/index.html";
+import highlighterPage from "./ui/highlighter/highlighter.html";
 import { pwaFiles } from "./pwa-files.ts";
 
 /** One file of the console as it is served. */
@@ -13,49 +14,63 @@ export interface ConsoleFile {
 
 type ConsoleFiles = Map<string, ConsoleFile>;
 
-/** In the compiled binary the page was bundled with it: its files are in the binary's own file system. */
-function builtFiles(): ConsoleFiles | undefined {
-  if (!consolePage.files) return undefined;
+/**
+ * Where a bundled page's files are served. The console's page is `/`, its scripts and styles under
+ * their hashed names. The highlighter's page is never served: its one script is `/highlighter.js`, a
+ * fixed name the console asks for when it first shows code (so it is revalidated, not immutable).
+ */
+interface PageRoutes {
+  page: string | null;
+  script?: string;
+}
+
+const CONSOLE_ROUTES: PageRoutes = { page: "/" };
+const HIGHLIGHTER_ROUTES: PageRoutes = { page: null, script: "/highlighter.js" };
+
+function route(routes: PageRoutes, path: string, isPage: boolean): { at: string; immutable: boolean } | null {
+  if (isPage) return routes.page ? { at: routes.page, immutable: false } : null;
+  if (routes.script && path.endsWith(".js")) return { at: routes.script, immutable: false };
+  return { at: `/${basename(path)}`, immutable: true };
+}
+
+/** In the compiled binary the pages were bundled with it: their files are in the binary's own file system. */
+function builtFiles(page: typeof consolePage, routes: PageRoutes): ConsoleFiles | undefined {
+  if (!page.files) return undefined;
   const files: ConsoleFiles = new Map();
-  for (const file of consolePage.files) {
-    const isPage = file.loader === "html";
-    files.set(isPage ? "/" : `/${basename(file.path)}`, {
-      body: Bun.file(file.path),
-      contentType: file.headers["content-type"],
-      etag: `"${file.headers.etag}"`,
-      immutable: !isPage,
-    });
+  for (const file of page.files) {
+    const served = route(routes, file.path, file.loader === "html");
+    if (!served) continue;
+    files.set(served.at, { body: Bun.file(file.path), contentType: file.headers["content-type"], etag: `"${file.headers.etag}"`, immutable: served.immutable });
   }
   return files;
 }
 
-/** Run from source (tests, `npm start`), the page is bundled once, on the first request for it. */
-async function bundleFromSource(): Promise<ConsoleFiles> {
-  const built = await Bun.build({ entrypoints: [consolePage.index], target: "browser", minify: true, publicPath: "/" });
+/** Run from source (tests, `npm start`), a page is bundled once, on the first request for the console. */
+async function bundleFromSource(page: typeof consolePage, routes: PageRoutes): Promise<ConsoleFiles> {
+  const built = await Bun.build({ entrypoints: [page.index], target: "browser", minify: true, publicPath: "/" });
   if (!built.success) throw new AggregateError(built.logs, "the console could not be bundled");
   const files: ConsoleFiles = new Map();
   for (const output of built.outputs) {
-    const isPage = output.path.endsWith(".html");
-    files.set(isPage ? "/" : `/${basename(output.path)}`, {
-      body: output,
-      contentType: output.type,
-      etag: `"${output.hash ?? Bun.hash(await output.arrayBuffer()).toString(36)}"`,
-      immutable: !isPage,
-    });
+    const served = route(routes, output.path, output.path.endsWith(".html"));
+    if (!served) continue;
+    const etag = `"${output.hash ?? Bun.hash(await output.arrayBuffer()).toString(36)}"`;
+    files.set(served.at, { body: output, contentType: output.type, etag, immutable: served.immutable });
   }
   return files;
 }
 
+const pageFiles = (page: typeof consolePage, routes: PageRoutes) => builtFiles(page, routes) ?? bundleFromSource(page, routes);
+
 /**
  * The console's files: the web client Bun's HTML bundler makes of `ui/index.html` (its TypeScript,
- * Preact and CSS), served at `/` by the server itself.
+ * Preact and CSS), served at `/` by the server itself, and the highlighter it loads lazily.
  */
 export class ConsoleAssets {
   private files: Promise<ConsoleFiles> | undefined;
 
   async get(path: string): Promise<ConsoleFile | undefined> {
-    this.files ??= Promise.all([builtFiles() ?? bundleFromSource(), pwaFiles()])
-      .then(([page, pwa]) => new Map([...page, ...pwa]))
+    this.files ??= Promise.all([pageFiles(consolePage, CONSOLE_ROUTES), pageFiles(highlighterPage, HIGHLIGHTER_ROUTES), pwaFiles()])
+      .then(([page, highlighter, pwa]) => new Map([...page, ...highlighter, ...pwa]))
       .catch((error: unknown) => {
         this.files = undefined;
         throw error;

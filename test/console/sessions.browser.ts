@@ -67,8 +67,8 @@ describe("sessions in the console", () => {
     expect(await diff.locator("figcaption").textContent()).toContain("new file");
     expect(await diff.locator("tr.diff-added").allTextContents()).toEqual(["1+Hello from the echo agent."]);
     await screenshot(page, "console-session-question-phone");
-    await question.getByLabel("Allow").check();
-    await question.getByRole("button", { name: "Answer" }).click();
+    // One tap answers; the option says what it does in ACP's words.
+    await question.getByRole("button", { name: "Allow Allow once" }).click();
     await lastReply(page).getByText("You chose allow.").waitFor();
     expect(await question.count()).toBe(0);
 
@@ -184,8 +184,7 @@ describe("sessions in the console", () => {
     await asked.locator("td.diff-added").waitFor();
     expect(await asked.locator("td.diff-added").allTextContents()).toEqual(["Hello from the echo agent."]);
     expect(await asked.locator("td.diff-empty").count()).toBe(1);
-    await question.getByLabel("Deny").check();
-    await question.getByRole("button", { name: "Answer" }).click();
+    await question.getByRole("button", { name: "Deny Reject" }).click();
     await question.waitFor({ state: "detached" });
     expect(problems).toEqual([]);
     await page.context().close();

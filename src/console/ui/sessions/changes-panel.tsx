@@ -3,6 +3,7 @@ import type { ChangedFile, ChangeList, FileDiff } from "../../../schemas/changes
 import { api } from "../shared/api.ts";
 import { patchRows } from "../shared/diff-rows.ts";
 import { DiffTable, LineCounts } from "../shared/diff-view.tsx";
+import { languageOfPath } from "../shared/highlight.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
 const STATUS_LABELS: Record<ChangedFile["status"], string> = {
@@ -37,7 +38,7 @@ function ChangedFileRow({ sessionId, file }: { sessionId: string; file: ChangedF
           {diff.diff === null ? (
             <p class="quiet">{diff.binary ? "A binary file: no diff to show." : "Over 1 MiB: named, not shown."}</p>
           ) : (
-            <DiffTable rows={patchRows(diff.diff)} />
+            <DiffTable rows={patchRows(diff.diff)} language={languageOfPath(file.path)} />
           )}
         </figure>
       )}

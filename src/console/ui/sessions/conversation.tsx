@@ -1,8 +1,6 @@
-import { useState } from "preact/hooks";
 import type { ConversationItem } from "../../../schemas/sessions.ts";
+import { ReplyBody } from "./reply-body.tsx";
 import { StreamedText } from "./streamed-text.tsx";
-import { MarkdownText } from "./markdown-text.tsx";
-import { TranscriptDetails } from "./transcript-details.tsx";
 
 /** How a reply ended, when that is worth saying (a normal end says nothing). */
 const STOP_NOTES: Record<string, string> = {
@@ -14,11 +12,10 @@ const STOP_NOTES: Record<string, string> = {
 };
 
 function Message({ sessionId, item, detailChanges }: { sessionId: string; item: ConversationItem; detailChanges: number }) {
-  const [open, setOpen] = useState(false);
   const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
   return (
     <li class={`message ${item.role}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
-      {item.role === "assistant" ? <MarkdownText text={item.text} /> : <StreamedText text={item.text} />}
+      {item.role === "assistant" ? <ReplyBody sessionId={sessionId} item={item} changes={detailChanges} /> : <StreamedText text={item.text} />}
       {item.attachments.length > 0 && (
         <ul class="attachments">
           {item.attachments.map((attachment) => (
@@ -28,12 +25,6 @@ function Message({ sessionId, item, detailChanges }: { sessionId: string; item: 
       )}
       {item.isGenerating && <p class="quiet generating">Writing…</p>}
       {stopNote && <p class="quiet">{stopNote}</p>}
-      {item.role === "assistant" && (
-        <button type="button" class="quiet-button small" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? "Hide details" : "Thoughts and tool calls"}
-        </button>
-      )}
-      {open && <TranscriptDetails sessionId={sessionId} itemId={item.id} changes={detailChanges} />}
     </li>
   );
 }

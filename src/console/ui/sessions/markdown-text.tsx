@@ -1,4 +1,5 @@
 import { markdownNodes } from "../shared/markdown-dom.ts";
+import { highlightCodeIn } from "../shared/highlight.ts";
 import { cutPoint, GrowingText } from "./growing-text.tsx";
 
 /**
@@ -7,6 +8,8 @@ import { cutPoint, GrowingText } from "./growing-text.tsx";
  */
 const TAIL_LIMIT = 4_096;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/** The tail is drawn again on each update: its code is coloured once it has been still this long. */
+const TAIL_HIGHLIGHT_MS = 300;
 
 /**
  * Where a growing markdown text can be cut so that each side means what it meant together: after a
@@ -62,6 +65,11 @@ export class MarkdownText extends GrowingText {
   /** The fence open where the settled part ends: the tail's code block goes on. */
   private openFence: string | null = null;
   private cuts = new BlockCuts();
+  private tailHighlight: ReturnType<typeof setTimeout> | undefined;
+
+  override componentWillUnmount(): void {
+    clearTimeout(this.tailHighlight);
+  }
 
   protected show(text: string): void {
     if (!this.element || text === this.shown) return;
@@ -76,8 +84,14 @@ export class MarkdownText extends GrowingText {
       this.cuts.forceCut(at, fenceThere.fence);
       this.settle(text, at, fenceThere.fence);
     }
-    this.tail!.replaceChildren(...markdownNodes(this.withFence(text.slice(this.settledTo), this.openFence)));
+    const tail = this.tail!;
+    const firstShown = this.shown === "";
+    tail.replaceChildren(...markdownNodes(this.withFence(text.slice(this.settledTo), this.openFence)));
     this.shown = text;
+    clearTimeout(this.tailHighlight);
+    // A reply shown whole (read, not streamed) is coloured at once; a streaming one once it pauses.
+    if (firstShown) highlightCodeIn(tail);
+    else if (tail.querySelector("code[data-language]")) this.tailHighlight = setTimeout(() => highlightCodeIn(tail), TAIL_HIGHLIGHT_MS);
   }
 
   /** Parses text up to `at` once, into a block of its own, and keeps it. */
@@ -86,6 +100,7 @@ export class MarkdownText extends GrowingText {
     const block = document.createElement("div");
     block.append(...markdownNodes(part));
     this.settled!.append(block);
+    highlightCodeIn(block);
     this.settledTo = at;
     this.openFence = fenceAfter;
   }

@@ -1,10 +1,29 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type DiffLine, type DiffRow, diffRows, splitRows } from "./diff-rows.ts";
+import { type Highlighter, languageOfPath } from "./highlight.ts";
+import { overlayRuns } from "./highlighted-pieces.ts";
+import { useHighlighter } from "./use-highlighter.ts";
 
 const SIGN = { context: " ", removed: "−", added: "+" } as const;
 
-function Pieces({ line }: { line: DiffLine }) {
-  return <>{line.pieces.map((piece, index) => (piece.changed ? <mark key={index}>{piece.text}</mark> : piece.text))}</>;
+/** A line as highlighted on its own (a diff shows lines, not whole files), its changed words marked. */
+function Pieces({ line, highlighter, language }: { line: DiffLine; highlighter: Highlighter | undefined; language: string }) {
+  if (!highlighter) return <>{line.pieces.map((piece, index) => (piece.changed ? <mark key={index}>{piece.text}</mark> : piece.text))}</>;
+  const runs = highlighter.runs(line.pieces.map((piece) => piece.text).join(""), language);
+  return (
+    <>
+      {overlayRuns(line.pieces, runs).map((piece, index) => {
+        const coloured = piece.classes ? (
+          <span key={index} class={piece.classes}>
+            {piece.text}
+          </span>
+        ) : (
+          piece.text
+        );
+        return piece.changed ? <mark key={index}>{coloured}</mark> : coloured;
+      })}
+    </>
+  );
 }
 
 /** Wide enough for two columns of code side by side (the diff's own width: a side panel stays unified). */
@@ -40,13 +59,14 @@ export function DiffView({ path, oldText, newText }: { path: string; oldText: st
       <figcaption>
         <span class="diff-path">{path}</span> {oldText === null && <span class="quiet">new file</span>} <LineCounts added={added} removed={removed} />
       </figcaption>
-      <DiffTable rows={rows} />
+      <DiffTable rows={rows} language={languageOfPath(path)} />
     </figure>
   );
 }
 
 /** A diff's rows: unified with line numbers where it is narrow, side by side where it is wide. */
-export function DiffTable({ rows }: { rows: DiffRow[] }) {
+export function DiffTable({ rows, language }: { rows: DiffRow[]; language: string }) {
+  const highlighter = useHighlighter(language);
   const box = useRef<HTMLDivElement>(null);
   const [sideBySide, setSideBySide] = useState(false);
   useEffect(() => {
@@ -58,12 +78,22 @@ export function DiffTable({ rows }: { rows: DiffRow[] }) {
   }, []);
   return (
     <div class="diff-scroll" ref={box}>
-      {sideBySide ? <SplitTable rows={rows} /> : <UnifiedTable rows={rows} />}
+      {sideBySide ? (
+        <SplitTable rows={rows} highlighter={highlighter} language={language} />
+      ) : (
+        <UnifiedTable rows={rows} highlighter={highlighter} language={language} />
+      )}
     </div>
   );
 }
 
-function UnifiedTable({ rows }: { rows: DiffRow[] }) {
+interface TableProps {
+  rows: DiffRow[];
+  highlighter: Highlighter | undefined;
+  language: string;
+}
+
+function UnifiedTable({ rows, highlighter, language }: TableProps) {
   return (
     <table class="diff-unified">
       <tbody>
@@ -78,7 +108,7 @@ function UnifiedTable({ rows }: { rows: DiffRow[] }) {
               <td class="diff-number">{row.newNumber ?? ""}</td>
               <td class="diff-sign">{SIGN[row.kind]}</td>
               <td class="diff-text">
-                <Pieces line={row} />
+                <Pieces line={row} highlighter={highlighter} language={language} />
               </td>
             </tr>
           ),
@@ -88,7 +118,7 @@ function UnifiedTable({ rows }: { rows: DiffRow[] }) {
   );
 }
 
-function SplitTable({ rows }: { rows: DiffRow[] }) {
+function SplitTable({ rows, highlighter, language }: TableProps) {
   const split = useMemo(() => splitRows(rows), [rows]);
   return (
     <table class="diff-split">
@@ -101,9 +131,13 @@ function SplitTable({ rows }: { rows: DiffRow[] }) {
           ) : (
             <tr key={index}>
               <td class="diff-number">{row.left?.oldNumber ?? ""}</td>
-              <td class={`diff-text diff-${row.left?.kind ?? "empty"}`}>{row.left && <Pieces line={row.left} />}</td>
+              <td class={`diff-text diff-${row.left?.kind ?? "empty"}`}>
+                {row.left && <Pieces line={row.left} highlighter={highlighter} language={language} />}
+              </td>
               <td class="diff-number">{row.right?.newNumber ?? ""}</td>
-              <td class={`diff-text diff-${row.right?.kind ?? "empty"}`}>{row.right && <Pieces line={row.right} />}</td>
+              <td class={`diff-text diff-${row.right?.kind ?? "empty"}`}>
+                {row.right && <Pieces line={row.right} highlighter={highlighter} language={language} />}
+              </td>
             </tr>
           ),
         )}

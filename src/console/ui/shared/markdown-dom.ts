@@ -44,7 +44,7 @@ function block(token: Token): Node[] {
     case "paragraph":
       return [element("p", inline((token as Tokens.Paragraph).tokens))];
     case "code":
-      return [codeBlock(token as Tokens.Code)];
+      return [codeBlockElement((token as Tokens.Code).text, ((token as Tokens.Code).lang ?? "").split(/\s/)[0] ?? "")];
     case "blockquote":
       return [element("blockquote", blocks((token as Tokens.Blockquote).tokens))];
     case "list":
@@ -158,14 +158,14 @@ function table(token: Tokens.Table): HTMLElement {
   return element("div", [element("table", [head, body])], "markdown-table");
 }
 
-function codeBlock(token: Tokens.Code): HTMLElement {
-  const code = element("code", [text(token.text)]);
-  const language = (token.lang ?? "").split(/\s/)[0] ?? "";
+/** A fenced block: its language named, a Copy button, and the code (coloured later, see highlight.ts). */
+export function codeBlockElement(source: string, language: string): HTMLElement {
+  const code = element("code", [text(source)]);
   if (language) code.dataset.language = language;
   const copy = element("button", [text("Copy")], "quiet-button small copy-code");
   copy.type = "button";
   copy.addEventListener("click", () => {
-    void navigator.clipboard.writeText(token.text).then(
+    void navigator.clipboard.writeText(source).then(
       () => (copy.textContent = "Copied"),
       () => (copy.textContent = "Copy failed"),
     );

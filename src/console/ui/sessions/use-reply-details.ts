@@ -1,0 +1,79 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { TranscriptDetailsPage } from "../../../schemas/transcript.ts";
+import { api, failureText } from "../shared/api.ts";
+import type { DetailEntry } from "./reply-segments.ts";
+
+/** Read this far ahead of the screen, so a reply's cards are there when it scrolls in. */
+const AHEAD_MARGIN = "600px 0px";
+
+/** Every entry of a reply's details, read page by page (at most 200 a page) to the end. */
+async function readAllDetails(sessionId: string, itemId: string): Promise<DetailEntry[]> {
+  const entries: DetailEntry[] = [];
+  let after: string | null = null;
+  do {
+    const query: string = after ? `?limit=200&after=${encodeURIComponent(after)}` : "?limit=200";
+    const page: TranscriptDetailsPage = await api<TranscriptDetailsPage>("GET", `/v1/sessions/${sessionId}/transcript/${itemId}/details${query}`);
+    entries.push(...page.entries);
+    // While the reply generates, nextAfter stays a cursor to poll: stop at the end of what exists now.
+    after = page.entries.length > 0 ? page.nextAfter : null;
+  } while (after);
+  return entries;
+}
+
+export interface ReplyDetails {
+  /** null until read. */
+  entries: DetailEntry[] | null;
+  error: string | null;
+}
+
+/**
+ * A reply's thoughts and tool calls: read once the reply comes near the screen (a long session's page
+ * reads only what is looked at), and again each time the session says they changed (`changes` counts
+ * that). Reads never overlap: changes during a read are read once more after it.
+ */
+export function useReplyDetails(sessionId: string, itemId: string, changes: number, element: { current: Element | null }): ReplyDetails {
+  const [near, setNear] = useState(false);
+  const [details, setDetails] = useState<ReplyDetails>({ entries: null, error: null });
+  const reading = useRef<{ busy: boolean; again: boolean; live: boolean }>({ busy: false, again: false, live: true });
+
+  useEffect(() => {
+    const target = element.current;
+    if (!target || near) return;
+    const observer = new IntersectionObserver((seen) => seen.some((entry) => entry.isIntersecting) && setNear(true), { rootMargin: AHEAD_MARGIN });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [near]);
+
+  useEffect(() => {
+    const state = reading.current;
+    state.live = true;
+    return () => {
+      state.live = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    if (!near) return;
+    const state = reading.current;
+    if (state.busy) {
+      state.again = true;
+      return;
+    }
+    const read = () => {
+      state.busy = true;
+      state.again = false;
+      readAllDetails(sessionId, itemId)
+        .then(
+          (entries) => state.live && setDetails({ entries, error: null }),
+          (failure) => state.live && setDetails((current) => ({ ...current, error: failureText(failure) })),
+        )
+        .finally(() => {
+          state.busy = false;
+          if (state.again && state.live) read();
+        });
+    };
+    read();
+  }, [near, sessionId, itemId, changes]);
+
+  return details;
+}

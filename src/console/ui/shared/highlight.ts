@@ -1,0 +1,80 @@
+import type { StyledRun } from "./ansi-text.ts";
+
+/** What the lazily loaded highlighter script (ui/highlighter/) offers once it has run. */
+export interface Highlighter {
+  /** Whether it has a grammar for this language name or alias (`ts`, `python`, `sh`…). */
+  knows(language: string): boolean;
+  /** The code as runs of text, each with its highlight.js classes (`hljs-keyword`…); empty for plain text. */
+  runs(code: string, language: string): StyledRun[];
+}
+
+declare global {
+  var atriumHighlighter: Highlighter | undefined;
+}
+
+/** Where the server serves the highlighter's script (src/console/console-assets.ts). */
+const HIGHLIGHTER_SCRIPT = "/highlighter.js";
+/** Past this, a block is left plain: highlighting it would hold the page longer than reading it plain. */
+const MAX_HIGHLIGHTED = 100_000;
+
+let loading: Promise<Highlighter> | undefined;
+
+/** Loads the highlighter's script once, on the first code that asks for it. */
+export function loadHighlighter(): Promise<Highlighter> {
+  loading ??= new Promise<Highlighter>((resolve, reject) => {
+    const script = document.createElement("script");
+    script.type = "module";
+    script.src = HIGHLIGHTER_SCRIPT;
+    script.onload = () => (globalThis.atriumHighlighter ? resolve(globalThis.atriumHighlighter) : reject(new Error("the highlighter did not start")));
+    script.onerror = () => reject(new Error("the highlighter could not be loaded"));
+    document.head.append(script);
+  }).catch((failure: unknown) => {
+    // Code stays plain; the next code shown tries again.
+    loading = undefined;
+    throw failure;
+  });
+  return loading;
+}
+
+/** The highlighter if it is loaded already: what a render can use without waiting. */
+export const loadedHighlighter = (): Highlighter | undefined => globalThis.atriumHighlighter;
+
+/** Runs as spans, with plain text as text nodes. */
+export function runNodes(runs: StyledRun[]): Node[] {
+  return runs.map((run) => {
+    if (!run.classes) return document.createTextNode(run.text);
+    const span = document.createElement("span");
+    span.className = run.classes;
+    span.textContent = run.text;
+    return span;
+  });
+}
+
+/** Colours a `<code data-language>` block in place, once the highlighter is there; plain if it has no grammar for it. */
+export function highlightCode(code: HTMLElement): void {
+  const language = code.dataset.language ?? "";
+  const text = code.textContent ?? "";
+  if (!language || code.dataset.highlighted || text.length > MAX_HIGHLIGHTED) return;
+  code.dataset.highlighted = "pending";
+  loadHighlighter().then(
+    (highlighter) => {
+      // Replaced meanwhile (a streaming reply's tail drawn again): nothing to colour.
+      if (!code.isConnected || code.textContent !== text || !highlighter.knows(language)) return;
+      code.replaceChildren(...runNodes(highlighter.runs(text, language)));
+      code.dataset.highlighted = "true";
+    },
+    () => {},
+  );
+}
+
+/** Every code block in `root`. */
+export function highlightCodeIn(root: ParentNode): void {
+  for (const code of root.querySelectorAll<HTMLElement>("code[data-language]")) highlightCode(code);
+}
+
+/** A file's language as highlight.js names it, from its extension (`src/app.ts` → `ts`). */
+export function languageOfPath(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : name === "Makefile" ? "makefile" : "";
+}

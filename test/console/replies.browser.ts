@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import type { Project } from "../../src/schemas/projects.ts";
+import type { Session } from "../../src/schemas/sessions.ts";
+import { type ConsoleUnderTest, DESKTOP, PHONE, overflowsSideways, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { until } from "../helpers/poll.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
+
+// A real Claude Code turn, replayed by the scripted agent with the updates claude-agent-acp 0.49 sends
+// (its tools.js): a Read whose output is the file in a bare fence, a Write asked about with its diff, an
+// Edit of old_string → new_string, a Bash whose output comes back in a ```console fence, and a markdown
+// answer with code. The console must show them in the order they came, each call as a card.
+const ROOT = "/work/demo";
+const OLD_LINE = "const port = 3000;";
+const NEW_LINE = "const port = Number(process.env.PORT ?? 8080);";
+const HELLO = "Hello from Claude.\n";
+const PROMPT = "Make hello.txt and read the port from the environment";
+
+const call = (toolCallId: string, fields: Record<string, unknown>) => ({ update: { sessionUpdate: "tool_call", toolCallId, status: "pending", ...fields } });
+const done = (toolCallId: string, fields: Record<string, unknown> = {}) => ({
+  update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", ...fields },
+});
+const text = (value: string) => ({ type: "content", content: { type: "text", text: value } });
+const writeDiff = { type: "diff", path: `${ROOT}/hello.txt`, oldText: null, newText: HELLO };
+
+const CLAUDE_TURN = [
+  { chunk: "I'll look at the server first.\n\n" },
+  call("read-1", {
+    title: "Read src/server.ts",
+    kind: "read",
+    locations: [{ path: `${ROOT}/src/server.ts`, line: 1 }],
+    rawInput: { file_path: `${ROOT}/src/server.ts` },
+  }),
+  done("read-1", { content: [text(`\`\`\`\nimport { serve } from "./serve.ts";\n${OLD_LINE}\nserve({ port });\n\`\`\``)] }),
+  { chunk: "The port is fixed. I'll write **hello.txt**, then change it:\n\n" },
+  call("write-1", {
+    title: "Write hello.txt",
+    kind: "edit",
+    content: [writeDiff],
+    locations: [{ path: `${ROOT}/hello.txt` }],
+    rawInput: { file_path: `${ROOT}/hello.txt`, content: HELLO },
+  }),
+  {
+    permission: {
+      title: "Write hello.txt",
+      options: [
+        { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
+        { optionId: "allow", name: "Allow", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+      toolCall: { toolCallId: "write-1", kind: "edit", content: [writeDiff], locations: [{ path: `${ROOT}/hello.txt` }] },
+    },
+  },
+  done("write-1"),
+  { chunk: "\n\n" },
+  call("edit-1", {
+    title: "Edit src/server.ts",
+    kind: "edit",
+    content: [{ type: "diff", path: `${ROOT}/src/server.ts`, oldText: OLD_LINE, newText: NEW_LINE }],
+    locations: [{ path: `${ROOT}/src/server.ts` }],
+  }),
+  done("edit-1"),
+  call("bash-1", { title: "npm test", kind: "execute", content: [text("Run the tests")], rawInput: { command: "npm test", description: "Run the tests" } }),
+  done("bash-1", { content: [text("```console\n\u001b[32m✓\u001b[39m server reads PORT (3 ms)\n\u001b[31m✗\u001b[39m nothing failed\n```")] }),
+  { chunk: `Done. The server now reads \`PORT\`:\n\n\`\`\`ts\n${NEW_LINE}\n\`\`\`\n` },
+];
+
+let atrium: ConsoleUnderTest;
+const agentDir = makeTempDir("atrium-replies-");
+
+beforeAll(async () => {
+  const scriptFile = join(agentDir.path, "script.json");
+  writeFileSync(scriptFile, JSON.stringify({ prompts: { [PROMPT]: CLAUDE_TURN, "*": [{ chunk: "No code here, just words." }] } }));
+  atrium = await startConsole(
+    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
+    { harnesses: [{ id: "scripted", name: "Claude (recorded)", executable: SCRIPTED_AGENT }] },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await atrium?.close();
+  agentDir.remove();
+});
+
+const lastReply = (page: Page) => page.locator(".message.assistant").last();
+
+/** What a reply shows, in order: `text` for a run of its words, `tool:<kind>` for a call's card. */
+const replyShape = (page: Page) =>
+  lastReply(page)
+    .locator(".reply-body > *")
+    .evaluateAll((children) => children.map((child) => (child.classList.contains("tool-card") ? `tool:${child.getAttribute("data-kind")}` : "text")));
+
+const highlighterLoads = (page: Page) =>
+  page.evaluate<number>(`performance.getEntriesByType("resource").filter((entry) => entry.name.endsWith("/highlighter.js")).length`);
+
+async function openSession(viewport: { width: number; height: number }, title: string) {
+  const project = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: title });
+  const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title });
+  const opened = await atrium.openSignedIn(viewport, `/#/sessions/${encodeURIComponent(session.id)}`);
+  await opened.page.getByRole("heading", { name: title }).waitFor();
+  return { ...opened, session };
+}
+
+async function send(page: Page, prompt: string): Promise<void> {
+  await page.getByLabel("Prompt", { exact: true }).fill(prompt);
+  await page.getByRole("button", { name: "Send" }).click();
+}
+
+describe("a real agent's reply in the console", () => {
+  test("on a phone: text and tool calls in the order they came, each call a card opening to its diff, output or code", async () => {
+    const { page, problems } = await openSession(PHONE, "Claude turn");
+    await send(page, "say something");
+    await lastReply(page).getByText("No code here, just words.").waitFor();
+    await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
+    // A page with no code never loads the highlighter.
+    expect(await highlighterLoads(page)).toBe(0);
+
+    await send(page, PROMPT);
+    const question = page.getByRole("form", { name: "The agent asks" });
+    // What it asks about is shown before the answer: the file it writes, as a diff.
+    await question
+      .getByRole("figure", { name: `Changes to ${ROOT}/hello.txt` })
+      .locator("tr.diff-added")
+      .waitFor();
+    // Three buttons, each saying what it does; one tap answers.
+    expect(await question.locator(".option-button").allTextContents()).toEqual(["Always Allow", "Allow Allow once", "Reject"]);
+    await question.getByRole("button", { name: "Allow Allow once" }).click();
+    await question.waitFor({ state: "detached" });
+    const reply = lastReply(page);
+    await reply.and(page.locator(":not([data-generating])")).waitFor();
+
+    expect(
+      await until(
+        () => replyShape(page),
+        (shape) => shape.length === 8,
+      ),
+    ).toEqual(["text", "tool:read", "text", "tool:edit", "text", "tool:edit", "tool:execute", "text"]);
+    const cards = reply.locator(".tool-card");
+    expect(await cards.locator(".tool-title").allTextContents()).toEqual(["Read src/server.ts", "Write hello.txt", "Edit src/server.ts", "npm test"]);
+    expect(await cards.locator(".tool-status").allTextContents()).toEqual(["Done", "Done", "Done", "Done"]);
+    // The Bash touches no file: three cards name theirs.
+    expect(await cards.locator(".tool-files").allTextContents()).toEqual(["server.ts", "hello.txt", "server.ts"]);
+    // Closed, a card is one line: its content is not drawn until it is opened.
+    expect(await reply.locator(".tool-call-view").count()).toBe(0);
+
+    // The Write: a new file, its line added.
+    await cards.nth(1).locator("summary").click();
+    const written = cards.nth(1).getByRole("figure", { name: `Changes to ${ROOT}/hello.txt` });
+    await written.locator("tr.diff-added").waitFor();
+    expect(await written.locator("tr.diff-added").allTextContents()).toEqual(["1+Hello from Claude."]);
+    // The Edit: the old line and the new, the words that changed marked and the code coloured.
+    await cards.nth(2).locator("summary").click();
+    const edited = cards.nth(2).getByRole("figure", { name: `Changes to ${ROOT}/src/server.ts` });
+    await edited.locator("tr.diff-removed").waitFor();
+    expect(await edited.locator("tr.diff-removed").allTextContents()).toEqual([`1−${OLD_LINE}`]);
+    expect(await edited.locator("tr.diff-added").allTextContents()).toEqual([`1+${NEW_LINE}`]);
+    expect(await edited.locator("tr.diff-added mark").count()).toBeGreaterThan(0);
+    await edited.locator("tr.diff-added .hljs-keyword").first().waitFor();
+    // The Bash: its command, and its output in its terminal colours, out of the console fence.
+    await cards.nth(3).locator("summary").click();
+    expect(await cards.nth(3).locator(".tool-command").textContent()).toBe("$ npm test");
+    const output = cards.nth(3).locator(".tool-output");
+    expect(await output.textContent()).toBe("✓ server reads PORT (3 ms)\n✗ nothing failed");
+    expect(await output.locator("span.ansi-fg-2").textContent()).toBe("✓");
+    expect(await output.locator("span.ansi-fg-1").textContent()).toBe("✗");
+    // The Read: the file's text as code, coloured in its file's language.
+    await cards.nth(0).locator("summary").click();
+    await cards.nth(0).locator("code[data-highlighted=true] .hljs-keyword").first().waitFor();
+
+    // The answer's own code block is coloured too, by the highlighter loaded once.
+    const answerCode = reply.locator(".reply-body > .markdown").last().locator(".code-block code");
+    await answerCode.locator(".hljs-keyword").first().waitFor();
+    expect(await answerCode.textContent()).toBe(NEW_LINE);
+    expect(await highlighterLoads(page)).toBe(1);
+    expect(await overflowsSideways(page)).toBe(false);
+
+    await cards.nth(0).locator("summary").click();
+    await cards.nth(3).locator("summary").click();
+    await cards.nth(1).evaluate((card) => card.scrollIntoView({ block: "start" }));
+    await screenshot(page, "console-reply-tool-cards-phone");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a desktop: a reloaded session draws the same reply from its stored details, the edit side by side", async () => {
+    const { page, problems, session } = await openSession(DESKTOP, "Claude turn again");
+    await send(page, PROMPT);
+    await page.getByRole("form", { name: "The agent asks" }).getByRole("button", { name: "Always Allow" }).click();
+    await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
+    const live = await until(
+      () => replyShape(page),
+      (shape) => shape.length === 8,
+    );
+
+    await page.reload();
+    await page.getByRole("heading", { name: "Claude turn again" }).waitFor();
+    await lastReply(page).locator(".tool-card").nth(3).waitFor();
+    expect(await replyShape(page)).toEqual(live);
+    const edit = lastReply(page).locator(".tool-card").nth(2);
+    await edit.locator("summary").click();
+    // The conversation's column is wide enough for two columns of code.
+    await edit.locator("table.diff-split").waitFor();
+    expect(await edit.locator("td.diff-removed").allTextContents()).toEqual([OLD_LINE]);
+    expect(await edit.locator("td.diff-added").allTextContents()).toEqual([NEW_LINE]);
+    await lastReply(page).locator(".code-block .hljs-keyword").first().waitFor();
+    await screenshot(page, "console-reply-tool-cards-desktop");
+    expect(problems).toEqual([]);
+    await page.context().close();
+    await atrium.api("DELETE", `/v1/sessions/${session.id}`);
+  });
+});
