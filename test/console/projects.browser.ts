@@ -159,8 +159,21 @@ describe("the console's Projects page", () => {
     expect(session.status).toBe(201);
     const [worktree] = (await server.json<Worktree[]>("GET", `/v1/projects/${cloned.body.id}/worktrees`)).body;
     await betaCard.getByRole("button", { name: "Worktrees" }).click();
-    await betaCard.getByRole("list", { name: "Worktrees" }).getByText(worktree!.branch).waitFor();
+    await betaCard.getByRole("list", { name: "Worktrees" }).getByText(worktree!.branch, { exact: true }).waitFor();
     await betaCard.getByText(worktree!.path, { exact: true }).waitFor();
+    // What changed in the worktree and in the location, each against its HEAD, a file's diff when opened.
+    writeFileSync(join(worktree!.path, "notes.md"), "# Notes\n\nFrom the worktree.\n");
+    await betaCard.getByRole("button", { name: `Changes in ${worktree!.branch}` }).click();
+    const worktreeChange = betaCard.locator(".project-worktrees .changed-file[data-path='notes.md']");
+    expect(await worktreeChange.locator(".change-status").textContent()).toBe("new");
+    await worktreeChange.getByRole("button").click();
+    await worktreeChange.locator("tr.diff-added").first().waitFor();
+    expect(await worktreeChange.locator("tr.diff-added").allTextContents()).toEqual(["1+# Notes", "2+", "3+From the worktree."]);
+    const location = (await server.json<Project>("GET", `/v1/projects/${cloned.body.id}`)).body.locations[0]!;
+    writeFileSync(join(location.folderPath, "todo.txt"), "ship it\n");
+    await betaCard.getByRole("button", { name: `Changes in ${location.folderPath}` }).click();
+    await betaCard.locator(".project-locations .changed-file[data-path='todo.txt']").waitFor();
+    expect(await betaCard.locator(".project-locations .changed-file").count()).toBe(1);
     await notebookCard.getByRole("button", { name: "Worktrees" }).click();
     await notebookCard.getByText("No worktrees").waitFor();
     await screenshot(page, "console-projects-desktop");

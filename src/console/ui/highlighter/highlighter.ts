@@ -1,7 +1,7 @@
 import type { Element, ElementContent, Root } from "hast";
 import { common, createLowlight } from "lowlight";
 import type { StyledRun } from "../shared/ansi-text.ts";
-import type { Highlighter } from "../shared/highlight.ts";
+import type { Highlighter } from "../shared/highlighter-api.ts";
 
 /**
  * The code highlighter, a script of its own that the console loads the first time it shows code: the

@@ -4,6 +4,7 @@ import { api } from "../shared/api.ts";
 import { ConfirmStep } from "../shared/confirm-button.tsx";
 import { InlineForm } from "../shared/inline-form.tsx";
 import { ProjectWorktrees } from "./project-worktrees.tsx";
+import { ChangesToggle } from "../shared/changes-view.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
 /** The change a card has opened in place, one at a time. */
@@ -16,13 +17,17 @@ function worktreeBaseText(project: Project): string {
 }
 
 /** The project's folders; any but the last can be forgotten (the folder itself stays). */
-function LocationList({ locations, busy, onForget }: { locations: ProjectLocation[]; busy: boolean; onForget: (location: ProjectLocation) => void }) {
+function LocationList(props: { projectPath: string; locations: ProjectLocation[]; busy: boolean; onForget: (location: ProjectLocation) => void }) {
+  const { locations, busy, onForget } = props;
   return (
     <ul class="project-locations" aria-label="Locations">
       {locations.map((location) => (
         <li key={location.id} class="project-location">
           <span class="project-path">{location.folderPath}</span>
           <span class="badge">{location.isGitRepository ? "git" : "folder"}</span>
+          {location.isGitRepository && (
+            <ChangesToggle source={`${props.projectPath}/locations/${encodeURIComponent(location.id)}`} name={location.folderPath} />
+          )}
           {locations.length > 1 && (
             <button type="button" class="quiet-button" disabled={busy} onClick={() => onForget(location)}>
               Forget<span class="visually-hidden"> {location.folderPath}</span>
@@ -58,6 +63,7 @@ export function ProjectCard({ project, onChanged, onDeleted }: { project: Projec
       {project.repoUrl && <p class="project-path">{project.repoUrl}</p>}
       <p class="quiet">{worktreeBaseText(project)}</p>
       <LocationList
+        projectPath={path}
         locations={project.locations}
         busy={busy}
         onForget={(location) => change(() => api<Project>("DELETE", `${path}/locations/${encodeURIComponent(location.id)}`))}

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Worktree } from "../../../schemas/projects.ts";
 import { api, failureText } from "../shared/api.ts";
 import { Alert } from "../shared/use-action.tsx";
+import { ChangesToggle } from "../shared/changes-view.tsx";
 
 /** The git worktrees the server made for a project's sessions, read when shown. */
 export function ProjectWorktrees({ id, projectId }: { id: string; projectId: string }) {
@@ -25,6 +26,7 @@ export function ProjectWorktrees({ id, projectId }: { id: string; projectId: str
             <li key={worktree.id}>
               <strong>{worktree.branch}</strong> <span class="quiet">from {worktree.baseRef}</span>
               <span class="project-path">{worktree.path}</span>
+              <ChangesToggle source={`/v1/projects/${encodeURIComponent(projectId)}/worktrees/${encodeURIComponent(worktree.id)}`} name={worktree.branch} />
             </li>
           ))}
         </ul>

@@ -1,11 +1,11 @@
-import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError, failureText } from "../shared/api.ts";
 import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
 import { followEventsByFrame, type StreamedEvent } from "../shared/event-stream.ts";
 import { GoalPanel } from "./goal-panel.tsx";
-import { ChangesPanel } from "./changes-panel.tsx";
+import { ChangesView } from "../shared/changes-view.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
@@ -69,6 +69,23 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   useLayoutEffect(() => {
     if (following) scrollTo(0, document.documentElement.scrollHeight);
   }, [detail, following]);
+  // Tool cards and highlighted code arrive after the text that placed them: the page grows on its own.
+  const followingNow = useRef(following);
+  followingNow.current = following;
+  useEffect(() => {
+    const grows = new ResizeObserver(() => followingNow.current && scrollTo(0, document.documentElement.scrollHeight));
+    grows.observe(document.body);
+    // Scrolling up stops the following at once, before a card read above the screen grows the page.
+    const scrolled = () => {
+      followingNow.current = atBottom();
+      setFollowing(followingNow.current);
+    };
+    addEventListener("scroll", scrolled, { passive: true });
+    return () => {
+      grows.disconnect();
+      removeEventListener("scroll", scrolled);
+    };
+  }, []);
 
   // The session is read here: what needed attention has been seen.
   const latest = detail?.session.latestAttentionSequence ?? 0;
@@ -123,7 +140,10 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <UsagePanel usage={session.usage} />
           <GoalPanel sessionId={sessionId} goal={detail.goal} />
           <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
-          <ChangesPanel sessionId={sessionId} />
+          <section class="panel" aria-label="Changes">
+            <h3>Changes</h3>
+            <ChangesView source={path} />
+          </section>
         </aside>
       </div>
     </section>

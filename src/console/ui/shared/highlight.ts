@@ -1,16 +1,7 @@
 import type { StyledRun } from "./ansi-text.ts";
+import type { Highlighter } from "./highlighter-api.ts";
 
-/** What the lazily loaded highlighter script (ui/highlighter/) offers once it has run. */
-export interface Highlighter {
-  /** Whether it has a grammar for this language name or alias (`ts`, `python`, `sh`…). */
-  knows(language: string): boolean;
-  /** The code as runs of text, each with its highlight.js classes (`hljs-keyword`…); empty for plain text. */
-  runs(code: string, language: string): StyledRun[];
-}
-
-declare global {
-  var atriumHighlighter: Highlighter | undefined;
-}
+export type { Highlighter };
 
 /** Where the server serves the highlighter's script (src/console/console-assets.ts). */
 const HIGHLIGHTER_SCRIPT = "/highlighter.js";
