@@ -162,13 +162,18 @@ function table(token: Tokens.Table): HTMLElement {
 export function codeBlockElement(source: string, language: string): HTMLElement {
   const code = element("code", [text(source)]);
   if (language) code.dataset.language = language;
-  const copy = element("button", [text("Copy")], "quiet-button small copy-code");
-  copy.type = "button";
-  copy.addEventListener("click", () => {
-    void navigator.clipboard.writeText(source).then(
-      () => (copy.textContent = "Copied"),
-      () => (copy.textContent = "Copy failed"),
-    );
-  });
-  return element("div", [...(language ? [element("span", [text(language)], "code-language")] : []), copy, element("pre", [code])], "code-block");
+  const header = language ? [element("span", [text(language)], "code-language")] : [];
+  // Plain http from another machine is no secure context: no clipboard, so no button that cannot work.
+  if (navigator.clipboard) {
+    const copy = element("button", [text("Copy")], "quiet-button small copy-code");
+    copy.type = "button";
+    copy.addEventListener("click", () => {
+      void navigator.clipboard.writeText(source).then(
+        () => (copy.textContent = "Copied"),
+        () => (copy.textContent = "Copy failed"),
+      );
+    });
+    header.push(copy);
+  }
+  return element("div", [...header, element("pre", [code])], "code-block");
 }

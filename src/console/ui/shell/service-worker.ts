@@ -38,6 +38,8 @@ const scope = globalThis as unknown as WorkerScope;
 const { caches } = scope;
 const fetchFromServer = scope.fetch.bind(scope);
 const SHELL_CACHE = "atrium-shell-v1";
+/** Served under the same name by every build (the highlighter is asked for by name: src/console/console-assets.ts). */
+const UNVERSIONED = new Set(["/", "/highlighter.js"]);
 
 /** The page's own files, as its HTML names them (scripts and styles have hashed names). */
 function assetsOf(html: string): string[] {
@@ -64,15 +66,17 @@ scope.addEventListener("fetch", (event) => {
   const { request } = event;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== scope.location.origin || url.pathname.startsWith("/v1/")) return;
-  if (request.mode === "navigate" || url.pathname === "/") {
-    // The page: the server's newest when it answers (a new build), the kept one when it does not.
+  if (request.mode === "navigate" || UNVERSIONED.has(url.pathname)) {
+    // The page, and files whose name stays across builds: the server's newest when it answers (a new
+    // build), the kept one when it does not.
+    const key = request.mode === "navigate" ? "/" : url.pathname;
     event.respondWith(
       fetchFromServer(request)
         .then(async (response) => {
-          if (response.ok) await (await caches.open(SHELL_CACHE)).put("/", response.clone());
+          if (response.ok) await (await caches.open(SHELL_CACHE)).put(key, response.clone());
           return response;
         })
-        .catch(async () => (await caches.match("/")) ?? Response.error()),
+        .catch(async () => (await caches.match(key)) ?? Response.error()),
     );
     return;
   }
