@@ -1,7 +1,9 @@
 import { defineCommand } from "citty";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { parseLogLevel } from "../logging/logger.ts";
-import { AtriumServer } from "../server/atrium-server.ts";
+import { AtriumServer, CLEAR_TEXT_WARNING } from "../server/atrium-server.ts";
+import { isLoopbackHost } from "../system/server-address.ts";
+import { terminalQr } from "./terminal-qr.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
 
@@ -11,6 +13,8 @@ export const serveCommand = defineCommand({
     host: { type: "string", description: `Address to bind (default ${DEFAULT_HOST})` },
     port: { type: "string", description: `Port to bind (default ${DEFAULT_PORT}; 0 picks a free one)` },
     "log-level": { type: "string", description: "debug, info, warn or error (default info)" },
+    "tls-cert": { type: "string", description: "Serve https with this certificate (PEM); with --tls-key" },
+    "tls-key": { type: "string", description: "The certificate's private key (PEM)" },
   },
   run: ({ args }) =>
     runCli(async () => {
@@ -19,6 +23,8 @@ export const serveCommand = defineCommand({
       const host = args.host ?? config.host ?? DEFAULT_HOST;
       const port = args.port !== undefined ? Number(args.port) : (config.port ?? DEFAULT_PORT);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0 to 65535, not ${args.port}`);
+      if ((args["tls-cert"] === undefined) !== (args["tls-key"] === undefined)) throw new CliError("--tls-cert and --tls-key go together");
+      const tls = args["tls-cert"] && args["tls-key"] ? { certFile: args["tls-cert"], keyFile: args["tls-key"] } : config.tls;
       let server: AtriumServer;
       try {
         server = await AtriumServer.start({
@@ -27,6 +33,7 @@ export const serveCommand = defineCommand({
           port,
           logLevel: parseLogLevel(args["log-level"] ?? config.logLevel ?? process.env.ATRIUM_LOG_LEVEL),
           echoLogs: process.stderr.isTTY === true,
+          tls,
           config,
         });
       } catch (error) {
@@ -44,5 +51,23 @@ export const serveCommand = defineCommand({
       process.once("SIGTERM", shutdown);
       process.once("SIGINT", shutdown);
       process.stdout.write(`listening on ${server.url}\n`);
+      printWhereToReachIt(server, host);
     }),
 });
+
+/**
+ * What a person starting the server needs to read: the addresses other devices use, a warning when
+ * plain http leaves this machine, and on a first start at a terminal the console's sign-in link with
+ * its QR code, so a new user never needs the token file or curl.
+ */
+function printWhereToReachIt(server: AtriumServer, host: string): void {
+  const { address } = server;
+  const elsewhere = address.reachableUrls.filter((url) => url !== server.url);
+  for (const url of elsewhere) process.stdout.write(`reachable at ${url}\n`);
+  if (!address.secure && !isLoopbackHost(host)) process.stderr.write(`atrium: warning: ${CLEAR_TEXT_WARNING}\n`);
+  if (!process.stdout.isTTY) return;
+  const link = server.firstSignInLink();
+  if (!link) return;
+  const best = link.urls[0]!;
+  process.stdout.write(`\nSign in to the console (once, before ${link.expiresAt}; \`atrium console\` prints another):\n${best}\n${terminalQr(best)}`);
+}

@@ -35,6 +35,15 @@ export const ConfigFile = Type.Object(
         description: "How often the event log is compacted (default 60); the first pass runs a minute after the start, or sooner if this is shorter.",
       }),
     ),
+    tls: Type.Optional(
+      Type.Object(
+        {
+          certFile: Type.String({ minLength: 1, description: "The certificate (PEM, with its chain) to serve https with." }),
+          keyFile: Type.String({ minLength: 1, description: "Its private key (PEM)." }),
+        },
+        { description: "Serve https (the API, the console, health from the first moment); see docs/remote-access.md for where a certificate comes from." },
+      ),
+    ),
     allowedHosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description:

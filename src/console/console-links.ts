@@ -9,7 +9,17 @@ export const CONSOLE_LINK_TTL_MS = 5 * 60_000;
 export interface ConsoleLink {
   code: string;
   expiresAt: string;
+  /** The link on each address the server is reached at from elsewhere, best first. */
+  urls: string[];
 }
+
+/** A device's name as it goes into its token's name (`console-my-phone-1a2b3c4d`). */
+const deviceSlug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 32);
 
 /**
  * One-time codes for signing a browser in to the console without a token in a URL: the link carries
@@ -17,30 +27,41 @@ export interface ConsoleLink {
  * token of its own, revocable like any other. Codes live in memory: a restart voids an unused link.
  */
 export class ConsoleLinks {
-  private readonly codes = new Map<string, number>();
+  /** Each code's expiry, and the device it is for (its token is named after it). */
+  private readonly codes = new Map<string, { expiresAt: number; device: string }>();
 
   constructor(
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
+    /** Where the server is reached from elsewhere, best first (src/system/server-address.ts). */
+    private readonly reachableUrls: readonly string[],
   ) {}
 
-  create(): ConsoleLink {
+  /** A one-time code, for a device if named ("Open on your phone"). */
+  create(deviceName?: string): ConsoleLink {
     this.forgetExpired();
     const code = randomBytes(32).toString("base64url");
     const expiresAt = this.clock.now() + CONSOLE_LINK_TTL_MS;
-    this.codes.set(code, expiresAt);
-    return { code, expiresAt: new Date(expiresAt).toISOString() };
+    this.codes.set(code, { expiresAt, device: deviceName ? deviceSlug(deviceName) : "" });
+    // The code rides in the fragment: browsers never send it, so it stays out of logs and proxies.
+    return { code, expiresAt: new Date(expiresAt).toISOString(), urls: this.reachableUrls.map((url) => `${url}/#code=${code}`) };
   }
 
-  /** Spends a code for a new token named `console-…`; a wrong, used or expired code is a 401. */
+  /** Whether a console ever signed in with a link (its token is still there). */
+  anySignedIn(): boolean {
+    return this.tokens.list().some((token) => token.name.startsWith("console-"));
+  }
+
+  /** Spends a code for a new token named `console-[device-]…`; a wrong, used or expired code is a 401. */
   exchange(code: string): { name: string; token: string } {
     this.forgetExpired();
-    if (!this.codes.delete(code)) throw new NotAuthenticatedError("this console link is wrong, used or expired; run `atrium console` again");
-    return this.tokens.create(`console-${randomBytes(4).toString("hex")}`);
+    const link = this.codes.get(code);
+    if (!link || !this.codes.delete(code)) throw new NotAuthenticatedError("this console link is wrong, used or expired; run `atrium console` again");
+    return this.tokens.create(`console-${link.device ? `${link.device}-` : ""}${randomBytes(4).toString("hex")}`);
   }
 
   private forgetExpired(): void {
     const now = this.clock.now();
-    for (const [code, expiresAt] of this.codes) if (expiresAt <= now) this.codes.delete(code);
+    for (const [code, link] of this.codes) if (link.expiresAt <= now) this.codes.delete(code);
   }
 }

@@ -10,6 +10,8 @@ import type { RefusalLog } from "./refusal-log.ts";
 export interface EarlyListenerOptions {
   host: string;
   port: number;
+  /** Serve https with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
   /**
    * The routes that work before the full server is ready (health and info): no parameters, no body.
    * They stay served by this handler after the hand-over, as Bun routes: they are the most polled,
@@ -95,6 +97,7 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
   const server = Bun.serve({
     hostname: options.host,
     port: options.port,
+    ...(options.tls ? { tls: options.tls } : {}),
     maxRequestBodySize: TRANSPORT_BODY_LIMIT_BYTES,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
     // A second server must not silently share the port.

@@ -8,5 +8,8 @@ export const consoleModule = defineModule({
   name: "console",
   features: ["console"],
   eventKinds: {},
-  create: ({ tokens, clock }) => ({ routes: consoleRoutes(new ConsoleAssets(), new ConsoleLinks(tokens, clock)) }),
+  create: ({ tokens, clock, server }) => {
+    const links = new ConsoleLinks(tokens, clock, server.reachableUrls);
+    return { links, routes: consoleRoutes(new ConsoleAssets(), links) };
+  },
 });

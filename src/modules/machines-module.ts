@@ -32,7 +32,8 @@ export const machinesModule = defineModule({
         id: identity.machineId,
         name: config.machineName ?? hostname(),
         os: osName(process.platform),
-        url: config.publicUrl ? peerUrl(config.publicUrl, `config.json "publicUrl"`) : server.url,
+        // A peer is told the first address it can reach (publicUrl leads when set), never a wildcard.
+        url: config.publicUrl ? peerUrl(config.publicUrl, `config.json "publicUrl"`) : (server.reachableUrls[0] ?? server.url),
       },
     });
     events.subscribe((event) => {

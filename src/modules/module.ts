@@ -38,7 +38,8 @@ export interface ModuleContext {
   /** config.json as the user wrote it; each module reads its own keys. */
   config: ConfigFile;
   /** What the server itself offers: its stop (an update restarts into the new build), its migration's state, and where it listens. */
-  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"]; url: string };
+  /** `url`: where this machine's agents reach the server; `reachableUrls`: where other devices do, best first. */
+  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"]; url: string; reachableUrls: string[] };
   modules: BuiltModules;
 }
 

@@ -17,6 +17,8 @@ import { systemRoutes } from "../http/routes/system-routes.ts";
 import { FileLogger, type Logger } from "../logging/logger.ts";
 import { BuiltModules, type AtriumModule, type ModuleContext } from "../modules/module.ts";
 import { MODULES } from "../modules/modules.ts";
+import { consoleModule } from "../modules/console-module.ts";
+import type { ConsoleLink } from "../console/console-links.ts";
 import { ChildProcesses } from "../process/child-processes.ts";
 import { migrateInBackground } from "../store/background-migration.ts";
 import { Store } from "../store/database.ts";
@@ -32,6 +34,8 @@ import type { UpdateStartupGuard } from "../update/startup-guard.ts";
 import { beginUpdateStartupGuard, recordUpdateMigration } from "../update/server-updates.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
 import type { ServerOptions } from "./server-options.ts";
+import { readTls } from "./tls-files.ts";
+import { serverAddress, type ServerAddress } from "../system/server-address.ts";
 
 /** What the server itself offers, whatever modules it runs. */
 const CORE_FEATURES = ["events.sse", "events.replay", "tokens.named", "openapi"];
@@ -49,7 +53,7 @@ const SERVER_BUSY_TIMEOUT_MS = 500;
 /** A running server's parts, as its stop needs them. */
 interface ServerParts {
   paths: DataPaths;
-  url: string;
+  address: ServerAddress;
   identity: ServerIdentity;
   adminToken: string;
   logger: Logger;
@@ -61,6 +65,8 @@ interface ServerParts {
   compactor?: EventCompactor;
   /** Stopped in the reverse of the order they were built in. */
   modules: AtriumModule[];
+  /** The same, by definition (absent while the server only reports a failed migration). */
+  built?: BuiltModules;
   children?: ChildProcesses;
   /** The modules' start-up work, which runs after the server listens (worktree pruning, the first harness scan). */
   backgroundStartup: Promise<void>;
@@ -77,8 +83,23 @@ export class AtriumServer {
 
   private constructor(private readonly parts: ServerParts) {}
 
+  /** Where this machine's CLI reaches the server. */
   get url(): string {
-    return this.parts.url;
+    return this.parts.address.localUrl;
+  }
+
+  /**
+   * A console sign-in link while no console has ever signed in with one (a new user's first start),
+   * so that they never need the token file; undefined after that.
+   */
+  firstSignInLink(): ConsoleLink | undefined {
+    const links = this.parts.built?.get(consoleModule).links;
+    return links && !links.anySignedIn() ? links.create() : undefined;
+  }
+
+  /** Where it is reached from this machine and others (docs/remote-access.md). */
+  get address(): ServerAddress {
+    return this.parts.address;
   }
 
   get identity(): ServerIdentity {
@@ -157,9 +178,11 @@ export class AtriumServer {
       // this phase: the migration worker may hold the write lock. Health says so from its first answer.
       if (migration.pending) migration.started();
       const refusals = new RefusalLog(logger);
+      const tls = options.tls ? readTls(options.tls) : undefined;
       listener = startEarlyListener({
         host: options.host,
         port: options.port,
+        tls,
         routes: systemRoutes(status),
         tokens: tokens.withoutRecordingUse(),
         refusals,
@@ -168,12 +191,13 @@ export class AtriumServer {
         unavailableReason: () => (migration.status().state === "idle" ? undefined : migration.unavailableReason()),
       });
       bindAddress.port = listener.server.port ?? options.port;
-      const url = announce(options, { paths, logger, startedAt, port: bindAddress.port, pending: migration.pending });
+      const address = serverAddress({ host: options.host, port: bindAddress.port, certificatePem: tls?.cert, publicUrl: options.config.publicUrl });
+      announce(options, address, { paths, logger, startedAt, port: bindAddress.port, pending: migration.pending });
       // A moment for the event loop before the rest is built: a health check that is already waiting
       // (a supervisor polls as soon as the port answers) is served now, not after the build. A timer,
       // not setImmediate: Bun reads a new connection's request only on a later turn of its loop.
       await Bun.sleep(1);
-      const shared = { paths, url, identity, adminToken, logger, store, server: listener.server, releaseLock };
+      const shared = { paths, address, identity, adminToken, logger, store, server: listener.server, releaseLock };
       const shutdownGraceMs = tuning.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
       if (migration.pending) {
         try {
@@ -216,7 +240,12 @@ export class AtriumServer {
         tokens,
         clock: tuning.clock ?? systemClock,
         config: options.config,
-        server: { stop: () => started?.stop() ?? Promise.resolve(), migrationState: () => migration.status().state, url },
+        server: {
+          stop: () => started?.stop() ?? Promise.resolve(),
+          migrationState: () => migration.status().state,
+          url: address.agentUrl,
+          reachableUrls: address.reachableUrls,
+        },
         modules: new BuiltModules(),
       };
       const modules = buildModules(context, options);
@@ -225,7 +254,7 @@ export class AtriumServer {
       listener.handOver(serveOn(app, listener.server), tokens);
       const backgroundStartup = Promise.all(modules.map((module) => module.start?.())).then(() => undefined);
       compactor.start();
-      started = new AtriumServer({ ...shared, hub, events, compactor, modules, children, backgroundStartup, shutdownGraceMs });
+      started = new AtriumServer({ ...shared, hub, events, compactor, modules, built: context.modules, children, backgroundStartup, shutdownGraceMs });
       return started;
     } catch (error) {
       // Whatever failed, the next start must find neither an open database, nor our port, nor our lock.
@@ -293,20 +322,30 @@ function buildModules(context: ModuleContext, options: ServerOptions): AtriumMod
   });
 }
 
-/** Tells `atrium status` (server.json) and the log where the server listens; returns its URL. */
-function announce(options: ServerOptions, at: { paths: DataPaths; logger: Logger; startedAt: Date; port: number; pending: boolean }): string {
+/** Tells `atrium status` (server.json) and the log where the server listens. */
+function announce(
+  options: ServerOptions,
+  address: ServerAddress,
+  at: { paths: DataPaths; logger: Logger; startedAt: Date; port: number; pending: boolean },
+): void {
   const { paths, logger, port } = at;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-  const url = `http://${host}:${port}`;
+  const url = address.localUrl;
   try {
     writeRuntimeFile(paths.runtime, { pid: process.pid, url, host: options.host, port, startedAt: at.startedAt.toISOString(), version: buildInfo.version });
   } catch (error) {
     // A full disk must not keep the server from serving reads; only `atrium status` loses its pointer.
     logger.error("server.json could not be written; atrium status will not find this server", { error });
   }
-  logger.info(at.pending ? "listening while the database migrates" : "listening", { url, pid: process.pid, version: buildInfo.version, dataDir: paths.root });
+  const listening = { url, reachableUrls: address.reachableUrls, pid: process.pid, version: buildInfo.version, dataDir: paths.root };
+  logger.info(at.pending ? "listening while the database migrates" : "listening", listening);
   if (!isLoopbackAddress(options.host) && options.host !== "localhost") {
-    logger.warn("listening beyond this machine; every request needs a bearer token", { host: options.host });
+    if (address.secure) logger.warn("listening beyond this machine over https; every request needs a bearer token", { host: options.host });
+    else logger.warn(CLEAR_TEXT_WARNING, { host: options.host });
   }
-  return url;
 }
+
+/** What serving plain http beyond loopback means, and the ways out (docs/remote-access.md). */
+export const CLEAR_TEXT_WARNING =
+  "listening beyond this machine over plain http: the bearer token, prompts, replies and files cross the network in clear text. " +
+  "Serve https (--tls-cert and --tls-key, or tls in config.json, with a certificate from tailscale cert or mkcert), " +
+  "or listen on 127.0.0.1 behind tailscale serve or a reverse proxy (docs/remote-access.md)";

@@ -6,6 +6,11 @@ import type { LogLevel } from "../logging/logger.ts";
 import type { ModuleTuning } from "../modules/modules.ts";
 import type { Migration } from "../store/migrations.ts";
 
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
 /** How `atrium serve` starts a server: where, and with the user's config.json. */
 export interface ServerOptions {
   dataDir: string;
@@ -13,6 +18,8 @@ export interface ServerOptions {
   port: number;
   logLevel: LogLevel;
   echoLogs: boolean;
+  /** Serve https with this certificate and key (PEM files); `--tls-cert`/`--tls-key` or config.json's `tls`. */
+  tls?: TlsFiles;
   /** config.json (each module reads its own keys); `host`, `port` and `logLevel` above win over it. */
   config: ConfigFile;
   /** What tests replace; a real server runs without. */

@@ -29,6 +29,9 @@ export interface ServeProcess {
   url: string;
   /** The first line the server printed. */
   firstLine: string;
+  /** Everything it prints, as it comes. */
+  stdout: StreamedText;
+  stderr: StreamedText;
 }
 
 /** Starts `atrium serve` (on a free port unless told otherwise) and waits for its "listening on" line. */
@@ -45,16 +48,18 @@ export async function startServe(
     stdin: "ignore",
   });
   const stdout = new StreamedText(child.stdout);
+  const stderr = new StreamedText(child.stderr);
   try {
     await stdout.waitFor("\n");
   } catch {
     child.kill("SIGKILL");
-    throw new Error(`atrium serve printed no line: ${stdout.text}${await new Response(child.stderr).text()}`);
+    await child.exited;
+    throw new Error(`atrium serve printed no line: ${stdout.text}${stderr.text}`);
   }
   const firstLine = stdout.text.split("\n")[0]!;
-  const url = /^listening on (http:\/\/\S+)$/.exec(firstLine)?.[1];
+  const url = /^listening on (https?:\/\/\S+)$/.exec(firstLine)?.[1];
   if (!url) throw new Error(`unexpected first line: ${firstLine}`);
-  return { child, url, firstLine };
+  return { child, url, firstLine, stdout, stderr };
 }
 
 /** What a child writes to a stream, collected as it arrives (so the pipe never fills), and waited on. */

@@ -58,10 +58,25 @@ export function consoleRoutes(assets: ConsoleAssets, links: ConsoleLinks) {
       method: "POST",
       path: "/v1/console/links",
       tag: "console",
-      summary: "A one-time code for a console link (what `atrium console` prints): `<server>/#code=<code>`",
+      summary: "A one-time code for a console link (what `atrium console` prints and the console's Open on your phone shows): `<server>/#code=<code>`",
       successStatus: 201,
-      response: Type.Object({ code: Type.String(), expiresAt: Type.String({ format: "date-time" }) }, { $id: "ConsoleLink" }),
-      handler: () => links.create(),
+      body: Type.Object({
+        deviceName: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 60, description: "The device the link is for; the token it signs in with is named after it." }),
+        ),
+      }),
+      response: Type.Object(
+        {
+          code: Type.String(),
+          expiresAt: Type.String({ format: "date-time" }),
+          urls: Type.Array(Type.String(), {
+            description:
+              "The link on each address the server is reached at from elsewhere, best first: publicUrl, the TLS certificate's names, each network interface's address (never 0.0.0.0).",
+          }),
+        },
+        { $id: "ConsoleLink" },
+      ),
+      handler: ({ body }) => links.create(body.deviceName),
     }),
     defineRoute({
       method: "POST",
