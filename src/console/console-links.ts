@@ -2,16 +2,12 @@ import { randomBytes } from "node:crypto";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import { NotAuthenticatedError } from "../errors.ts";
+import type { ConsoleLink } from "../schemas/console.ts";
+
+export type { ConsoleLink };
 
 /** How long the link `atrium console` prints can be opened. */
 export const CONSOLE_LINK_TTL_MS = 5 * 60_000;
-
-export interface ConsoleLink {
-  code: string;
-  expiresAt: string;
-  /** The link on each address the server is reached at from elsewhere, best first. */
-  urls: string[];
-}
 
 /** A device's name as it goes into its token's name (`console-my-phone-1a2b3c4d`). */
 const deviceSlug = (name: string) =>

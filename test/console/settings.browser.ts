@@ -3,6 +3,8 @@ import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session } from "../../src/schemas/sessions.ts";
 import type { SyncNamespace } from "../../src/schemas/sync.ts";
+import jsQR from "jsqr";
+import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 
 // The console's settings live in a sync namespace on the server: a change in one browser reaches the
@@ -59,4 +61,47 @@ describe("console settings", () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  test("on a desktop, Open on your phone: a QR code of a fresh one-time link that signs the phone in as a token named after it", async () => {
+    const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/settings");
+    const group = page.getByRole("region", { name: "Open on your phone" });
+    await group.getByLabel("Device").fill("Ada's phone");
+    await group.getByRole("button", { name: "Show QR code" }).click();
+    const qr = group.getByRole("img", { name: "QR code of a sign-in link for Ada's phone" });
+    await qr.waitFor();
+    const link = await group.locator(".phone-link .project-path").textContent();
+    expect(link).toStartWith(`${atrium.serve.url}/#code=`);
+    // What the camera reads is that link: the drawn squares, decoded by a QR reader of the test's own.
+    expect(readSvgQr(await qr.locator("path").getAttribute("d"), Number((await qr.getAttribute("viewBox"))!.split(" ")[2]))).toBe(link!);
+    // This test's server listens on loopback: the page says a phone cannot open it.
+    await group.getByText("a phone cannot open this address").waitFor();
+    await screenshot(page, "console-open-on-phone-desktop");
+
+    const phone = await atrium.open(PHONE, "/");
+    await phone.page.goto(link!);
+    await phone.page.getByRole("link", { name: "Sessions" }).waitFor();
+    // Signed in with a token of its own, named after the device (the list `atrium token list` prints).
+    expect(await phone.page.evaluate(() => localStorage.getItem("atrium.token"))).toMatch(/.{20,}/);
+    const tokens = await runAtrium(sourceCommand, ["token", "list"], atrium.home.path);
+    expect(tokens.stdout).toMatch(/console-ada-s-phone-[0-9a-f]{8}/);
+    expect(phone.problems).toEqual([]);
+    expect(problems).toEqual([]);
+    await phone.page.context().close();
+    await page.context().close();
+  });
 });
+
+/** A QR code drawn as one SVG path of unit squares (`M x y h1v1h-1z`), decoded by jsQR. */
+function readSvgQr(path: string | null, size: number): string | null {
+  const scale = 4;
+  const pixels = new Uint8ClampedArray(size * scale * size * scale * 4).fill(255);
+  for (const [, x, y] of (path ?? "").matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
+    for (let dy = 0; dy < scale; dy++) {
+      for (let dx = 0; dx < scale; dx++) {
+        const at = ((Number(y) * scale + dy) * size * scale + Number(x) * scale + dx) * 4;
+        pixels.fill(0, at, at + 3);
+      }
+    }
+  }
+  return jsQR(pixels, size * scale, size * scale)?.data ?? null;
+}

@@ -3,6 +3,7 @@ import type { ConsoleAssets } from "../../console/console-assets.ts";
 import type { ConsoleLinks } from "../../console/console-links.ts";
 import { NotFoundError } from "../../errors.ts";
 import { defineRoute } from "../route.ts";
+import { ConsoleLink, ConsoleLinkBody } from "../../schemas/console.ts";
 
 /**
  * The console's pages run only what the server itself sent: no inline script or style, no other
@@ -60,22 +61,8 @@ export function consoleRoutes(assets: ConsoleAssets, links: ConsoleLinks) {
       tag: "console",
       summary: "A one-time code for a console link (what `atrium console` prints and the console's Open on your phone shows): `<server>/#code=<code>`",
       successStatus: 201,
-      body: Type.Object({
-        deviceName: Type.Optional(
-          Type.String({ minLength: 1, maxLength: 60, description: "The device the link is for; the token it signs in with is named after it." }),
-        ),
-      }),
-      response: Type.Object(
-        {
-          code: Type.String(),
-          expiresAt: Type.String({ format: "date-time" }),
-          urls: Type.Array(Type.String(), {
-            description:
-              "The link on each address the server is reached at from elsewhere, best first: publicUrl, the TLS certificate's names, each network interface's address (never 0.0.0.0).",
-          }),
-        },
-        { $id: "ConsoleLink" },
-      ),
+      body: ConsoleLinkBody,
+      response: ConsoleLink,
       handler: ({ body }) => links.create(body.deviceName),
     }),
     defineRoute({

@@ -5,6 +5,7 @@ import { api } from "../shared/api.ts";
 import { type Theme, useSettings } from "./console-settings.tsx";
 import { SelectField } from "../shared/fields.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
+import { PhoneSignIn } from "./phone-sign-in.tsx";
 
 const THEMES: { value: Theme; label: string }[] = [
   { value: "system", label: "As the system" },
@@ -53,6 +54,9 @@ export function SettingsPage() {
           />
           Enter sends the prompt (Shift+Enter starts a new line)
         </label>
+      </Group>
+      <Group title="Open on your phone">
+        <PhoneSignIn />
       </Group>
       <Alert error={action.error} />
       {info && (
