@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
-import type { Session } from "../../src/schemas/sessions.ts";
+import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, overflowsSideways, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -73,7 +73,14 @@ const agentDir = makeTempDir("atrium-replies-");
 
 beforeAll(async () => {
   const scriptFile = join(agentDir.path, "script.json");
-  writeFileSync(scriptFile, JSON.stringify({ prompts: { [PROMPT]: CLAUDE_TURN, "*": [{ chunk: "No code here, just words." }] } }));
+  const quickRead = [
+    { chunk: "Reading it.\n\n" },
+    call("read-2", { title: "Read src/server.ts", kind: "read", locations: [{ path: `${ROOT}/src/server.ts` }] }),
+    done("read-2", { content: [text(`\`\`\`\n${OLD_LINE}\n\`\`\``)] }),
+    { chunk: "That was the file." },
+  ];
+  const prompts = { [PROMPT]: CLAUDE_TURN, "read the server": quickRead, "*": [{ chunk: "No code here, just words." }] };
+  writeFileSync(scriptFile, JSON.stringify({ prompts }));
   atrium = await startConsole(
     { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
     { harnesses: [{ id: "scripted", name: "Claude (recorded)", executable: SCRIPTED_AGENT }] },
@@ -210,5 +217,45 @@ describe("a real agent's reply in the console", () => {
     expect(problems).toEqual([]);
     await page.context().close();
     await atrium.api("DELETE", `/v1/sessions/${session.id}`);
+  });
+
+  test("on a phone, a long session opens at its newest reply with that reply's cards drawn, and scrolling up stays up", async () => {
+    const project = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Long session" });
+    const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title: "Long session" });
+    const words = Array.from({ length: 40 }, (_, index) => `Line ${index} of a long prompt that wraps on a phone.`).join("\n\n");
+    for (let turn = 0; turn < 12; turn++) await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: `${turn}\n\n${words}` });
+    await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "read the server" });
+    await until(
+      () => atrium.api<SessionDetail>("GET", `/v1/sessions/${session.id}`),
+      (detail) => detail.promptQueue.length === 0 && detail.conversation.length === 26 && !detail.conversation.at(-1)!.isGenerating,
+      60_000,
+    );
+    const { page, problems } = await atrium.openSignedIn(PHONE, `/#/sessions/${encodeURIComponent(session.id)}`);
+    const newest = lastReply(page);
+    await newest.getByText("That was the file.").waitFor();
+    // Its card is read because the page opened at it: the replies far above it are not read at all.
+    await newest.locator(".tool-card").waitFor();
+    expect(await page.locator(".reply-body[data-details=unread]").count()).toBeGreaterThan(5);
+    // The page grew after it scrolled (each reply drawn as it mounts): it is still at the bottom.
+    await until(
+      () => page.evaluate<number>("document.documentElement.scrollHeight - innerHeight - scrollY"),
+      (left) => left < 2,
+    );
+    expect(await newest.isVisible()).toBe(true);
+    // The reader scrolls up (a wheel scrolls smoothly: wait for it to settle); the page stays there.
+    await page.mouse.wheel(0, -3000);
+    const { after: settled } = await until(
+      async () => {
+        const before = await page.evaluate<number>("scrollY");
+        await Bun.sleep(200);
+        return { before, after: await page.evaluate<number>("scrollY") };
+      },
+      (read) => read.before === read.after,
+    );
+    await Bun.sleep(500);
+    expect(await page.evaluate<number>("scrollY")).toBe(settled);
+    expect(await page.evaluate<number>("document.documentElement.scrollHeight - innerHeight - scrollY")).toBeGreaterThan(2000);
+    expect(problems).toEqual([]);
+    await page.context().close();
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError, failureText } from "../shared/api.ts";
 import { Composer } from "./composer.tsx";
@@ -11,11 +11,8 @@ import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
 import { pageHref } from "../shell/router.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
+import { useFollowBottom } from "./use-follow-bottom.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
-
-/** Near enough to the bottom that new text should keep the page scrolled to it. */
-const FOLLOW_MARGIN_PX = 80;
-const atBottom = () => innerHeight + scrollY >= document.documentElement.scrollHeight - FOLLOW_MARGIN_PX;
 
 /** How many times each reply's details changed since the page opened: an open details list reads them again. */
 function countDetailChanges(current: ReadonlyMap<string, number>, events: StreamedEvent[]): ReadonlyMap<string, number> {
@@ -38,7 +35,6 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [deleted, setDeleted] = useState(false);
   const [detailChanges, setDetailChanges] = useState<ReadonlyMap<string, number>>(new Map());
   const [error, setError] = useState<string | null>(null);
-  const [following, setFollowing] = useState(true);
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -50,7 +46,6 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         if (stopped) return;
         setDetail(read);
         stop = followEventsByFrame(`sessionId=${encodeURIComponent(sessionId)}&after=${read.eventCursor}`, (events) => {
-          setFollowing(atBottom());
           setDetail((current) => current && events.reduce(applySessionEvent, current));
           setDetailChanges((current) => countDetailChanges(current, events));
           if (events.some((event) => event.kind === "session.deleted")) setDeleted(true);
@@ -65,27 +60,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     };
   }, [sessionId]);
 
-  // Keeps a streaming reply in view while the reader is at the bottom; scrolling up stops that.
-  useLayoutEffect(() => {
-    if (following) scrollTo(0, document.documentElement.scrollHeight);
-  }, [detail, following]);
-  // Tool cards and highlighted code arrive after the text that placed them: the page grows on its own.
-  const followingNow = useRef(following);
-  followingNow.current = following;
-  useEffect(() => {
-    const grows = new ResizeObserver(() => followingNow.current && scrollTo(0, document.documentElement.scrollHeight));
-    grows.observe(document.body);
-    // Scrolling up stops the following at once, before a card read above the screen grows the page.
-    const scrolled = () => {
-      followingNow.current = atBottom();
-      setFollowing(followingNow.current);
-    };
-    addEventListener("scroll", scrolled, { passive: true });
-    return () => {
-      grows.disconnect();
-      removeEventListener("scroll", scrolled);
-    };
-  }, []);
+  useFollowBottom(detail);
 
   // The session is read here: what needed attention has been seen.
   const latest = detail?.session.latestAttentionSequence ?? 0;
