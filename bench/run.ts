@@ -24,6 +24,9 @@ import { measureMcpServers } from "./measurements/mcp-servers.ts";
 import { measureMachineSync } from "./measurements/machine-sync.ts";
 import { measureConsoleList } from "./measurements/console-list.ts";
 import { measureConsoleStream } from "./measurements/console-stream.ts";
+import { measureConsoleMarkdown } from "./measurements/console-markdown.ts";
+import { measureConsoleSize } from "./measurements/console-size.ts";
+import { measureConsoleSession } from "./measurements/console-session.ts";
 import { measureEventSoak } from "./measurements/event-soak.ts";
 import { measureCompactionDelivery } from "./measurements/compaction-delivery.ts";
 
@@ -50,6 +53,9 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "machines", name: "Paired servers: 200 writes A -> B; B catching up 10,000 keys", run: (binary) => measureMachineSync(binary, log) },
   { key: "console-list", name: "Console: the session list with 1,000 sessions, first paint on a phone", run: measureConsoleList },
   { key: "console-stream", name: "Console: frames while a reply of 20,000 chunks streams", run: measureConsoleStream },
+  { key: "console-markdown", name: "Console: a 1 MB markdown reply, 200 code blocks, streaming in 20,000 chunks on a phone", run: measureConsoleMarkdown },
+  { key: "console-size", name: "Console: the initial script and the console's share of the binary", run: measureConsoleSize },
+  { key: "console-session", name: "Console: 500 replies, 2,000 tool calls, first paint on a phone", run: (binary) => measureConsoleSession(binary, log) },
   { key: "soak", name: "Event log soak: 10,000 turns, 200 sessions, half deleted, compacting", run: measureEventSoak },
   { key: "compaction", name: "Event delivery while compaction removes a 100,000-event backlog, vs idle", run: measureCompactionDelivery },
 ];

@@ -10,6 +10,7 @@ export interface PageElement {
   append(child: PageElement): void;
   setAttribute(name: string, value: string): void;
   hasAttribute(name: string): boolean;
+  querySelector(selector: string): PageElement | null;
   getBoundingClientRect(): { top: number; bottom: number };
 }
 

@@ -8,7 +8,7 @@ export interface FrameLog {
   frames: number[];
   /** The reply's first text was in the DOM. */
   firstDeltaMs: number | null;
-  /** The reply lost `data-generating`: its turn had ended. */
+  /** The reply lost `data-generating` (its turn had ended) and no part of it is `data-drawing` (the page caught up). */
   doneMs: number | null;
   /** DOM updates of the page from the first text to the end (about one per frame that drew new text). */
   updates: number;
@@ -38,8 +38,10 @@ export function startFrameLog(): void {
     if (!reply) return;
     if (log.firstDeltaMs === null && web.document.querySelector(".message.assistant .message-text")?.firstChild) log.firstDeltaMs = web.performance.now();
     if (log.firstDeltaMs !== null) log.updates++;
-    if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating")) log.doneMs = web.performance.now();
-  }).observe(web.document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating"] });
+    // Done when the turn has ended and the page has drawn all of it (a fast reply is drawn a frame's worth at a time).
+    const drawn = !reply.querySelector("[data-drawing]");
+    if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating") && drawn) log.doneMs = web.performance.now();
+  }).observe(web.document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating", "data-drawing"] });
 }
 
 export function replyDone(): boolean {

@@ -11,11 +11,19 @@ const STOP_NOTES: Record<string, string> = {
   refusal: "The agent refused",
 };
 
-function Message({ sessionId, item, detailChanges }: { sessionId: string; item: ConversationItem; detailChanges: number }) {
+/** The replies read with the page, before they are drawn: where a session opens. */
+export const NEWEST_READ_AT_ONCE = 3;
+
+function Message(props: { sessionId: string; item: ConversationItem; detailChanges: number; newest: boolean }) {
+  const { sessionId, item, detailChanges } = props;
   const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
   return (
     <li class={`message ${item.role}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
-      {item.role === "assistant" ? <ReplyBody sessionId={sessionId} item={item} changes={detailChanges} /> : <StreamedText text={item.text} />}
+      {item.role === "assistant" ? (
+        <ReplyBody sessionId={sessionId} item={item} changes={detailChanges} newest={props.newest} />
+      ) : (
+        <StreamedText text={item.text} />
+      )}
       {item.attachments.length > 0 && (
         <ul class="attachments">
           {item.attachments.map((attachment) => (
@@ -45,8 +53,14 @@ export function Conversation(props: {
         </button>
       )}
       <ol class="messages" aria-label="Conversation">
-        {props.items.map((item) => (
-          <Message key={item.id} sessionId={props.sessionId} item={item} detailChanges={props.detailChanges.get(item.id) ?? 0} />
+        {props.items.map((item, index) => (
+          <Message
+            key={item.id}
+            sessionId={props.sessionId}
+            item={item}
+            detailChanges={props.detailChanges.get(item.id) ?? 0}
+            newest={index >= props.items.length - NEWEST_READ_AT_ONCE * 2}
+          />
         ))}
       </ol>
     </div>

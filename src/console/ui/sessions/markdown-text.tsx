@@ -8,6 +8,16 @@ import { cutPoint, GrowingText } from "./growing-text.tsx";
  */
 const TAIL_LIMIT = 4_096;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+/**
+ * How much new text one frame draws, learnt as it goes. A phone lays out about 1 KB of markdown a
+ * millisecond: a reply arriving faster than that (a fast model, or a burst after a stall) drew frames
+ * of a second each, each leaving a bigger batch for the next. Drawn a frame's worth at a time, it
+ * catches up smoothly: the budget halves after a frame that ran long, and grows by a quarter after
+ * one that kept time.
+ */
+const DRAW_BUDGET = { first: 8_192, least: 1_024, most: 65_536 };
+/** A frame longer than this missed the display's refresh. */
+const LONG_FRAME_MS = 20;
 /** The tail is drawn again on each update: its code is coloured once it has been still this long. */
 const TAIL_HIGHLIGHT_MS = 300;
 
@@ -66,12 +76,44 @@ export class MarkdownText extends GrowingText {
   private openFence: string | null = null;
   private cuts = new BlockCuts();
   private tailHighlight: ReturnType<typeof setTimeout> | undefined;
+  /** The text to show, which the page may be a few frames behind (see DRAW_BUDGET). */
+  private target = "";
+  private nextFrame = 0;
+  private budget = DRAW_BUDGET.first;
+  private lastFrameAt = 0;
 
   override componentWillUnmount(): void {
     clearTimeout(this.tailHighlight);
+    cancelAnimationFrame(this.nextFrame);
   }
 
   protected show(text: string): void {
+    this.target = text;
+    if (this.nextFrame === 0) this.drawStep();
+  }
+
+  /**
+   * Draws the target, or a frame's worth more of it: the first draw is whole (a stored reply opens as
+   * it is), growth at most the budget a frame, the rest in the frames after (called from a frame, it
+   * learns from that frame's length). While behind, the element says so (`data-drawing`).
+   */
+  private readonly drawStep = (frameAt?: number) => {
+    this.nextFrame = 0;
+    if (frameAt !== undefined && this.lastFrameAt > 0) {
+      const took = frameAt - this.lastFrameAt;
+      this.budget = Math.round(Math.min(DRAW_BUDGET.most, Math.max(DRAW_BUDGET.least, took > LONG_FRAME_MS ? this.budget / 2 : this.budget * 1.25)));
+    }
+    this.lastFrameAt = frameAt ?? 0;
+    const text = this.target;
+    const growing = this.shown !== "" && text.startsWith(this.shown);
+    const upTo = growing ? Math.min(text.length, this.shown.length + this.budget) : text.length;
+    this.draw(upTo === text.length ? text : text.slice(0, upTo));
+    const behind = upTo < text.length;
+    if (behind) this.nextFrame = requestAnimationFrame(this.drawStep);
+    if (this.element) this.element.toggleAttribute("data-drawing", behind);
+  };
+
+  private draw(text: string): void {
     if (!this.element || text === this.shown) return;
     if (!text.startsWith(this.shown) || !this.settled || !this.tail) this.reset();
     const cut = this.cuts.advance(text);

@@ -26,9 +26,10 @@ function Segment({ segment }: { segment: ReplySegment }) {
  * An agent's reply in the order it happened: its text, cut where each thought and tool call came, with
  * the call as a card in its place. Until the details are read (near the screen), the text alone.
  */
-export function ReplyBody({ sessionId, item, changes }: { sessionId: string; item: ConversationItem; changes: number }) {
+export function ReplyBody(props: { sessionId: string; item: ConversationItem; changes: number; newest: boolean }) {
+  const { sessionId, item, changes } = props;
   const box = useRef<HTMLDivElement>(null);
-  const details = useReplyDetails(sessionId, item.id, changes, box);
+  const details = useReplyDetails(sessionId, item.id, changes, box, props.newest);
   const segments = useMemo(() => replySegments(item.text, details.entries ?? []), [item.text, details.entries]);
   return (
     <div class="reply-body" ref={box} data-details={details.entries === null ? "unread" : "read"}>

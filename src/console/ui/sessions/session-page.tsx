@@ -12,6 +12,8 @@ import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels
 import { pageHref } from "../shell/router.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
+import { readDetailsAhead } from "./use-reply-details.ts";
+import { NEWEST_READ_AT_ONCE } from "./conversation.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
 /** How many times each reply's details changed since the page opened: an open details list reads them again. */
@@ -44,6 +46,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     api<SessionDetail>("GET", path).then(
       (read) => {
         if (stopped) return;
+        const replies = read.conversation.filter((item) => item.role === "assistant");
+        readDetailsAhead(
+          sessionId,
+          replies.slice(-NEWEST_READ_AT_ONCE).map((item) => item.id),
+        );
         setDetail(read);
         stop = followEventsByFrame(`sessionId=${encodeURIComponent(sessionId)}&after=${read.eventCursor}`, (events) => {
           setDetail((current) => current && events.reduce(applySessionEvent, current));

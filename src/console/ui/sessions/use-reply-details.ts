@@ -20,6 +20,25 @@ async function readAllDetails(sessionId: string, itemId: string): Promise<Detail
   return entries;
 }
 
+/** Reads started with the session's own read, before its replies are drawn, taken by the first read of each. */
+const started = new Map<string, Promise<DetailEntry[]>>();
+
+/** Starts reading these replies' details now (the newest, where the page opens); each is taken once. */
+export function readDetailsAhead(sessionId: string, itemIds: string[]): void {
+  for (const itemId of itemIds) {
+    const read = readAllDetails(sessionId, itemId);
+    // A read nobody takes (the page closed first) must not report an unhandled failure.
+    read.catch(() => {});
+    started.set(itemId, read);
+  }
+}
+
+function takeStarted(itemId: string): Promise<DetailEntry[]> | undefined {
+  const read = started.get(itemId);
+  started.delete(itemId);
+  return read;
+}
+
 export interface ReplyDetails {
   /** null until read. */
   entries: DetailEntry[] | null;
@@ -28,11 +47,13 @@ export interface ReplyDetails {
 
 /**
  * A reply's thoughts and tool calls: read once the reply comes near the screen (a long session's page
- * reads only what is looked at), and again each time the session says they changed (`changes` counts
- * that). Reads never overlap: changes during a read are read once more after it.
+ * reads only what is looked at; `eager` for the newest, read at once), and again each time the session
+ * says they changed (`changes` counts that). Reads never overlap: changes during a read are read once
+ * more after it.
  */
-export function useReplyDetails(sessionId: string, itemId: string, changes: number, element: { current: Element | null }): ReplyDetails {
-  const [near, setNear] = useState(false);
+export function useReplyDetails(sessionId: string, itemId: string, changes: number, element: { current: Element | null }, eager: boolean): ReplyDetails {
+  // The newest replies are where the page opens: read at once, not a frame after they are drawn.
+  const [near, setNear] = useState(eager);
   const [details, setDetails] = useState<ReplyDetails>({ entries: null, error: null });
   const reading = useRef<{ busy: boolean; again: boolean; live: boolean }>({ busy: false, again: false, live: true });
 
@@ -62,7 +83,7 @@ export function useReplyDetails(sessionId: string, itemId: string, changes: numb
     const read = () => {
       state.busy = true;
       state.again = false;
-      readAllDetails(sessionId, itemId)
+      (takeStarted(itemId) ?? readAllDetails(sessionId, itemId))
         .then(
           (entries) => state.live && setDetails({ entries, error: null }),
           (failure) => state.live && setDetails((current) => ({ ...current, error: failureText(failure) })),

@@ -41,22 +41,51 @@ export function runNodes(runs: StyledRun[]): Node[] {
   });
 }
 
+/** Code waiting to be coloured, oldest first; coloured a slice of time at a time. */
+const waiting: HTMLElement[] = [];
+let draining = false;
+/** Colouring in one go past this would hold a frame: 200 blocks arriving at once took 220 ms. */
+const SLICE_MS = 8;
+
+function colour(code: HTMLElement, highlighter: Highlighter): void {
+  const language = code.dataset.language ?? "";
+  const text = code.textContent ?? "";
+  // Replaced meanwhile (a streaming reply's tail drawn again): nothing to colour.
+  if (!code.isConnected || !highlighter.knows(language)) return;
+  code.replaceChildren(...runNodes(highlighter.runs(text, language)));
+  code.dataset.highlighted = "true";
+}
+
+function drain(highlighter: Highlighter): void {
+  const end = performance.now() + SLICE_MS;
+  let done = 0;
+  while (done < waiting.length && performance.now() < end) colour(waiting[done++]!, highlighter);
+  waiting.splice(0, done);
+  if (waiting.length > 0) setTimeout(() => drain(highlighter), 0);
+  else draining = false;
+}
+
 /** Colours a `<code data-language>` block in place, once the highlighter is there; plain if it has no grammar for it. */
 export function highlightCode(code: HTMLElement): void {
   const language = code.dataset.language ?? "";
-  const text = code.textContent ?? "";
-  if (!language || code.dataset.highlighted || text.length > MAX_HIGHLIGHTED) return;
+  if (!language || code.dataset.highlighted || (code.textContent ?? "").length > MAX_HIGHLIGHTED) return;
   code.dataset.highlighted = "pending";
-  loadHighlighter().then(
-    (highlighter) => {
-      // Replaced meanwhile (a streaming reply's tail drawn again): nothing to colour.
-      if (!code.isConnected || code.textContent !== text || !highlighter.knows(language)) return;
-      code.replaceChildren(...runNodes(highlighter.runs(text, language)));
-      code.dataset.highlighted = "true";
-    },
-    () => {},
+  waiting.push(code);
+  if (draining) return;
+  draining = true;
+  // Loaded once the page is idle: the first paint of a session (its newest replies and their cards)
+  // goes before the grammars' evaluation, which holds the main thread for a long frame.
+  whenIdle(() =>
+    loadHighlighter().then(drain, () => {
+      // Code stays plain, and may be asked for again: the next code shown tries the load again.
+      for (const plain of waiting.splice(0)) delete plain.dataset.highlighted;
+      draining = false;
+    }),
   );
 }
+
+/** After the work in hand, when the browser has a moment (Safari has no requestIdleCallback: a short timer). */
+const whenIdle = (work: () => void) => ("requestIdleCallback" in globalThis ? requestIdleCallback(work, { timeout: 1000 }) : setTimeout(work, 100));
 
 /** Every code block in `root`. */
 export function highlightCodeIn(root: ParentNode): void {

@@ -1,0 +1,234 @@
+/**
+ * One turn of a Claude Code session as claude-agent-acp sends it over ACP, for the scripted agent
+ * (test/fixtures/scripted-agent/agent.ts): markdown text streamed in small chunks, with four tool calls
+ * where they happened in it: a Read, an Edit with its diff, a Write of a new file and a Bash run with
+ * coloured output. Every prompt gets the same turn; a reply's details are keyed per reply
+ * (`tool:<toolCallId>`), so the ids repeat from turn to turn as the script does.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+
+/** The scripted agent's steps this script uses: a text chunk, or a session update sent as it is. */
+export type ScriptStep = { chunk: string } | { update: acp.SessionUpdate };
+
+/** About what one streamed delta of Claude's text holds (a few tokens). */
+const TEXT_CHUNK_CHARS = 24;
+
+const ROOT = "/home/dev/shop-api";
+const APP = `${ROOT}/src/app.ts`;
+const BACKOFF = `${ROOT}/src/backoff.ts`;
+
+/** The words the reply ends with: once the page shows them, it shows the whole reply's text. */
+export const REPLY_END_TEXT = "Nothing else needed to change.";
+
+/** The reply's text, cut where its tool calls come: before the Read, the Edit, the Write, the Bash, and after it. */
+const TEXT = [
+  "I'll start by reading `src/app.ts` to see how the request handler calls the upstream service and where the timeout is applied.\n\n",
+  "The handler retries failed upstream calls, but the retry loop never looks at the request's deadline, so a slow upstream keeps " +
+    "the request open long after the client gave up. Three things need to change:\n\n" +
+    "1. Pass the deadline into `fetchWithRetry`.\n" +
+    "2. Stop retrying once less than one backoff interval remains.\n" +
+    "3. Answer **504** instead of hanging when the deadline passes.\n\n",
+  "The retry loop now respects the deadline. I'll move the backoff into a small helper of its own so that it can be tested " +
+    "without a server:\n\n" +
+    "```ts\nexport function backoffMs(attempt: number, baseMs = 100): number {\n  return Math.min(baseMs * 2 ** attempt, 5_000);\n}\n```\n\n",
+  "Let me run the test suite to make sure nothing else depended on the old behaviour.\n\n",
+  "All 42 tests pass. Summary of the change:\n\n" +
+    "- `src/app.ts`: the retry loop stops at the deadline and answers 504 with the upstream's last error.\n" +
+    "- `src/backoff.ts`: the exponential backoff, capped at 5 s, in a module of its own.\n\n" +
+    "The new cases in `test/backoff.test.ts` cover the cap and the first attempt. Background jobs that should keep retrying can " +
+    "still pass `Infinity` as the deadline, which keeps the old behaviour for them; the order worker does that, so its retries " +
+    `are unchanged. ${REPLY_END_TEXT}`,
+];
+
+/** The first 40 lines of src/app.ts, as the Read shows them. */
+const APP_LINES = [
+  'import { serve } from "./server.ts";',
+  'import { log } from "./log.ts";',
+  'import type { Order, OrderStore } from "./orders.ts";',
+  "",
+  'const UPSTREAM = process.env.UPSTREAM_URL ?? "http://localhost:8080";',
+  "const RETRIES = 5;",
+  "const TIMEOUT_MS = 10_000;",
+  "",
+  "export interface Deps {",
+  "  orders: OrderStore;",
+  "  now(): number;",
+  "}",
+  "",
+  "async function fetchWithRetry(path: string, init: RequestInit): Promise<Response> {",
+  "  let lastError: unknown;",
+  "  for (let attempt = 0; attempt < RETRIES; attempt++) {",
+  "    try {",
+  "      const response = await fetch(UPSTREAM + path, init);",
+  "      if (response.status < 500) return response;",
+  '      lastError = new Error("upstream answered " + response.status);',
+  "    } catch (error) {",
+  "      lastError = error;",
+  "    }",
+  "    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));",
+  "  }",
+  "  throw lastError;",
+  "}",
+  "",
+  "export function createApp(deps: Deps) {",
+  "  return serve(async (request) => {",
+  "    const url = new URL(request.url);",
+  '    if (url.pathname === "/orders" && request.method === "POST") {',
+  "      const order = (await request.json()) as Order;",
+  '      const priced = await fetchWithRetry("/price", { method: "POST", body: JSON.stringify(order) });',
+  "      const saved = await deps.orders.save({ ...order, ...(await priced.json()) });",
+  '      log.info("order saved", { id: saved.id, at: deps.now() });',
+  "      return Response.json(saved, { status: 201 });",
+  "    }",
+  '    return new Response("not found", { status: 404 });',
+  "  });",
+];
+const EDITED_LINES = APP_LINES.slice(0, 30);
+/** The same 30 lines with three of them changed: the deadline passed in, checked, and the backoff moved out. */
+const EDITED_NEW_LINES = EDITED_LINES.map((line) =>
+  line.startsWith("async function fetchWithRetry")
+    ? "async function fetchWithRetry(path: string, init: RequestInit, deadline: number): Promise<Response> {"
+    : line.startsWith("  for (let attempt")
+      ? "  for (let attempt = 0; attempt < RETRIES && Date.now() + backoffMs(attempt) < deadline; attempt++) {"
+      : line.startsWith("    await new Promise")
+        ? "    await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));"
+        : line,
+);
+const BACKOFF_LINES = [
+  "/**",
+  " * How long to wait before retry `attempt` (0 for the first): doubling from `baseMs`, capped at five",
+  " * seconds so that a long outage never makes a request wait longer than its deadline allows.",
+  " */",
+  "export function backoffMs(attempt: number, baseMs = 100): number {",
+  "  return Math.min(baseMs * 2 ** attempt, 5_000);",
+  "}",
+  "",
+  "/** Whether another attempt fits before `deadline` (ms since the epoch), its backoff included. */",
+  "export function fitsBefore(deadline: number, attempt: number, now = Date.now()): boolean {",
+  "  return now + backoffMs(attempt) < deadline;",
+  "}",
+  "",
+  "/** The deadline of a request that arrived at `start` and may take `timeoutMs`. */",
+  "export function deadlineOf(start: number, timeoutMs: number): number {",
+  "  return start + timeoutMs;",
+  "}",
+  "",
+  "export const MAX_BACKOFF_MS = 5_000;",
+  "export const BASE_BACKOFF_MS = 100;",
+];
+const green = (text: string) => `\u001b[32m${text}\u001b[39m`;
+const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
+const TEST_OUTPUT = [
+  "",
+  "> shop-api@1.4.0 test",
+  "> vitest run",
+  "",
+  ` ${green("✓")} test/backoff.test.ts ${dim("(4 tests)")} 3ms`,
+  ` ${green("✓")} test/orders.test.ts ${dim("(11 tests)")} 41ms`,
+  ` ${green("✓")} test/app.test.ts ${dim("(14 tests)")} 212ms`,
+  ` ${green("✓")} test/price.test.ts ${dim("(6 tests)")} 18ms`,
+  ` ${green("✓")} test/log.test.ts ${dim("(7 tests)")} 5ms`,
+  "",
+  ` ${dim("Test Files")}  ${green("5 passed")} (5)`,
+  `      ${dim("Tests")}  ${green("42 passed")} (42)`,
+  `   ${dim("Start at")}  14:02:11`,
+  `   ${dim("Duration")}  1.38s (transform 212ms, setup 0ms, collect 540ms, tests 279ms)`,
+  "",
+];
+
+const lines = (all: string[]) => `${all.join("\n")}\n`;
+
+/** The reply's text as the agent streams it: a delta every few tokens. */
+function streamed(text: string): ScriptStep[] {
+  const steps: ScriptStep[] = [];
+  for (let at = 0; at < text.length; at += TEXT_CHUNK_CHARS) steps.push({ chunk: text.slice(at, at + TEXT_CHUNK_CHARS) });
+  return steps;
+}
+
+const completed = (toolCallId: string, content?: acp.ToolCallContent[]): ScriptStep => ({
+  update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", ...(content ? { content } : {}) },
+});
+
+/** A Read of src/app.ts: its path, then the file's first 40 lines as a fenced block. */
+const read: ScriptStep[] = [
+  {
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "toolu-read-1",
+      title: "Read src/app.ts",
+      kind: "read",
+      status: "pending",
+      locations: [{ path: APP }],
+      rawInput: { file_path: APP },
+    },
+  },
+  completed("toolu-read-1", [{ type: "content", content: { type: "text", text: `\`\`\`\n${lines(APP_LINES)}\`\`\`` } }]),
+];
+
+/** An Edit of 30 lines of src/app.ts, three of them changed. */
+const edit: ScriptStep[] = [
+  {
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "toolu-edit-2",
+      title: "Edit src/app.ts",
+      kind: "edit",
+      status: "pending",
+      locations: [{ path: APP }],
+      rawInput: { file_path: APP, old_string: lines(EDITED_LINES), new_string: lines(EDITED_NEW_LINES) },
+      content: [{ type: "diff", path: APP, oldText: lines(EDITED_LINES), newText: lines(EDITED_NEW_LINES) }],
+    },
+  },
+  completed("toolu-edit-2"),
+];
+
+/** A Write of the new src/backoff.ts (20 lines). */
+const write: ScriptStep[] = [
+  {
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "toolu-write-3",
+      title: "Write src/backoff.ts",
+      kind: "edit",
+      status: "pending",
+      locations: [{ path: BACKOFF }],
+      rawInput: { file_path: BACKOFF, content: lines(BACKOFF_LINES) },
+      content: [{ type: "diff", path: BACKOFF, oldText: null, newText: lines(BACKOFF_LINES) }],
+    },
+  },
+  completed("toolu-write-3"),
+];
+
+/** `npm test`, and its 15 lines of coloured output. */
+const bash: ScriptStep[] = [
+  {
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "toolu-bash-4",
+      title: "`npm test`",
+      kind: "execute",
+      status: "pending",
+      rawInput: { command: "npm test", description: "Run tests" },
+    },
+  },
+  completed("toolu-bash-4", [{ type: "content", content: { type: "text", text: lines(TEST_OUTPUT) } }]),
+];
+
+/** The tool calls of one turn. */
+export const TOOL_CALLS_PER_REPLY = 4;
+
+/** One whole turn: text, Read, text, Edit, text, Write, text, Bash, text. */
+export const TURN_STEPS: ScriptStep[] = [
+  ...streamed(TEXT[0]!),
+  ...read,
+  ...streamed(TEXT[1]!),
+  ...edit,
+  ...streamed(TEXT[2]!),
+  ...write,
+  ...streamed(TEXT[3]!),
+  ...bash,
+  ...streamed(TEXT[4]!),
+];
+
+/** The reply's text, whole: what GET /v1/sessions/{id} must hold for every reply. */
+export const REPLY_TEXT = TEXT.join("");
