@@ -82,6 +82,16 @@ export const ConfigFile = Type.Object(
         description: "Where paired machines reach this server, e.g. https://laptop.example.net:7433 (default: the address it listens on).",
       }),
     ),
+    pushLongTurnSeconds: Type.Optional(
+      Type.Number({ minimum: 0, description: "A turn that ran longer than this many seconds (default 60) pushes a notice when it ends (Web Push)." }),
+    ),
+    pushSubject: Type.Optional(
+      Type.String({
+        pattern: "^(mailto:[^@\\s]+@[^@\\s]+|https://\\S+)$",
+        description:
+          "The contact sent to push services with each Web Push (the VAPID subject): your mailto: address or an https: URL (default mailto:atrium@example.com; Apple's service refuses @localhost).",
+      }),
+    ),
     harnesses: Type.Optional(
       Type.Array(
         Type.Object({

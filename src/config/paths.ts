@@ -7,6 +7,8 @@ export interface DataPaths {
   root: string;
   database: string;
   adminToken: string;
+  /** The Web Push (VAPID) key pair, made on first use (0600). */
+  vapidKeys: string;
   config: string;
   logs: string;
   logFile: string;
@@ -40,6 +42,7 @@ export function dataPaths(root: string): DataPaths {
     root,
     database: join(root, "atrium.db"),
     adminToken: join(root, "token"),
+    vapidKeys: join(root, "vapid-keys.json"),
     config: join(root, "config.json"),
     logs: join(root, "logs"),
     logFile: join(root, "logs", "atrium.log"),

@@ -31,6 +31,8 @@ export interface StreamRequest extends EventFilter {
   /** Replay events after this globalEventId; null means live events only, from now. */
   after: number | null;
   authorization?: StreamAuthorization;
+  /** The name of the token that opened it (`admin` too): with `sessionId`, that token watches the session. */
+  tokenName?: string;
 }
 
 const encoder = new TextEncoder();
@@ -200,6 +202,8 @@ export class EventStreamHub {
   /** Open streams per client that named itself, and who is told when a client comes or goes. */
   private readonly clientStreams = new Map<string, number>();
   private readonly presenceListeners: Array<(clientId: string, connected: boolean) => void> = [];
+  /** Open streams per token and the session they are filtered to (`token\nsession`): who watches a session. */
+  private readonly watchers = new Map<string, number>();
   private readonly frames = new FrameCache();
   private authorizationChecks: ReturnType<typeof setInterval> | undefined;
 
@@ -216,12 +220,15 @@ export class EventStreamHub {
   open(request: StreamRequest): ReadableStream<Uint8Array> {
     // Behind the horizon, or from another log (a reset data dir): resuming would silently skip events.
     if (request.after !== null) this.log.checkResumable(request.after);
+    const watching = request.tokenName !== undefined && request.sessionId !== undefined ? `${request.tokenName}\n${request.sessionId}` : undefined;
     const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => {
       this.connections.delete(connection);
       if (request.clientId !== undefined) this.countClient(request.clientId, -1);
+      if (watching !== undefined) countIn(this.watchers, watching, -1);
     });
     this.connections.add(connection);
     if (request.clientId !== undefined) this.countClient(request.clientId, 1);
+    if (watching !== undefined) countIn(this.watchers, watching, 1);
     if (request.authorization) this.checkAuthorizations();
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {
       type: "direct",
@@ -234,6 +241,11 @@ export class EventStreamHub {
   /** Whether a client holds a stream open (it named itself with `clientId`). */
   isConnected(clientId: string): boolean {
     return (this.clientStreams.get(clientId) ?? 0) > 0;
+  }
+
+  /** Whether a stream opened with this token and filtered to this session is open (the console's session page). */
+  isWatching(tokenName: string, sessionId: string): boolean {
+    return (this.watchers.get(`${tokenName}\n${sessionId}`) ?? 0) > 0;
   }
 
   /** Told when a client's first stream opens and when its last one closes. */
@@ -272,6 +284,12 @@ export class EventStreamHub {
       }
     }, this.limits.authorizationCheckMs);
   }
+}
+
+function countIn(counts: Map<string, number>, key: string, delta: number): void {
+  const after = (counts.get(key) ?? 0) + delta;
+  if (after > 0) counts.set(key, after);
+  else counts.delete(key);
 }
 
 /** A token that cannot be checked (the database failing) is not trusted; the client can reconnect. */

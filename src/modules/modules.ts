@@ -5,6 +5,7 @@ import { machinesModule } from "./machines-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
 import { pluginsModule } from "./plugins-module.ts";
+import { pushModule } from "./push-module.ts";
 import type { AtriumModule, ModuleDefinition } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 import { sessionsModule } from "./sessions-module.ts";
@@ -27,6 +28,7 @@ export const MODULES = [
   sessionsModule,
   updatesModule,
   clientsModule,
+  pushModule,
   machinesModule,
   consoleModule,
 ] as const;

@@ -14,6 +14,7 @@ import { pluginsMigration } from "./migrations/0010-plugins.ts";
 import { clientsMigration } from "./migrations/0011-clients.ts";
 import { machinesMigration } from "./migrations/0012-machines.ts";
 import { eventCompactionMigration } from "./migrations/0013-event-compaction.ts";
+import { pushSubscriptionsMigration } from "./migrations/0014-push-subscriptions.ts";
 
 export interface Migration {
   version: number;
@@ -36,6 +37,7 @@ export const migrations: Migration[] = [
   clientsMigration,
   machinesMigration,
   eventCompactionMigration,
+  pushSubscriptionsMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -33,14 +33,17 @@ function resumePoint(request: Request, after: number | undefined): number | null
   return after ?? null;
 }
 
-/** A stream on a named token ends when that token is revoked; the admin token cannot be. */
-function authorizationOf(request: Request, tokens: AccessTokens): StreamAuthorization | undefined {
+/**
+ * The token a stream is opened with (its name tells who watches a session). A stream on a named token
+ * ends when that token is revoked; the admin token cannot be.
+ */
+function streamTokenOf(request: Request, tokens: AccessTokens): { tokenName: string; authorization: StreamAuthorization | undefined } {
   const token = bearerToken(request.headers.get("authorization")) ?? "";
   const identity = tokens.verify(token);
   // Revoked in the instant since the guard's check.
   if (identity === null) throw unauthorized("the bearer token is not valid");
-  if (identity.name === ADMIN_TOKEN_NAME) return undefined;
-  return { tokenName: identity.name, isCurrent: () => tokens.stillValid(token) };
+  if (identity.name === ADMIN_TOKEN_NAME) return { tokenName: identity.name, authorization: undefined };
+  return { tokenName: identity.name, authorization: { tokenName: identity.name, isCurrent: () => tokens.stillValid(token) } };
 }
 
 export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTokens) {
@@ -77,7 +80,7 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
             sessionId: query.sessionId,
             kinds: parseKindList(query.kind),
             clientId: query.clientId,
-            authorization: authorizationOf(request, tokens),
+            ...streamTokenOf(request, tokens),
           }),
           {
             headers: {
