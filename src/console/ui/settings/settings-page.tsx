@@ -6,6 +6,7 @@ import { type Theme, useSettings } from "./console-settings.tsx";
 import { SelectField } from "../shared/fields.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { PhoneSignIn } from "./phone-sign-in.tsx";
+import { PushNotifications } from "./push-notifications.tsx";
 
 const THEMES: { value: Theme; label: string }[] = [
   { value: "system", label: "As the system" },
@@ -54,6 +55,9 @@ export function SettingsPage() {
           />
           Enter sends the prompt (Shift+Enter starts a new line)
         </label>
+      </Group>
+      <Group title="Notifications">
+        <PushNotifications />
       </Group>
       <Group title="Open on your phone">
         <PhoneSignIn />

@@ -8,20 +8,46 @@ export type StreamedEvent = EventRecord;
 /** How long to wait before opening a dropped stream again. */
 const RECONNECT_MS = 1_000;
 
+const pageVisible = () => document.visibilityState !== "hidden";
+
+/** Resolves when the page is visible (at once if it is), or when `stopped` aborts. */
+function whenVisible(stopped: AbortSignal): Promise<void> {
+  if (pageVisible()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const shown = () => {
+      if (!pageVisible() && !stopped.aborted) return;
+      document.removeEventListener("visibilitychange", shown);
+      resolve();
+    };
+    document.addEventListener("visibilitychange", shown);
+    stopped.addEventListener("abort", shown, { once: true });
+  });
+}
+
 /**
  * Follows `GET /v1/events/stream` with the bearer header (which EventSource cannot send), parsing the
  * frames as they come, and opens it again after a drop with `Last-Event-ID`, so nothing is missed.
- * Returns the function that stops it.
+ * While the page is hidden (another tab, a locked phone) the stream is closed: the server then knows
+ * nobody watches (it pushes a notification instead, src/push/), the phone's radio rests, and the page
+ * catches up from its last event when it is shown again. Returns the function that stops it.
  */
 export function followEvents(query: string, onEvent: (event: StreamedEvent) => void): () => void {
-  const abort = new AbortController();
+  const stopped = new AbortController();
+  let connection = new AbortController();
   let lastEventId: string | undefined;
+  const hidden = () => {
+    if (!pageVisible()) connection.abort();
+  };
+  document.addEventListener("visibilitychange", hidden);
   const run = async () => {
-    while (!abort.signal.aborted) {
+    while (!stopped.signal.aborted) {
+      await whenVisible(stopped.signal);
+      if (stopped.signal.aborted) return;
+      connection = new AbortController();
       try {
         const response = await reachingFetch(`/v1/events/stream?${query}`, {
           headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
-          signal: abort.signal,
+          signal: AbortSignal.any([stopped.signal, connection.signal]),
         });
         // A cursor past the newest event (409: the server's data was reset or restored) or behind the
         // log's horizon (410: what followed it was compacted away while the page slept). Resuming would
@@ -53,13 +79,16 @@ export function followEvents(query: string, onEvent: (event: StreamedEvent) => v
           }
         }
       } catch {
-        // dropped or refused: try again below
+        // dropped, refused, or closed because the page was hidden: open again below
       }
-      if (!abort.signal.aborted) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+      if (!stopped.signal.aborted && pageVisible()) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
     }
   };
   void run();
-  return () => abort.abort();
+  return () => {
+    stopped.abort();
+    document.removeEventListener("visibilitychange", hidden);
+  };
 }
 
 /**

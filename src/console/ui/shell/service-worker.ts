@@ -24,14 +24,44 @@ interface KeptResponses {
   put(request: Request | string, response: Answer): Promise<void>;
   addAll(requests: string[]): Promise<void>;
 }
+interface PushEvent extends ExtendableEvent {
+  data: { json(): unknown } | null;
+}
+interface ShownNotification {
+  data: unknown;
+  close(): void;
+}
+interface NotificationEvent extends ExtendableEvent {
+  notification: ShownNotification;
+}
+interface WindowClient {
+  url: string;
+  focus(): Promise<WindowClient>;
+  navigate(url: string): Promise<WindowClient | null>;
+}
 interface WorkerScope {
   location: { origin: string };
   fetch(request: Request | string, init?: { cache?: "no-cache" }): Promise<Answer>;
   caches: { open(name: string): Promise<KeptResponses>; match(request: Request | string): Promise<Answer | undefined> };
   skipWaiting(): Promise<void>;
-  clients: { claim(): Promise<void> };
+  clients: {
+    claim(): Promise<void>;
+    matchAll(options: { type: "window"; includeUncontrolled: boolean }): Promise<WindowClient[]>;
+    openWindow(url: string): Promise<WindowClient | null>;
+  };
+  registration: { showNotification(title: string, options: { body: string; tag: string; data: unknown; icon: string; renotify: boolean }): Promise<void> };
   addEventListener(type: "install" | "activate", listener: (event: ExtendableEvent) => void): void;
   addEventListener(type: "fetch", listener: (event: FetchEvent) => void): void;
+  addEventListener(type: "push", listener: (event: PushEvent) => void): void;
+  addEventListener(type: "notificationclick", listener: (event: NotificationEvent) => void): void;
+}
+
+/** What the server pushes (src/schemas/push.ts PushPayload), as far as the notification needs it. */
+interface Pushed {
+  title: string;
+  body: string;
+  tag: string;
+  url: string;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -90,6 +120,29 @@ scope.addEventListener("fetch", (event) => {
           return response;
         }),
     ),
+  );
+});
+// A push from the server (src/push/): a session asks, a plan waits, a long turn ended or one failed.
+// One notification per session (its tag), the newest replacing the last, and it rings again.
+scope.addEventListener("push", (event) => {
+  const pushed = event.data?.json() as Partial<Pushed> | undefined;
+  if (!pushed?.title) return;
+  const { title, body = "", tag = "atrium", url = "/" } = pushed;
+  event.waitUntil(scope.registration.showNotification(title, { body, tag, data: { url }, icon: "/icon-192.png", renotify: true }));
+});
+
+// Tapping it opens that session: in a console window already open (brought forward), else a new one.
+scope.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const { url } = (event.notification.data ?? {}) as { url?: string };
+  const target = new URL(url ?? "/", scope.location.origin).href;
+  event.waitUntil(
+    scope.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
+      const open = windows.find((window) => new URL(window.url).origin === scope.location.origin);
+      if (!open) return void (await scope.clients.openWindow(target));
+      await open.focus();
+      await open.navigate(target);
+    }),
   );
 });
 export {};
