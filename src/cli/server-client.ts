@@ -8,16 +8,20 @@ const REQUEST_TIMEOUT_MS = 3000;
 /** The running server on this machine: where it listens (server.json, else the configured address) and the admin token. */
 export interface ServerClient {
   url: string;
+  /** Where other devices reach it, as the running server wrote in server.json (none when it is not running). */
+  reachableUrls: string[];
   json<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
 export function serverClient(): ServerClient {
   const paths = cliPaths();
   const config = cliConfig(paths);
-  const url = readRuntimeFile(paths.runtime)?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
+  const runtime = readRuntimeFile(paths.runtime);
+  const url = runtime?.url ?? `http://${config.host ?? DEFAULT_HOST}:${config.port ?? DEFAULT_PORT}`;
   const token = readOrCreateAdminToken(paths.adminToken);
   return {
     url,
+    reachableUrls: runtime?.reachableUrls ?? [],
     async json<T>(method: string, path: string, body?: unknown): Promise<T> {
       const response = await fetch(`${url}${path}`, {
         method,

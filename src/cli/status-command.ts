@@ -8,6 +8,8 @@ import { serverClient } from "./server-client.ts";
 export interface StatusReport {
   running: boolean;
   url: string;
+  /** Where other devices reach it, best first; never a wildcard (docs/remote-access.md). */
+  reachableUrls: string[];
   /** What keeps the server running: a systemd unit, a launchd agent, install.sh's background process. */
   service: ServiceMode;
   health?: Health;
@@ -36,7 +38,7 @@ const summarize = (harness: Harness): HarnessSummary => ({
 /** Asks the running server (found through server.json, else the configured address) how it is. */
 export async function readStatus(): Promise<StatusReport> {
   const server = serverClient();
-  const { url } = server;
+  const { url, reachableUrls } = server;
   const service = await detectServiceMode(cliPaths());
   try {
     const [health, info, harnesses] = await Promise.all([
@@ -45,10 +47,10 @@ export async function readStatus(): Promise<StatusReport> {
       // Not served while the database migrates; the server still runs and says so in health.
       server.json<Harness[]>("GET", "/v1/harnesses").catch(() => undefined),
     ]);
-    return { running: true, url, service, health, info, harnesses: harnesses?.map(summarize) };
+    return { running: true, url, reachableUrls, service, health, info, harnesses: harnesses?.map(summarize) };
   } catch (error) {
     const cause = (error as Error).name === "TimeoutError" ? "it did not answer in time" : (error as Error).message;
-    return { running: false, url, service, error: `atrium is not running at ${url} (${cause})` };
+    return { running: false, url, reachableUrls: [], service, error: `atrium is not running at ${url} (${cause})` };
   }
 }
 
@@ -61,6 +63,7 @@ function printHuman(report: StatusReport): void {
   const lines = [
     `atrium ${health.release.version} (build ${health.release.buildNumber}, ${health.release.channel}) is ${health.status === "ok" ? "running" : "degraded"}`,
     `  url        ${report.url}`,
+    ...report.reachableUrls.filter((reachable) => reachable !== report.url).map((reachable) => `  reachable  ${reachable}`),
     `  pid        ${health.process.pid}, up ${Math.round(health.process.uptimeSeconds)} s`,
     `  database   ${health.database.state}, schema ${health.database.schemaVersion}, ${health.database.journalMode}`,
     ...(health.migration.state === "idle" ? [] : [`  migration  ${describeMigration(health.migration)}`]),

@@ -3,7 +3,10 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 /** What a running server tells the CLI about itself, in `server.json` in the data dir. */
 export interface RuntimeInfo {
   pid: number;
+  /** Where this machine's CLI reaches it. */
   url: string;
+  /** Where other devices reach it, best first (src/system/server-address.ts); absent in files older servers wrote. */
+  reachableUrls?: string[];
   host: string;
   port: number;
   startedAt: string;

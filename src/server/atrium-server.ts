@@ -331,7 +331,15 @@ function announce(
   const { paths, logger, port } = at;
   const url = address.localUrl;
   try {
-    writeRuntimeFile(paths.runtime, { pid: process.pid, url, host: options.host, port, startedAt: at.startedAt.toISOString(), version: buildInfo.version });
+    writeRuntimeFile(paths.runtime, {
+      pid: process.pid,
+      url,
+      reachableUrls: address.reachableUrls,
+      host: options.host,
+      port,
+      startedAt: at.startedAt.toISOString(),
+      version: buildInfo.version,
+    });
   } catch (error) {
     // A full disk must not keep the server from serving reads; only `atrium status` loses its pointer.
     logger.error("server.json could not be written; atrium status will not find this server", { error });

@@ -92,6 +92,11 @@ describe("the right address", () => {
     expect(server.stderr.text).toContain("the bearer token, prompts, replies and files cross the network in clear text");
     expect(server.stdout.text + server.stderr.text).not.toContain("0.0.0.0:");
 
+    const status = await runAtrium(sourceCommand, ["status"], home);
+    expect(status.stdout).toContain(`url        ${server.url}`);
+    for (const address of addresses) expect(status.stdout).toContain(`reachable  http://${address}:${port}`);
+    expect(status.stdout).not.toContain("0.0.0.0");
+
     const printed = await runAtrium(sourceCommand, ["console", "--qr"], home);
     expect(printed.code).toBe(0);
     const links = printed.stdout.split("\n").filter((line) => line.startsWith("http"));
