@@ -17,7 +17,7 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
  */
 const DRAW_BUDGET = { first: 8_192, least: 1_024, most: 65_536 };
 /** A frame longer than this missed the display's refresh. */
-const LONG_FRAME_MS = 20;
+const LONG_FRAME_MS = 30;
 /** The tail is drawn again on each update: its code is coloured once it has been still this long. */
 const TAIL_HIGHLIGHT_MS = 300;
 
@@ -107,15 +107,16 @@ export class MarkdownText extends GrowingText {
     const text = this.target;
     const growing = this.shown !== "" && text.startsWith(this.shown);
     const upTo = growing ? Math.min(text.length, this.shown.length + this.budget) : text.length;
-    this.draw(upTo === text.length ? text : text.slice(0, upTo));
+    this.draw(upTo === text.length ? text : text.slice(0, upTo), growing);
     const behind = upTo < text.length;
     if (behind) this.nextFrame = requestAnimationFrame(this.drawStep);
-    if (this.element) this.element.toggleAttribute("data-drawing", behind);
+    if (this.element && this.element.hasAttribute("data-drawing") !== behind) this.element.toggleAttribute("data-drawing", behind);
   };
 
-  private draw(text: string): void {
+  /** `continues`: the text starts with what is shown (checked once by the caller: a long reply's prefix is megabytes). */
+  private draw(text: string, continues: boolean): void {
     if (!this.element || text === this.shown) return;
-    if (!text.startsWith(this.shown) || !this.settled || !this.tail) this.reset();
+    if (!continues || !this.settled || !this.tail) this.reset();
     const cut = this.cuts.advance(text);
     if (cut.at > this.settledTo) this.settle(text, cut.at, cut.fence);
     while (text.length - this.settledTo > TAIL_LIMIT) {

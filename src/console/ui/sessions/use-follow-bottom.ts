@@ -3,7 +3,11 @@ import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 /** Near enough to the bottom that new text should keep the page scrolled to it. */
 const FOLLOW_MARGIN_PX = 80;
 const atBottom = () => innerHeight + scrollY >= document.documentElement.scrollHeight - FOLLOW_MARGIN_PX;
-const toBottom = () => scrollTo(0, document.documentElement.scrollHeight);
+/** Scrolls to the end, unless it is there already (a scroll costs the frame a scroll event and a repaint). */
+const toBottom = () => {
+  const end = document.documentElement.scrollHeight - innerHeight;
+  if (scrollY < end - 1) scrollTo(0, end);
+};
 
 /**
  * Keeps a session's page at its bottom while the reader is there: after each change (`changes`), and

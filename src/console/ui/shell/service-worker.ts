@@ -140,8 +140,9 @@ scope.addEventListener("notificationclick", (event) => {
     scope.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
       const open = windows.find((window) => new URL(window.url).origin === scope.location.origin);
       if (!open) return void (await scope.clients.openWindow(target));
-      await open.focus();
+      // The session first: bringing the window forward is what a browser may refuse.
       await open.navigate(target);
+      await open.focus();
     }),
   );
 });
