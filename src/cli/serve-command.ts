@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { parseLogLevel } from "../logging/logger.ts";
 import { AtriumServer, CLEAR_TEXT_WARNING } from "../server/atrium-server.ts";
-import { isLoopbackHost } from "../system/server-address.ts";
+import { isLoopbackHost } from "../system/loopback.ts";
 import { terminalQr } from "./terminal-qr.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
@@ -64,7 +64,8 @@ function printWhereToReachIt(server: AtriumServer, host: string): void {
   const { address } = server;
   const elsewhere = address.reachableUrls.filter((url) => url !== server.url);
   for (const url of elsewhere) process.stdout.write(`reachable at ${url}\n`);
-  if (!address.secure && !isLoopbackHost(host)) process.stderr.write(`atrium: warning: ${CLEAR_TEXT_WARNING}\n`);
+  // At a terminal the log's own warning is echoed there already; else it is said once here too.
+  if (!address.secure && !isLoopbackHost(host) && !process.stderr.isTTY) process.stderr.write(`atrium: warning: ${CLEAR_TEXT_WARNING}\n`);
   if (!process.stdout.isTTY) return;
   const link = server.firstSignInLink();
   if (!link) return;

@@ -1,6 +1,7 @@
 import { readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { readRuntimeFile } from "../config/runtime-file.ts";
+import { isLoopbackHost } from "../system/loopback.ts";
 import { CliError, cliConfig, cliPaths } from "./cli-context.ts";
 
 const REQUEST_TIMEOUT_MS = 3000;
@@ -28,9 +29,10 @@ export function serverClient(): ServerClient {
         headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-        // Over https the certificate names the machine for other devices (a tailnet name), not the
-        // address server.json gives; this is the user's own server, found through their own data dir.
-        ...(url.startsWith("https:") ? { tls: { rejectUnauthorized: false } } : {}),
+        // Over https to loopback the certificate names the machine for other devices (a tailnet name),
+        // not 127.0.0.1: this is the user's own server, found through their own data dir. Anywhere else
+        // (a server bound to one LAN address) the certificate is checked as a browser would.
+        ...(url.startsWith("https:") && isLoopbackHost(new URL(url).hostname.replace(/^\[|\]$/g, "")) ? { tls: { rejectUnauthorized: false } } : {}),
       });
       const answer = (await response.json()) as T & { error?: string };
       if (!response.ok) throw new CliError(answer.error ?? `HTTP ${response.status}`);

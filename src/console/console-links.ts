@@ -29,8 +29,8 @@ export class ConsoleLinks {
   constructor(
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
-    /** Where the server is reached from elsewhere, best first (src/system/server-address.ts). */
-    private readonly reachableUrls: readonly string[],
+    /** Where the server is reached from elsewhere, best first, as of now (src/system/server-address.ts). */
+    private readonly reachableUrls: () => readonly string[],
   ) {}
 
   /** A one-time code, for a device if named ("Open on your phone"). */
@@ -40,7 +40,7 @@ export class ConsoleLinks {
     const expiresAt = this.clock.now() + CONSOLE_LINK_TTL_MS;
     this.codes.set(code, { expiresAt, device: deviceName ? deviceSlug(deviceName) : "" });
     // The code rides in the fragment: browsers never send it, so it stays out of logs and proxies.
-    return { code, expiresAt: new Date(expiresAt).toISOString(), urls: this.reachableUrls.map((url) => `${url}/#code=${code}`) };
+    return { code, expiresAt: new Date(expiresAt).toISOString(), urls: this.reachableUrls().map((url) => `${url}/#code=${code}`) };
   }
 
   /** Whether a console ever signed in with a link (its token is still there). */

@@ -1,12 +1,8 @@
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import { unauthorized } from "./http-error.ts";
+import { isLoopbackAddress } from "../system/loopback.ts";
 
 const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
-
-export function isLoopbackAddress(address: string): boolean {
-  const plain = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return plain === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain);
-}
 
 /**
  * A request is local when its peer is a loopback address and no proxy says it came from elsewhere: a

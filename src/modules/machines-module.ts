@@ -33,7 +33,7 @@ export const machinesModule = defineModule({
         name: config.machineName ?? hostname(),
         os: osName(process.platform),
         // A peer is told the first address it can reach (publicUrl leads when set), never a wildcard.
-        url: config.publicUrl ? peerUrl(config.publicUrl, `config.json "publicUrl"`) : (server.reachableUrls[0] ?? server.url),
+        url: config.publicUrl ? peerUrl(config.publicUrl, `config.json "publicUrl"`) : (server.reachableUrls()[0] ?? server.url),
       },
     });
     events.subscribe((event) => {

@@ -6,6 +6,7 @@ import { newId } from "../ids.ts";
 import { PUSH_EVENT_KINDS, type CreatePushSubscriptionBody, type PushSubscription, type UpdatePushSubscriptionBody } from "../schemas/push.ts";
 import type { Store } from "../store/database.ts";
 import type { PushSubscriptionRepository, StoredPushSubscription } from "../store/push-subscription-repository.ts";
+import { isLoopbackHost } from "../system/loopback.ts";
 
 /** Subscriptions one token may hold: a few devices, with room; the list stays one short page. */
 export const MAX_SUBSCRIPTIONS_PER_TOKEN = 50;
@@ -17,11 +18,6 @@ export interface PushSubscriptionsDeps {
 }
 
 const invalid = (field: string, expected: string) => new InvalidInputError(`body field "${field}" is invalid: expected ${expected}`);
-
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 /** The push service's URL: absolute, https (a phone's push service is), http only on a loopback host (a local one in tests). */
 function checkEndpoint(endpoint: string): URL {

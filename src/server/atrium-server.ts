@@ -8,7 +8,7 @@ import { EventStreamHub, defaultStreamLimits } from "../events/event-stream-hub.
 import { EventCompactor, defaultCompactionTuning, type CompactionTuning, type RetentionPolicy } from "../events/event-compactor.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { createHttpApp, serveOn } from "../http/app.ts";
-import { isLoopbackAddress } from "../http/auth-guard.ts";
+import { isLoopbackHost } from "../system/loopback.ts";
 import { startEarlyListener, type EarlyListener } from "../http/early-listener.ts";
 import { hostCheck } from "../http/host-check.ts";
 import { RefusalLog } from "../http/refusal-log.ts";
@@ -191,7 +191,8 @@ export class AtriumServer {
         unavailableReason: () => (migration.status().state === "idle" ? undefined : migration.unavailableReason()),
       });
       bindAddress.port = listener.server.port ?? options.port;
-      const address = serverAddress({ host: options.host, port: bindAddress.port, certificatePem: tls?.cert, publicUrl: options.config.publicUrl });
+      const listenSpec = { host: options.host, port: bindAddress.port, certificatePem: tls?.cert, publicUrl: options.config.publicUrl };
+      const address = serverAddress(listenSpec);
       announce(options, address, { paths, logger, startedAt, port: bindAddress.port, pending: migration.pending });
       // A moment for the event loop before the rest is built: a health check that is already waiting
       // (a supervisor polls as soon as the port answers) is served now, not after the build. A timer,
@@ -244,7 +245,8 @@ export class AtriumServer {
           stop: () => started?.stop() ?? Promise.resolve(),
           migrationState: () => migration.status().state,
           url: address.agentUrl,
-          reachableUrls: address.reachableUrls,
+          // Read again each time: the network may have come up, or changed, since the start.
+          reachableUrls: () => serverAddress(listenSpec).reachableUrls,
         },
         modules: new BuiltModules(),
       };
@@ -346,7 +348,7 @@ function announce(
   }
   const listening = { url, reachableUrls: address.reachableUrls, pid: process.pid, version: buildInfo.version, dataDir: paths.root };
   logger.info(at.pending ? "listening while the database migrates" : "listening", listening);
-  if (!isLoopbackAddress(options.host) && options.host !== "localhost") {
+  if (!isLoopbackHost(options.host)) {
     if (address.secure) logger.warn("listening beyond this machine over https; every request needs a bearer token", { host: options.host });
     else logger.warn(CLEAR_TEXT_WARNING, { host: options.host });
   }

@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
+import { canonicalAddress, isLoopbackHost } from "./loopback.ts";
 
 /** Where a server listens, as it was asked to. */
 export interface ListenSpec {
@@ -16,7 +17,7 @@ export interface ServerAddress {
   secure: boolean;
   /** For this machine's own CLI: the bound address, or loopback when bound to every interface. */
   localUrl: string;
-  /** For this machine's agents (plugin tools): the certificate's name where it has one, so https checks pass. */
+  /** For this machine's agents (plugin tools): over https a name the certificate is good for, loopback where it has one. */
   agentUrl: string;
   /** For other devices, best first: publicUrl, the certificate's names, then each interface's address; never a wildcard. */
   reachableUrls: string[];
@@ -26,13 +27,11 @@ const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
 
 export const isWildcardHost = (host: string): boolean => WILDCARD_HOSTS.has(host);
 
-export const isLoopbackHost = (host: string): boolean => host === "localhost" || host === "::1" || /^127\./.test(host);
-
 const urlOf = (scheme: string, host: string, port: number) => `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
 /**
  * The names a certificate is good for, as a browser checks them: its subjectAltName DNS names (a
- * wildcard name is no address) and IP addresses.
+ * wildcard name is no address) and IP addresses, in their shortest form (`::1`, not `0:0:0:0:0:0:0:1`).
  */
 export function certificateNames(pem: string): string[] {
   const altNames = new X509Certificate(pem).subjectAltName ?? "";
@@ -42,7 +41,7 @@ export function certificateNames(pem: string): string[] {
     .flatMap((entry) => {
       const [kind, value] = [entry.slice(0, entry.indexOf(":")), entry.slice(entry.indexOf(":") + 1)];
       if (kind === "DNS" && !value.startsWith("*")) return [value];
-      if (kind === "IP Address") return [value];
+      if (kind === "IP Address") return [canonicalAddress(value)];
       return [];
     });
 }
@@ -58,17 +57,36 @@ function interfaceAddresses(host: string, interfaces: NodeJS.Dict<NetworkInterfa
   return [...wanted.filter((info) => info.family === "IPv4"), ...wanted.filter((info) => info.family === "IPv6")].map((info) => info.address);
 }
 
+/**
+ * Where the server is reached. The machine's interfaces are read at each call: a service starts
+ * before the network is up, and a laptop moves between networks.
+ *   - Bound to every interface: publicUrl, the certificate's DNS names and those of its IP addresses
+ *     the machine has, then every interface address.
+ *   - Bound to one address beyond loopback: publicUrl, the certificate's DNS names (one may point at
+ *     it), then the address.
+ *   - Bound to loopback: publicUrl (a proxy in front), then the loopback address; nothing else can
+ *     reach it, which the console says when it shows a QR code.
+ */
 export function serverAddress(spec: ListenSpec, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): ServerAddress {
   const secure = spec.certificatePem !== undefined;
   const scheme = secure ? "https" : "http";
   const wildcard = isWildcardHost(spec.host);
+  const loopbackBind = !wildcard && isLoopbackHost(spec.host);
   const localUrl = urlOf(scheme, wildcard ? (spec.host.includes(":") ? "::1" : "127.0.0.1") : spec.host, spec.port);
   const names = spec.certificatePem ? certificateNames(spec.certificatePem) : [];
-  const byName = names.filter((name) => !isLoopbackHost(name)).map((name) => urlOf(scheme, name, spec.port));
-  const byInterface = wildcard ? interfaceAddresses(spec.host, interfaces).map((address) => urlOf(scheme, address, spec.port)) : [];
-  const reachable = [...(spec.publicUrl ? [spec.publicUrl.replace(/\/+$/, "")] : []), ...byName, ...byInterface];
-  // Bound to one address (loopback included), that address is where it is; a wildcard with no
-  // interface up has loopback left.
-  if (!wildcard || reachable.length === 0) reachable.push(wildcard ? localUrl : urlOf(scheme, spec.host, spec.port));
-  return { secure, localUrl, agentUrl: secure && byName[0] ? byName[0] : localUrl, reachableUrls: [...new Set(reachable)] };
+  const dnsNames = names.filter((name) => !isLoopbackHost(name) && !name.includes(":") && !/^\d+\.\d+\.\d+\.\d+$/.test(name));
+  const machine = wildcard ? interfaceAddresses(spec.host, interfaces) : [];
+  const certified = names.filter((name) => machine.includes(name));
+  const reachable = [
+    ...(spec.publicUrl ? [spec.publicUrl.replace(/\/+$/, "")] : []),
+    ...(loopbackBind ? [] : dnsNames.map((name) => urlOf(scheme, name, spec.port))),
+    ...certified.map((address) => urlOf(scheme, address, spec.port)),
+    ...machine.map((address) => urlOf(scheme, address, spec.port)),
+    ...(wildcard ? [] : [urlOf(scheme, spec.host, spec.port)]),
+  ];
+  if (reachable.length === 0) reachable.push(localUrl);
+  // Agents run on this machine: a loopback name the certificate covers needs no name resolution.
+  const loopbackName = names.find((name) => isLoopbackHost(name) && (wildcard || loopbackBind));
+  const agentUrl = !secure ? localUrl : loopbackName ? urlOf(scheme, loopbackName, spec.port) : dnsNames[0] ? urlOf(scheme, dnsNames[0], spec.port) : localUrl;
+  return { secure, localUrl, agentUrl, reachableUrls: [...new Set(reachable)] };
 }

@@ -147,10 +147,8 @@ describe("sessions in the console", () => {
     expect(await reply.locator("a").evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual(["https://example.com"]);
     expect(await page.evaluate("window.replyRan === undefined")).toBe(true);
     // The reply from its heading, below the page's sticky top bar.
-    await reply.getByRole("heading", { name: "Done", level: 2 }).evaluate((heading) => {
-      heading.scrollIntoView({ block: "start" });
-      scrollBy(0, -120);
-    });
+    await reply.getByRole("heading", { name: "Done", level: 2 }).evaluate((heading) => heading.scrollIntoView({ block: "start" }));
+    await page.evaluate("scrollBy(0, -120)");
     await screenshot(page, "console-session-markdown-phone");
     expect(problems).toEqual([]);
     await page.context().close();

@@ -77,8 +77,8 @@ describe("console settings", () => {
     await group.getByText("a phone cannot open this address").waitFor();
     await screenshot(page, "console-open-on-phone-desktop");
 
-    const phone = await atrium.open(PHONE, "/");
-    await phone.page.goto(link!);
+    // The phone opens the link as its camera would: a first load of the page at that address.
+    const phone = await atrium.open(PHONE, link!.slice(atrium.serve.url.length));
     await phone.page.getByRole("link", { name: "Sessions" }).waitFor();
     // Signed in with a token of its own, named after the device (the list `atrium token list` prints).
     expect(await phone.page.evaluate(() => localStorage.getItem("atrium.token"))).toMatch(/.{20,}/);

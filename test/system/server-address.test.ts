@@ -39,13 +39,32 @@ describe("where a server is reached", () => {
     expect(serverAddress({ host: "0.0.0.0", port: 7433 }, { lo: INTERFACES.lo }).reachableUrls).toEqual(["http://127.0.0.1:7433"]);
   });
 
-  test("over https the certificate's names come first (a wildcard name is no address), and agents use its name", async () => {
+  test("over https the certificate's names come first (a wildcard name is no address); agents use a loopback name it covers", async () => {
     const certificate = await makeTestCertificate(dir.path, { dns: ["laptop.tail1234.ts.net", "*.example.net", "localhost"], ips: ["100.101.102.103"] });
     expect(certificateNames(certificate.cert)).toEqual(["laptop.tail1234.ts.net", "localhost", "100.101.102.103"]);
     const address = serverAddress({ host: "0.0.0.0", port: 7433, certificatePem: certificate.cert }, INTERFACES);
     expect(address.secure).toBe(true);
     expect(address.reachableUrls).toEqual(["https://laptop.tail1234.ts.net:7433", "https://100.101.102.103:7433", "https://192.168.1.20:7433"]);
-    expect(address.agentUrl).toBe("https://laptop.tail1234.ts.net:7433");
+    expect(address.agentUrl).toBe("https://localhost:7433");
     expect(address.localUrl).toBe("https://127.0.0.1:7433");
+  });
+
+  test("a certificate as mkcert makes one (::1 spelled out): loopback is never offered; without a loopback name agents use its first name", async () => {
+    const mkcert = await makeTestCertificate(dir.path, { dns: ["laptop.local"], ips: ["192.168.1.20", "127.0.0.1", "0:0:0:0:0:0:0:1"] });
+    expect(certificateNames(mkcert.cert)).toEqual(["laptop.local", "192.168.1.20", "127.0.0.1", "::1"]);
+    const wide = serverAddress({ host: "::", port: 7433, certificatePem: mkcert.cert }, INTERFACES);
+    expect(wide.reachableUrls).toEqual([
+      "https://laptop.local:7433",
+      "https://192.168.1.20:7433",
+      "https://100.101.102.103:7433",
+      "https://[2001:db8::20]:7433",
+    ]);
+    expect(wide.agentUrl).toBe("https://127.0.0.1:7433");
+    // On loopback only, nothing else is offered: the console then says a phone cannot reach it.
+    expect(serverAddress({ host: "127.0.0.1", port: 7433, certificatePem: mkcert.cert }, INTERFACES).reachableUrls).toEqual(["https://127.0.0.1:7433"]);
+    const tailnet = await makeTestCertificate(dir.path, { dns: ["laptop.tail1234.ts.net"], ips: [] });
+    const onTailnet = serverAddress({ host: "100.101.102.103", port: 7433, certificatePem: tailnet.cert }, INTERFACES);
+    expect(onTailnet.reachableUrls).toEqual(["https://laptop.tail1234.ts.net:7433", "https://100.101.102.103:7433"]);
+    expect(onTailnet.agentUrl).toBe("https://laptop.tail1234.ts.net:7433");
   });
 });

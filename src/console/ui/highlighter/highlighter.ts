@@ -31,7 +31,13 @@ const classNames = (node: Element): string[] => {
 const highlighter: Highlighter = {
   knows: (language) => language !== "" && lowlight.registered(language),
   runs(code, language) {
-    const tree: Root = lowlight.highlight(language, code);
+    let tree: Root;
+    try {
+      tree = lowlight.highlight(language, code);
+    } catch {
+      // highlight.js gives up on some input (its guard against a grammar looping): the code stays plain.
+      return [{ text: code, classes: "" }];
+    }
     const runs: StyledRun[] = [];
     flatten(tree.children as ElementContent[], "", runs);
     return runs;

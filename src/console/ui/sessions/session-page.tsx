@@ -12,7 +12,7 @@ import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels
 import { pageHref } from "../shell/router.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
-import { readDetailsAhead } from "./use-reply-details.ts";
+import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
 import { NEWEST_READ_AT_ONCE } from "./conversation.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
@@ -64,6 +64,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     return () => {
       stopped = true;
       stop();
+      forgetDetailsAhead();
     };
   }, [sessionId]);
 

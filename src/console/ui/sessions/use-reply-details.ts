@@ -33,10 +33,16 @@ export function readDetailsAhead(sessionId: string, itemIds: string[]): void {
   }
 }
 
-function takeStarted(itemId: string): Promise<DetailEntry[]> | undefined {
+/** The read started ahead for this reply, if any and if nothing changed since (else it may be stale). */
+function takeStarted(itemId: string, changes: number): Promise<DetailEntry[]> | undefined {
   const read = started.get(itemId);
   started.delete(itemId);
-  return read;
+  return changes === 0 ? read : undefined;
+}
+
+/** Reads started ahead that no reply took (the page closed first) are dropped with the page. */
+export function forgetDetailsAhead(): void {
+  started.clear();
 }
 
 export interface ReplyDetails {
@@ -83,7 +89,7 @@ export function useReplyDetails(sessionId: string, itemId: string, changes: numb
     const read = () => {
       state.busy = true;
       state.again = false;
-      (takeStarted(itemId) ?? readAllDetails(sessionId, itemId))
+      (takeStarted(itemId, changes) ?? readAllDetails(sessionId, itemId))
         .then(
           (entries) => state.live && setDetails({ entries, error: null }),
           (failure) => state.live && setDetails((current) => ({ ...current, error: failureText(failure) })),

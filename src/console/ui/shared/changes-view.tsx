@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { ChangedFile, ChangeList, FileDiff } from "../../../schemas/changes.ts";
 import { api } from "./api.ts";
 import { patchRows } from "./diff-rows.ts";
@@ -21,6 +21,8 @@ function ChangedFileRow({ source, file }: { source: string; file: ChangedFile })
   const [diff, setDiff] = useState<FileDiff | null>(null);
   const [open, setOpen] = useState(false);
   const action = useAction();
+  // Parsed once per diff read: the page draws again on every event while a session streams.
+  const rows = useMemo(() => (diff?.diff ? patchRows(diff.diff) : []), [diff]);
   const toggle = () => {
     setOpen(!open);
     if (!open && !diff) void action.run(async () => setDiff(await api<FileDiff>("GET", `${source}/changes/diff?path=${encodeURIComponent(file.path)}`)));
@@ -37,7 +39,7 @@ function ChangedFileRow({ source, file }: { source: string; file: ChangedFile })
           {diff.diff === null ? (
             <p class="quiet">{diff.binary ? "A binary file: no diff to show." : "Over 1 MiB: named, not shown."}</p>
           ) : (
-            <DiffTable rows={patchRows(diff.diff)} language={languageOfPath(file.path)} />
+            <DiffTable rows={rows} language={languageOfPath(file.path)} />
           )}
         </figure>
       )}

@@ -1,18 +1,16 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type DiffLine, type DiffRow, diffRows, splitRows } from "./diff-rows.ts";
 import { type Highlighter, languageOfPath } from "./highlight.ts";
-import { overlayRuns } from "./highlighted-pieces.ts";
+import { type HighlightedPiece, overlayRuns } from "./highlighted-pieces.ts";
 import { useHighlighter } from "./use-highlighter.ts";
 
 const SIGN = { context: " ", removed: "−", added: "+" } as const;
 
-/** A line as highlighted on its own (a diff shows lines, not whole files), its changed words marked. */
-function Pieces({ line, highlighter, language }: { line: DiffLine; highlighter: Highlighter | undefined; language: string }) {
-  if (!highlighter) return <>{line.pieces.map((piece, index) => (piece.changed ? <mark key={index}>{piece.text}</mark> : piece.text))}</>;
-  const runs = highlighter.runs(line.pieces.map((piece) => piece.text).join(""), language);
+/** A line's pieces: coloured where the highlighter gave classes, the changed words marked. */
+function Pieces({ pieces }: { pieces: readonly HighlightedPiece[] }) {
   return (
     <>
-      {overlayRuns(line.pieces, runs).map((piece, index) => {
+      {pieces.map((piece, index) => {
         const coloured = piece.classes ? (
           <span key={index} class={piece.classes}>
             {piece.text}
@@ -24,6 +22,20 @@ function Pieces({ line, highlighter, language }: { line: DiffLine; highlighter: 
       })}
     </>
   );
+}
+
+/**
+ * Each line as highlighted on its own (a diff shows lines, not whole files), worked out once per diff:
+ * a page that draws again every frame (a streaming reply) must not run the grammars again.
+ */
+function colouredLines(rows: DiffRow[], highlighter: Highlighter | undefined, language: string): Map<DiffLine, HighlightedPiece[]> {
+  const coloured = new Map<DiffLine, HighlightedPiece[]>();
+  for (const row of rows) {
+    if (row.kind === "skipped") continue;
+    const text = row.pieces.map((piece) => piece.text).join("");
+    coloured.set(row, highlighter ? overlayRuns(row.pieces, highlighter.runs(text, language)) : row.pieces.map((piece) => ({ ...piece, classes: "" })));
+  }
+  return coloured;
 }
 
 /** Wide enough for two columns of code side by side (the diff's own width: a side panel stays unified). */
@@ -67,6 +79,7 @@ export function DiffView({ path, oldText, newText }: { path: string; oldText: st
 /** A diff's rows: unified with line numbers where it is narrow, side by side where it is wide. */
 export function DiffTable({ rows, language }: { rows: DiffRow[]; language: string }) {
   const highlighter = useHighlighter(language);
+  const coloured = useMemo(() => colouredLines(rows, highlighter, language), [rows, highlighter, language]);
   const box = useRef<HTMLDivElement>(null);
   const [sideBySide, setSideBySide] = useState(false);
   useEffect(() => {
@@ -78,22 +91,18 @@ export function DiffTable({ rows, language }: { rows: DiffRow[]; language: strin
   }, []);
   return (
     <div class="diff-scroll" ref={box}>
-      {sideBySide ? (
-        <SplitTable rows={rows} highlighter={highlighter} language={language} />
-      ) : (
-        <UnifiedTable rows={rows} highlighter={highlighter} language={language} />
-      )}
+      {sideBySide ? <SplitTable rows={rows} coloured={coloured} /> : <UnifiedTable rows={rows} coloured={coloured} />}
     </div>
   );
 }
 
 interface TableProps {
   rows: DiffRow[];
-  highlighter: Highlighter | undefined;
-  language: string;
+  /** Each line's pieces, coloured (colouredLines). */
+  coloured: Map<DiffLine, HighlightedPiece[]>;
 }
 
-function UnifiedTable({ rows, highlighter, language }: TableProps) {
+function UnifiedTable({ rows, coloured }: TableProps) {
   return (
     <table class="diff-unified">
       <tbody>
@@ -108,7 +117,7 @@ function UnifiedTable({ rows, highlighter, language }: TableProps) {
               <td class="diff-number">{row.newNumber ?? ""}</td>
               <td class="diff-sign">{SIGN[row.kind]}</td>
               <td class="diff-text">
-                <Pieces line={row} highlighter={highlighter} language={language} />
+                <Pieces pieces={coloured.get(row) ?? []} />
               </td>
             </tr>
           ),
@@ -118,7 +127,7 @@ function UnifiedTable({ rows, highlighter, language }: TableProps) {
   );
 }
 
-function SplitTable({ rows, highlighter, language }: TableProps) {
+function SplitTable({ rows, coloured }: TableProps) {
   const split = useMemo(() => splitRows(rows), [rows]);
   return (
     <table class="diff-split">
@@ -131,13 +140,9 @@ function SplitTable({ rows, highlighter, language }: TableProps) {
           ) : (
             <tr key={index}>
               <td class="diff-number">{row.left?.oldNumber ?? ""}</td>
-              <td class={`diff-text diff-${row.left?.kind ?? "empty"}`}>
-                {row.left && <Pieces line={row.left} highlighter={highlighter} language={language} />}
-              </td>
+              <td class={`diff-text diff-${row.left?.kind ?? "empty"}`}>{row.left && <Pieces pieces={coloured.get(row.left) ?? []} />}</td>
               <td class="diff-number">{row.right?.newNumber ?? ""}</td>
-              <td class={`diff-text diff-${row.right?.kind ?? "empty"}`}>
-                {row.right && <Pieces line={row.right} highlighter={highlighter} language={language} />}
-              </td>
+              <td class={`diff-text diff-${row.right?.kind ?? "empty"}`}>{row.right && <Pieces pieces={coloured.get(row.right) ?? []} />}</td>
             </tr>
           ),
         )}

@@ -17,6 +17,7 @@ function whenVisible(stopped: AbortSignal): Promise<void> {
     const shown = () => {
       if (!pageVisible() && !stopped.aborted) return;
       document.removeEventListener("visibilitychange", shown);
+      stopped.removeEventListener("abort", shown);
       resolve();
     };
     document.addEventListener("visibilitychange", shown);

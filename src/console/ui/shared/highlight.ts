@@ -59,7 +59,14 @@ function colour(code: HTMLElement, highlighter: Highlighter): void {
 function drain(highlighter: Highlighter): void {
   const end = performance.now() + SLICE_MS;
   let done = 0;
-  while (done < waiting.length && performance.now() < end) colour(waiting[done++]!, highlighter);
+  while (done < waiting.length && performance.now() < end) {
+    const code = waiting[done++]!;
+    try {
+      colour(code, highlighter);
+    } catch {
+      // This block stays plain; the rest are still coloured.
+    }
+  }
   waiting.splice(0, done);
   if (waiting.length > 0) setTimeout(() => drain(highlighter), 0);
   else draining = false;

@@ -125,9 +125,13 @@ scope.addEventListener("fetch", (event) => {
 // A push from the server (src/push/): a session asks, a plan waits, a long turn ended or one failed.
 // One notification per session (its tag), the newest replacing the last, and it rings again.
 scope.addEventListener("push", (event) => {
-  const pushed = event.data?.json() as Partial<Pushed> | undefined;
-  if (!pushed?.title) return;
-  const { title, body = "", tag = "atrium", url = "/" } = pushed;
+  let pushed: Partial<Pushed> = {};
+  try {
+    pushed = (event.data?.json() ?? {}) as Partial<Pushed>;
+  } catch {
+    // Not ours or not JSON: still shown (a push the user is never shown can cost the subscription).
+  }
+  const { title = "Atrium", body = "", tag = "atrium", url = "/" } = pushed;
   event.waitUntil(scope.registration.showNotification(title, { body, tag, data: { url }, icon: "/icon-192.png", renotify: true }));
 });
 
@@ -139,10 +143,11 @@ scope.addEventListener("notificationclick", (event) => {
   event.waitUntil(
     scope.clients.matchAll({ type: "window", includeUncontrolled: true }).then(async (windows) => {
       const open = windows.find((window) => new URL(window.url).origin === scope.location.origin);
-      if (!open) return void (await scope.clients.openWindow(target));
-      // The session first: bringing the window forward is what a browser may refuse.
-      await open.navigate(target);
-      await open.focus();
+      // The session first: bringing the window forward is what a browser may refuse. A window this
+      // worker does not control refuses navigate(); a new window is opened then.
+      const navigated = await open?.navigate(target).catch(() => null);
+      if (!open || !navigated) return void (await scope.clients.openWindow(target));
+      await navigated.focus().catch(() => undefined);
     }),
   );
 });
