@@ -473,6 +473,9 @@ function agentSuite(agent: AgentFacts): void {
     expect(lastReply(settled)!.stopReason).toBe("cancelled");
     expect(chunks.join("").startsWith(lastReply(settled)!.text.trim())).toBe(true);
     provider.clear();
+    // A cancel may stop the agent (Gemini's is stopped 2 s after one), and the next turn's start loads
+    // the session: in the minute it was created, Gemini would wipe it (a fast run failed so).
+    await loadableMinute();
   });
 
   turnTest("the agent killed mid-question: the question ends with an event, a late answer is refused, the next turn works", () =>
