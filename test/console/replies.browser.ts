@@ -186,7 +186,9 @@ describe("a real agent's reply in the console", () => {
 
     await cards.nth(0).locator("summary").click();
     await cards.nth(3).locator("summary").click();
-    await cards.nth(1).evaluate((card) => card.scrollIntoView({ block: "start" }));
+    // From the reply's first card, below the page's sticky top bar.
+    await cards.nth(0).evaluate((card) => card.scrollIntoView({ block: "start" }));
+    await page.evaluate("scrollBy(0, -110)");
     await screenshot(page, "console-reply-tool-cards-phone");
     expect(problems).toEqual([]);
     await page.context().close();
