@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import consolePage from "./ui/index.html";
 import highlighterPage from "./ui/highlighter/highlighter.html";
 import { pwaFiles } from "./pwa-files.ts";
+import { compressFile, type ContentEncoding } from "./compressed-file.ts";
 
 /** One file of the console as it is served. */
 export interface ConsoleFile {
@@ -10,7 +11,14 @@ export interface ConsoleFile {
   etag: string;
   /** The page itself is asked for again each time; its scripts and styles have hashed names. */
   immutable: boolean;
+  /** How `body` is encoded, when it is a compressed copy. */
+  encoding?: ContentEncoding;
 }
+
+/** Below this a file is sent as it is: compression would save less than its headers cost. */
+const COMPRESS_FROM_BYTES = 1024;
+/** Already compressed in their own format. */
+const INCOMPRESSIBLE = /^image\/(png|jpeg|webp)/;
 
 type ConsoleFiles = Map<string, ConsoleFile>;
 
@@ -67,8 +75,34 @@ const pageFiles = (page: typeof consolePage, routes: PageRoutes) => builtFiles(p
  */
 export class ConsoleAssets {
   private files: Promise<ConsoleFiles> | undefined;
+  /** Compressed copies, made on first request (once per server: the files never change under a build). */
+  private readonly compressed = new Map<string, Promise<ConsoleFile>>();
 
-  async get(path: string): Promise<ConsoleFile | undefined> {
+  /**
+   * The file at `path`, in `encoding` when given and worth it (its own bytes otherwise): a compressed
+   * copy has an ETag of its own, as a different representation must (RFC 9110 §8.8.3).
+   */
+  async get(path: string, encoding?: ContentEncoding): Promise<ConsoleFile | undefined> {
+    const file = await this.original(path);
+    if (!file || !encoding || file.body.size < COMPRESS_FROM_BYTES || INCOMPRESSIBLE.test(file.contentType)) return file;
+    const key = `${encoding} ${path}`;
+    let copy = this.compressed.get(key);
+    if (!copy) {
+      // A bundled file run from source is a build artifact, which has arrayBuffer() but not bytes().
+      copy = file.body.arrayBuffer().then((buffer) => ({
+        ...file,
+        body: new Blob([compressFile(new Uint8Array(buffer), encoding)]),
+        etag: `${file.etag.slice(0, -1)}-${encoding}"`,
+        encoding,
+      }));
+      // A copy that failed is made again on the next request, not kept failed.
+      copy.catch(() => this.compressed.delete(key));
+      this.compressed.set(key, copy);
+    }
+    return copy;
+  }
+
+  private async original(path: string): Promise<ConsoleFile | undefined> {
     this.files ??= Promise.all([pageFiles(consolePage, CONSOLE_ROUTES), pageFiles(highlighterPage, HIGHLIGHTER_ROUTES), pwaFiles()])
       .then(([page, highlighter, pwa]) => new Map([...page, ...highlighter, ...pwa]))
       .catch((error: unknown) => {

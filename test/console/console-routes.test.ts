@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { brotliDecompressSync } from "node:zlib";
 import { CONSOLE_CSP } from "../../src/http/routes/console-routes.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -37,6 +38,35 @@ describe("the console's files", () => {
       expect(served.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
       const again = await fetch(t.url + file, { headers: { "if-none-match": served.headers.get("etag")! } });
       expect(again.status).toBe(304);
+    }
+  });
+
+  test("scripts and styles go compressed as the browser asks (brotli, else gzip), each encoding with its own ETag; small files and images as they are", async () => {
+    const html = await (await fetch(`${t.url}/`, { headers: { "accept-encoding": "br, gzip" } })).text();
+    const script = referencedFiles(html).find((file) => file.endsWith(".js"))!;
+    const fetchAs = (acceptEncoding: string, etag?: string) =>
+      fetch(t.url + script, { headers: { "accept-encoding": acceptEncoding, ...(etag ? { "if-none-match": etag } : {}) }, decompress: false } as RequestInit);
+    const plain = await fetchAs("identity");
+    const bytes = new Uint8Array(await plain.arrayBuffer());
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("accept-encoding");
+    const br = await fetchAs("gzip, deflate, br, zstd");
+    expect(br.headers.get("content-encoding")).toBe("br");
+    const brotli = new Uint8Array(await br.arrayBuffer());
+    expect(brotli.length).toBeLessThan(bytes.length / 2);
+    expect(new Uint8Array(brotliDecompressSync(brotli))).toEqual(bytes);
+    const gz = await fetchAs("gzip");
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(new Uint8Array(Bun.gunzipSync(new Uint8Array(await gz.arrayBuffer())))).toEqual(bytes);
+    const etags = [plain, br, gz].map((response) => response.headers.get("etag"));
+    expect(new Set(etags).size).toBe(3);
+    expect((await fetchAs("br", br.headers.get("etag")!)).status).toBe(304);
+    // The plain copy's ETag does not stand for the brotli one.
+    expect((await fetchAs("br", plain.headers.get("etag")!)).status).toBe(200);
+    for (const small of ["/", "/icon-192.png"]) {
+      expect(
+        (await fetch(t.url + small, { headers: { "accept-encoding": "br" }, decompress: false } as RequestInit)).headers.get("content-encoding"),
+      ).toBeNull();
     }
   });
 

@@ -3,6 +3,7 @@ import type { ConsoleAssets } from "../../console/console-assets.ts";
 import type { ConsoleLinks } from "../../console/console-links.ts";
 import { NotFoundError } from "../../errors.ts";
 import { defineRoute } from "../route.ts";
+import { chooseEncoding } from "../content-encoding.ts";
 import { ConsoleLink, ConsoleLinkBody } from "../../schemas/console.ts";
 
 /**
@@ -20,13 +21,16 @@ const CONSOLE_HEADERS = {
 };
 
 async function serveFile(assets: ConsoleAssets, path: string, request: Request): Promise<Response> {
-  const file = await assets.get(path);
+  const file = await assets.get(path, chooseEncoding(request.headers.get("accept-encoding")));
   if (!file) throw new NotFoundError(`no route GET ${path}`);
-  const headers = {
+  const headers: Record<string, string> = {
     ...CONSOLE_HEADERS,
     "content-type": file.contentType,
     etag: file.etag,
     "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
+    // A cache keeps one copy per encoding the client takes.
+    vary: "accept-encoding",
+    ...(file.encoding ? { "content-encoding": file.encoding } : {}),
   };
   if (request.headers.get("if-none-match") === file.etag) return new Response(null, { status: 304, headers });
   return new Response(file.body, { headers });
