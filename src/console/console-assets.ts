@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import consolePage from "./ui/index.html";
 import highlighterPage from "./ui/highlighter/highlighter.html";
 import { pwaFiles } from "./pwa-files.ts";
-import { compressFile, type ContentEncoding } from "./compressed-file.ts";
+import { compressFile, type ContentEncoding } from "../system/compression.ts";
 
 /** One file of the console as it is served. */
 export interface ConsoleFile {

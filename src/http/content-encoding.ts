@@ -1,13 +1,19 @@
-import type { ContentEncoding } from "../console/compressed-file.ts";
+import type { ContentEncoding } from "../system/compression.ts";
 
-/** Preferred when a client takes both as much: brotli is smaller for text (the console's script: 72 KB against 77). */
-const PREFERENCE: ContentEncoding[] = ["br", "gzip"];
+/**
+ * Which is preferred when a client takes both as much. Files (compressed once): brotli, smaller (the
+ * console's script: 72 KB against 77). Answers (compressed each time): gzip, as small within a few
+ * percent for JSON at a third of the CPU (a page of 50 sessions, 23 KB: 1.9 KB in 0.07 ms, brotli 4
+ * 1.6 KB in 0.19 ms, most of it brotli's set-up).
+ */
+export const FILE_PREFERENCE: readonly ContentEncoding[] = ["br", "gzip"];
+export const ANSWER_PREFERENCE: readonly ContentEncoding[] = ["gzip", "br"];
 
 /**
  * The encoding to answer with, by the request's Accept-Encoding (RFC 9110 §12.5.3): the most wanted of
  * ours by q-value, brotli before gzip when equal; none when neither is accepted (`q=0`) or named.
  */
-export function chooseEncoding(acceptEncoding: string | null): ContentEncoding | undefined {
+export function chooseEncoding(acceptEncoding: string | null, preference: readonly ContentEncoding[]): ContentEncoding | undefined {
   if (!acceptEncoding) return undefined;
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(",")) {
@@ -16,6 +22,6 @@ export function chooseEncoding(acceptEncoding: string | null): ContentEncoding |
     weights.set(name.trim(), q === undefined ? 1 : Number(q));
   }
   const weight = (encoding: ContentEncoding) => weights.get(encoding) ?? weights.get("*") ?? 0;
-  const best = Math.max(...PREFERENCE.map(weight));
-  return best > 0 ? PREFERENCE.find((encoding) => weight(encoding) === best) : undefined;
+  const best = Math.max(...preference.map(weight));
+  return best > 0 ? preference.find((encoding) => weight(encoding) === best) : undefined;
 }

@@ -37,7 +37,7 @@ export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string
 
 /** A page as the interface sends it: its items already serialised (UTF-8 JSON). */
 export interface SerializedPage {
-  json: Uint8Array;
+  json: Uint8Array<ArrayBuffer>;
   next: string | null;
 }
 

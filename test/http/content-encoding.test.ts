@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chooseEncoding } from "../../src/http/content-encoding.ts";
+import { ANSWER_PREFERENCE, chooseEncoding as choose, FILE_PREFERENCE } from "../../src/http/content-encoding.ts";
+
+const chooseEncoding = (acceptEncoding: string | null) => choose(acceptEncoding, FILE_PREFERENCE);
 
 describe("the encoding an answer is sent in", () => {
   test("brotli before gzip when both are taken alike; q-values decide otherwise; q=0 refuses", () => {
@@ -9,6 +11,9 @@ describe("the encoding an answer is sent in", () => {
     expect(chooseEncoding("br;q=0, gzip")).toBe("gzip");
     expect(chooseEncoding("*")).toBe("br");
     expect(chooseEncoding("*;q=0.1, br;q=0")).toBe("gzip");
+    // Answers, compressed each time, prefer the cheaper gzip when both are taken alike.
+    expect(choose("gzip, deflate, br, zstd", ANSWER_PREFERENCE)).toBe("gzip");
+    expect(choose("br", ANSWER_PREFERENCE)).toBe("br");
   });
 
   test("none named, none taken, or no header: the bytes as they are", () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { brotliDecompressSync } from "node:zlib";
 import { Type, type TSchema } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -83,4 +84,24 @@ test("a bad limit or a cursor this server did not give out is 400, naming it", a
     assertMatchesSchema(ErrorBody, body);
     expect(body.error).toMatch(/limit|cursor/);
   }
+});
+
+test("a list page goes compressed as the client asks (gzip, else brotli), the same JSON inside; a page under 1 KiB as it is", async () => {
+  const path = "/v1/sessions?limit=200";
+  const fetchAs = (acceptEncoding: string, query = path) =>
+    fetch(t.url + query, { headers: { authorization: `Bearer ${t.token}`, "accept-encoding": acceptEncoding }, decompress: false } as RequestInit);
+  const plain = await fetchAs("identity");
+  const json = await plain.text();
+  expect(plain.headers.get("content-encoding")).toBeNull();
+  expect(json.length).toBeGreaterThan(1024);
+  const br = await fetchAs("br");
+  expect(br.headers.get("content-encoding")).toBe("br");
+  expect(br.headers.get("vary")).toBe("accept-encoding");
+  expect(brotliDecompressSync(new Uint8Array(await br.arrayBuffer())).toString("utf8")).toBe(json);
+  const gz = await fetchAs("gzip, deflate, br, zstd");
+  expect(gz.headers.get("content-encoding")).toBe("gzip");
+  expect(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await gz.arrayBuffer())))).toBe(json);
+  const one = await fetchAs("br", "/v1/sessions?limit=1");
+  expect(one.headers.get("content-encoding")).toBeNull();
+  expect(((await one.json()) as unknown[]).length).toBe(1);
 });

@@ -3,7 +3,7 @@ import type { ConsoleAssets } from "../../console/console-assets.ts";
 import type { ConsoleLinks } from "../../console/console-links.ts";
 import { NotFoundError } from "../../errors.ts";
 import { defineRoute } from "../route.ts";
-import { chooseEncoding } from "../content-encoding.ts";
+import { chooseEncoding, FILE_PREFERENCE } from "../content-encoding.ts";
 import { ConsoleLink, ConsoleLinkBody } from "../../schemas/console.ts";
 
 /**
@@ -21,7 +21,7 @@ const CONSOLE_HEADERS = {
 };
 
 async function serveFile(assets: ConsoleAssets, path: string, request: Request): Promise<Response> {
-  const file = await assets.get(path, chooseEncoding(request.headers.get("accept-encoding")));
+  const file = await assets.get(path, chooseEncoding(request.headers.get("accept-encoding"), FILE_PREFERENCE));
   if (!file) throw new NotFoundError(`no route GET ${path}`);
   const headers: Record<string, string> = {
     ...CONSOLE_HEADERS,
