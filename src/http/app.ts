@@ -5,6 +5,7 @@ import type { Logger } from "../logging/logger.ts";
 import { checkAccess, pathOf, ticketedRoutes } from "./auth-guard.ts";
 import { errorResponse, mapError } from "./error-mapping.ts";
 import { jsonBodyParser } from "./json-body.ts";
+import { compressedJson } from "./compressed-json.ts";
 import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
@@ -34,6 +35,14 @@ export function allRoutes(routes: Route[], version: string, eventPayloads: Recor
 }
 
 type HandlerInput = Parameters<Route["handler"]>[0];
+type HandlerResult = ReturnType<Route["handler"]>;
+
+/** A compressible route's answer as JSON, compressed as the client asks (a Response it made itself goes as it is). */
+function compress(result: HandlerResult, request: Request): HandlerResult {
+  if (result instanceof Promise) return result.then((settled) => compress(settled, request) as Response);
+  if (result instanceof Response) return result;
+  return compressedJson(new TextEncoder().encode(JSON.stringify(result)), request);
+}
 interface ElysiaContext {
   params?: unknown;
   query?: unknown;
@@ -61,9 +70,10 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
       body: validate.body(input.body),
       request: input.request,
     } as HandlerInput);
+    const answered = route.compressible ? compress(result, input.request) : result;
     // Mapped here: in a compiled build Elysia does not pass such a rejection to onError, and Bun's own
     // error handler answered 500 instead of the mapped status.
-    return result instanceof Promise ? result.catch((error: unknown) => errorResponse(mapError("UNKNOWN", error, input.request, logger))) : result;
+    return answered instanceof Promise ? answered.catch((error: unknown) => errorResponse(mapError("UNKNOWN", error, input.request, logger))) : answered;
   };
   // Written as blocks with a named result: Elysia takes any handler whose source reads like
   // `=> call(` or `return call(` for async and awaits it on every request. A promise returned from

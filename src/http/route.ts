@@ -37,6 +37,12 @@ export interface Route<
   /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */
   paged?: boolean;
   /**
+   * Its answer can be large (a session with its conversation's page, a reply's details): sent
+   * compressed as the client asks, from 1 KiB (http/compressed-json.ts). Only such routes pay for
+   * serialising here rather than in Elysia.
+   */
+  compressible?: boolean;
+  /**
    * Reached without Atrium's token (a browser coming back from a sign-in, a plugin pane in a web view,
    * an agent calling plugin tools with its session's token): the guard lets it through and the
    * handler checks the ticket it carries instead. Its answer is whatever the handler makes.

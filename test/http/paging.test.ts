@@ -4,7 +4,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { Session } from "../../src/schemas/sessions.ts";
+import { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { ProjectList } from "../../src/schemas/projects.ts";
 
 let t: TestServer;
@@ -104,4 +104,37 @@ test("a list page goes compressed as the client asks (gzip, else brotli), the sa
   const one = await fetchAs("br", "/v1/sessions?limit=1");
   expect(one.headers.get("content-encoding")).toBeNull();
   expect(((await one.json()) as unknown[]).length).toBe(1);
+});
+
+test("a session's detail, a large answer, goes compressed too; the same JSON inside", async () => {
+  const id = sessions[0]!;
+  await t.json("POST", `/v1/sessions/${id}/prompts`, { text: "long ".repeat(400) });
+  const settled = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const detail = (await t.json<{ conversation: Array<{ isGenerating: boolean }>; promptQueue: unknown[] }>("GET", `/v1/sessions/${id}`)).body;
+      if (detail.conversation.length === 2 && !detail.conversation[1]!.isGenerating && detail.promptQueue.length === 0) return;
+      await Bun.sleep(25);
+    }
+    throw new Error("the echo reply did not end");
+  };
+  await settled();
+  const fetchAs = (acceptEncoding: string) =>
+    fetch(`${t.url}/v1/sessions/${id}`, {
+      headers: { authorization: `Bearer ${t.token}`, "accept-encoding": acceptEncoding },
+      decompress: false,
+    } as RequestInit);
+  const plain = await fetchAs("identity");
+  expect(plain.headers.get("content-encoding")).toBeNull();
+  expect(plain.headers.get("content-type")).toContain("application/json");
+  const json = await plain.text();
+  expect(json.length).toBeGreaterThan(1024);
+  const gz = await fetchAs("gzip, br");
+  expect(gz.headers.get("content-encoding")).toBe("gzip");
+  const inflated = JSON.parse(new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await gz.arrayBuffer()))));
+  expect(inflated).toEqual(JSON.parse(json));
+  assertMatchesSchema(SessionDetail, inflated);
+  // Refused (a wrong id) is still the {error} it was.
+  const missing = await fetch(`${t.url}/v1/sessions/ses_nope`, { headers: { authorization: `Bearer ${t.token}`, "accept-encoding": "gzip" } });
+  expect(missing.status).toBe(404);
+  assertMatchesSchema(ErrorBody, await missing.json());
 });
