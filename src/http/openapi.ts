@@ -131,7 +131,11 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       tags: [route.tag],
       parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
       ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } } : {}),
-      responses: { [String(route.successStatus ?? 200)]: success, ...errorResponses },
+      responses: {
+        [String(route.successStatus ?? 200)]: success,
+        ...Object.fromEntries(Object.entries(route.moreSuccesses ?? {}).map(([status, description]) => [status, { ...success, description }])),
+        ...errorResponses,
+      },
       ...(route.ticketed ? { security: [] } : {}),
     };
     const path = openApiPath(route.path);

@@ -57,6 +57,11 @@ export interface Route<
   rawBody?: boolean;
   /** Error statuses beyond the common ones, with what each means here (502 from a plugin, 504 from a client). */
   moreErrors?: Record<string, string>;
+  /**
+   * Success statuses besides the main one, with the same body, for a handler that answers with a
+   * Response of its own status (a subscription made anew is 201, one replaced is 200).
+   */
+  moreSuccesses?: Record<string, string>;
   /** The success answer's media type when it is not JSON (`text/html`, `*\/*` for what a plugin serves). */
   responseType?: string;
   /** Largest accepted request body; 1 MiB unless a route needs more. */

@@ -68,6 +68,12 @@ describe("OpenAPI document", () => {
     expect(Object.keys(document.paths["/v1/projects"]!.get!.responses)).not.toContain("504");
   });
 
+  test("a push subscription's two successes are documented with the same body: 201 made, 200 replaced", () => {
+    const responses = document.paths["/v1/push/subscriptions"]!.post!.responses as Record<string, { content: unknown }>;
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(["200", "201"]));
+    expect(responses["201"]!.content).toEqual(responses["200"]!.content);
+  });
+
   test("a pane's CORS preflight is documented as 204 with no body, and needs no token", () => {
     const preflight = document.paths["/v1/plugins/{pluginId}/panes/{pane}/*"]!.options!;
     expect(preflight.responses["204"]).toEqual({ description: "Success, with no content." });

@@ -50,6 +50,7 @@ export function pushRoutes(subscriptions: PushSubscriptions, vapidKey: () => Pro
         "subscriptions of one token.",
       body: CreatePushSubscriptionBody,
       response: PushSubscription,
+      moreSuccesses: { "201": "Subscribed: a new record (200: an earlier record of the same endpoint replaced)." },
       // 201 or 200, so the status is the Response's own (a route's successStatus would override it).
       handler: ({ body, request }) => {
         const { subscription, created } = subscriptions.subscribe(callerOf(request, tokens), body);
