@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import consolePage from "./ui/index.html";
 import highlighterPage from "./ui/highlighter/highlighter.html";
 import { pwaFiles } from "./pwa-files.ts";
-import { compressFile, type ContentEncoding } from "../system/compression.ts";
+import { COMPRESS_FROM_BYTES, compressFile, type ContentEncoding } from "../system/compression.ts";
 
 /** One file of the console as it is served. */
 export interface ConsoleFile {
@@ -15,8 +15,6 @@ export interface ConsoleFile {
   encoding?: ContentEncoding;
 }
 
-/** Below this a file is sent as it is: compression would save less than its headers cost. */
-const COMPRESS_FROM_BYTES = 1024;
 /** Already compressed in their own format. */
 const INCOMPRESSIBLE = /^image\/(png|jpeg|webp)/;
 

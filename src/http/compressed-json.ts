@@ -1,8 +1,5 @@
-import { compressAnswer } from "../system/compression.ts";
+import { COMPRESS_FROM_BYTES, compressAnswer } from "../system/compression.ts";
 import { ANSWER_PREFERENCE, chooseEncoding } from "./content-encoding.ts";
-
-/** Below this an answer goes as it is: compression would save less than it costs. */
-export const COMPRESS_FROM_BYTES = 1024;
 
 /**
  * An answer's JSON, compressed as the request's Accept-Encoding asks when it is 1 KiB or more (gzip 6

@@ -1,5 +1,8 @@
 import { brotliCompressSync, constants } from "node:zlib";
 
+/** Below this a body goes as it is, file or answer: compression would save less than it costs. */
+export const COMPRESS_FROM_BYTES = 1024;
+
 /** The encodings files are sent in besides their own bytes: brotli and gzip (built into Bun and node:zlib). */
 export type ContentEncoding = "br" | "gzip";
 
