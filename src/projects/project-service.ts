@@ -84,10 +84,15 @@ export class ProjectService {
     this.now = deps.now ?? (() => new Date());
   }
 
+  /** Changes with every write to projects or their locations: what a page read from them is kept by. */
+  get revision(): number {
+    return this.deps.projects.revision;
+  }
+
   /** A page of projects, oldest first, each with its locations; kept until a project or location changes. */
-  list(limit: number, cursor?: string): SerializedPage {
-    return this.listed.get(JSON.stringify([limit, cursor]), this.deps.projects.revision, () => {
-      const page = this.deps.projects.list(limit, cursor);
+  list(limit: number, cursor?: string, q?: string): SerializedPage {
+    return this.listed.get(JSON.stringify([limit, cursor, q]), this.revision, () => {
+      const page = this.deps.projects.list(limit, cursor, q);
       const locations = new Map<string, StoredLocation[]>();
       for (const location of this.deps.projects.locationsOfProjects(page.items.map((project) => project.id))) {
         const list = locations.get(location.projectId) ?? [];

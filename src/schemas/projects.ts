@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Timestamp } from "./common.ts";
+import { PageQuery, SearchQuery, Timestamp } from "./common.ts";
 
 export const RunLocation = Type.Union([Type.Literal("projectDirectory"), Type.Literal("worktree")], {
   description: "Where new sessions run: the project's folder, or a git worktree of their own.",
@@ -47,6 +47,8 @@ export const Project = Type.Object(
 export type Project = Static<typeof Project>;
 
 export const ProjectList = Type.Array(Project);
+
+export const ProjectListQuery = Type.Object({ ...SearchQuery.properties, ...PageQuery.properties });
 
 const ProjectName = Type.String({ minLength: 1, maxLength: 200 });
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { EventCursor, Nullable, PageQuery, Timestamp } from "./common.ts";
+import { EventCursor, Nullable, PageQuery, SearchQuery, Timestamp } from "./common.ts";
 import { SessionMcpServer } from "./mcps.ts";
 import { ToolCallDetails } from "./transcript.ts";
 
@@ -73,6 +73,13 @@ export const Session = Type.Object(
   { $id: "Session" },
 );
 export type Session = Static<typeof Session>;
+
+/**
+ * A session as a list shows it: all but `mcpServers`, which can be longer than the rest of the record
+ * and is read with the session (its detail and its events carry it).
+ */
+export const SessionListItem = Type.Omit(Session, ["mcpServers"], { $id: "SessionListItem" });
+export type SessionListItem = Static<typeof SessionListItem>;
 
 export const Attachment = Type.Object(
   {
@@ -324,6 +331,7 @@ export const SessionListQuery = Type.Object({
   projectId: Type.Optional(Type.String({ minLength: 1 })),
   harnessId: Type.Optional(Type.String({ minLength: 1 })),
   state: Type.Optional(SidebarState),
+  ...SearchQuery.properties,
   ...PageQuery.properties,
 });
 

@@ -3,7 +3,7 @@ import type { Store } from "../store/database.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { SessionEvents } from "../schemas/sessions.ts";
 import type { EventLog } from "../events/event-log.ts";
-import type { ConversationItem, Session } from "../schemas/sessions.ts";
+import type { ConversationItem, Session, SessionListItem } from "../schemas/sessions.ts";
 
 /** Past this many characters, `session.message.completed` leaves the text out (events stay small). */
 const COMPLETED_TEXT_LIMIT = 64 * 1024;
@@ -68,6 +68,11 @@ export class SessionRecords {
 
   view(stored: StoredSession): Session {
     return sessionView(stored, this.serverId);
+  }
+
+  listView(stored: StoredSession): SessionListItem {
+    const { mcpServers: _readWithTheSession, ...item } = sessionView(stored, this.serverId);
+    return item;
   }
 
   timestamp(): string {

@@ -201,10 +201,12 @@ export class SessionService {
   /** A page of sessions, newest activity first, filtered by project, harness and state; kept until a session changes. */
   list(query: Static<typeof SessionListQuery>): SerializedPage {
     const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
-    const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, limit, cursor]);
-    return this.listed.get(key, this.deps.sessions.revision, () => {
+    const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, filter.q, limit, cursor]);
+    // A search matches project names too, so a renamed project changes its pages.
+    const revision = this.deps.sessions.revision + this.deps.projects.revision;
+    return this.listed.get(key, revision, () => {
       const page = this.deps.sessions.list(filter, limit, cursor);
-      return { items: page.items.map((session) => this.records.view(session)), next: page.next };
+      return { items: page.items.map((session) => this.records.listView(session)), next: page.next };
     });
   }
 

@@ -28,6 +28,9 @@ export function decodeCursor(cursor: string, parts: number): string[] {
   throw new InvalidInputError("cursor: not a cursor this list gave out (take it from the Link header of the previous page)");
 }
 
+/** Folds ASCII letters only, as SQLite's lower() does: a search text compared with lower() of a column. */
+export const asciiLowerCase = (text: string): string => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
 /** The page of `rows` read with one row more than `limit`: that extra row says whether a next page exists. */
 export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string[], toItem: (row: R) => T): Page<T> {
   const items = rows.slice(0, limit);

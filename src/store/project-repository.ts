@@ -1,5 +1,5 @@
 import type { Store } from "./database.ts";
-import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import { asciiLowerCase, decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 
 export interface StoredProject {
   id: string;
@@ -139,12 +139,16 @@ export class ProjectRepository {
     return row ? toProject(row) : undefined;
   }
 
-  /** A page of projects, oldest first; `cursor` continues after the page that gave it out. */
-  list(limit: number, cursor?: string): Page<StoredProject> {
+  /** A page of projects, oldest first, those whose name holds `q` when given; `cursor` continues after the page that gave it out. */
+  list(limit: number, cursor?: string, q?: string): Page<StoredProject> {
     const [createdAt, id] = cursor === undefined ? ["", ""] : (decodeCursor(cursor, 2) as [string, string]);
+    const named = q === undefined ? "" : "AND instr(lower(coalesce(custom_name, default_name)), ?) > 0";
+    const values: Array<string | number> = [createdAt, id, ...(q === undefined ? [] : [asciiLowerCase(q)]), limit + 1];
     const rows = this.store.db
-      .query<ProjectRow, [string, string, number]>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`)
-      .all(createdAt, id, limit + 1);
+      .query<ProjectRow, Array<string | number>>(
+        `SELECT ${PROJECT_COLUMNS} FROM projects WHERE (created_at, id) > (?, ?) ${named} ORDER BY created_at, id LIMIT ?`,
+      )
+      .all(...values);
     return pageOf(rows, limit, (row) => [row.created_at, row.id], toProject);
   }
 

@@ -1,5 +1,5 @@
 import type { Store } from "./database.ts";
-import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import { asciiLowerCase, decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 import type { SessionMcpServer } from "../schemas/mcps.ts";
 import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
@@ -49,6 +49,8 @@ export interface SessionFilter {
   projectId?: string;
   harnessId?: string;
   state?: StoredSession["sidebarState"];
+  /** Text the title or the project's name holds (ASCII letters of any case). */
+  q?: string;
 }
 
 export class SessionRepository {
@@ -83,6 +85,15 @@ export class SessionRepository {
     if (filter.projectId) condition("project_id = ?", filter.projectId);
     if (filter.harnessId) condition("harness_id = ?", filter.harnessId);
     if (filter.state) condition("sidebar_state = ?", filter.state);
+    if (filter.q) {
+      // SQLite's lower() folds ASCII letters only: the text is folded the same way so both sides agree.
+      const text = asciiLowerCase(filter.q);
+      where.push(
+        `(instr(lower(json_extract(data, '$.title')), ?) > 0
+          OR project_id IN (SELECT id FROM projects WHERE instr(lower(coalesce(custom_name, default_name)), ?) > 0))`,
+      );
+      values.push(text, text);
+    }
     if (cursor !== undefined) {
       const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
       where.push("(updated_at, id) < (?, ?)");

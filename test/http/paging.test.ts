@@ -4,7 +4,7 @@ import { Type, type TSchema } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { Session, SessionDetail } from "../../src/schemas/sessions.ts";
+import { SessionDetail, SessionListItem } from "../../src/schemas/sessions.ts";
 import { ProjectList } from "../../src/schemas/projects.ts";
 
 let t: TestServer;
@@ -43,7 +43,7 @@ async function allPages(path: string, schema: TSchema): Promise<string[][]> {
 }
 
 test("sessions are paged newest first: each page at most `limit`, the Link header leads to the next, every session once", async () => {
-  const pages = await allPages("/v1/sessions?limit=3", Type.Array(Session));
+  const pages = await allPages("/v1/sessions?limit=3", Type.Array(SessionListItem));
   expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
   // The order of one page of all: updatedAt descending (ties, made within a millisecond, by id).
   const whole = (await t.json<Array<{ id: string; updatedAt: string }>>("GET", "/v1/sessions?limit=200")).body;
@@ -55,8 +55,11 @@ test("sessions are paged newest first: each page at most `limit`, the Link heade
   );
   expect(pages.flat()).toEqual(whole.map((session) => session.id));
   expect([...pages.flat()].sort()).toEqual([...sessions].sort());
+  // A list leaves out what is read with the session: its MCP servers.
+  expect(whole.every((session) => !("mcpServers" in session))).toBe(true);
+  expect((await t.json<Record<string, unknown>>("GET", `/v1/sessions/${sessions[0]}`)).body.session).toHaveProperty("mcpServers");
   // Filters carry over to the next pages.
-  const filtered = await allPages(`/v1/sessions?limit=2&projectId=${projects[0]}`, Type.Array(Session));
+  const filtered = await allPages(`/v1/sessions?limit=2&projectId=${projects[0]}`, Type.Array(SessionListItem));
   const inFirstProject = sessions.filter((_, index) => index % 2 === 0);
   expect(filtered.flat()).toEqual(whole.map((session) => session.id).filter((id) => inFirstProject.includes(id)));
   // Without a limit, 50; the last page has no Link header.

@@ -1,9 +1,17 @@
 import { Type } from "@sinclair/typebox";
-import { AddLocationBody, CloneProjectBody, CreateProjectBody, Project, ProjectList, UpdateProjectBody, Worktree } from "../../schemas/projects.ts";
+import {
+  AddLocationBody,
+  CloneProjectBody,
+  CreateProjectBody,
+  Project,
+  ProjectList,
+  ProjectListQuery,
+  UpdateProjectBody,
+  Worktree,
+} from "../../schemas/projects.ts";
 import type { ProjectService } from "../../projects/project-service.ts";
 import type { WorktreeService } from "../../projects/worktree-service.ts";
 import { pageResponse } from "../paging.ts";
-import { PageQuery } from "../../schemas/common.ts";
 import { DEFAULT_PAGE_SIZE } from "../../store/page-cursor.ts";
 import { defineRoute } from "../route.ts";
 
@@ -16,12 +24,12 @@ export function projectRoutes(projects: ProjectService, worktrees: WorktreeServi
       method: "GET",
       path: "/v1/projects",
       tag: "projects",
-      summary: "Projects, oldest first, with their locations",
+      summary: "Projects, oldest first, with their locations; `q` finds them by name",
       description: 'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header.',
-      query: PageQuery,
+      query: ProjectListQuery,
       response: ProjectList,
       paged: true,
-      handler: ({ query, request }) => pageResponse(projects.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor), request),
+      handler: ({ query, request }) => pageResponse(projects.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor, query.q), request),
     }),
     defineRoute({
       method: "POST",
