@@ -266,21 +266,22 @@ describe("sessions in the console", () => {
     await page.context().close();
   });
 
-  test("the list: grouped by project, live standing and unread markers from another client's prompt", async () => {
+  test("the list: latest activity first, each row naming its project, live standing and unread markers from another client's prompt", async () => {
     const other = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Other project" });
     const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: other.id, harnessId: "echo", title: "Started elsewhere" });
     const { page, problems } = await atrium.openSignedIn(PHONE, "/#/sessions");
-    const group = page.getByRole("region", { name: "Other project" });
-    const row = group.locator(`[data-session="${session.id}"]`);
+    const row = page.locator(`[data-session="${session.id}"]`);
     await row.getByText("Idle").waitFor();
+    expect(await row.locator(".session-project").textContent()).toBe("Other project");
     await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "/long 300000" });
     await row.getByText("Working").waitFor();
     await atrium.api("POST", `/v1/sessions/${session.id}/cancel`);
     await row.getByText("1 unread").waitFor();
     await row.getByText("Idle").waitFor();
-    expect(await page.getByRole("region", { name: "Demo" }).locator(".session-row").count()).toBe(4);
-    // The project with the latest activity comes first.
-    expect(await page.locator(".project-group h3").first().textContent()).toBe("Other project");
+    const inDemo = page.locator(".session-row").filter({ has: page.locator(".session-project", { hasText: /^Demo$/ }) });
+    expect(await inDemo.count()).toBe(4);
+    // The session with the latest activity comes first.
+    expect(await page.locator(".session-row").first().getAttribute("data-session")).toBe(session.id);
     await screenshot(page, "console-sessions-phone");
     await row.click();
     await page.getByRole("heading", { name: "Started elsewhere" }).waitFor();

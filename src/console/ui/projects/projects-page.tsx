@@ -6,13 +6,17 @@ import { CloneProjectForm } from "./clone-project-form.tsx";
 import { ProjectCard } from "./project-card.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { useProjects } from "./use-projects.ts";
+import { MoreOnScroll } from "../shared/more-on-scroll.tsx";
+import { SearchField } from "../shared/search-field.tsx";
 
 /** Which way of adding a project is open; the forms stay mounted, so a clone keeps its progress while hidden. */
 type Adder = "folder" | "clone" | null;
 
 /** The projects on this server, followed live: adding them (folder, clone, scratch) and changing each. */
 export function ProjectsPage() {
-  const { items: projects, error, keep, forget } = useProjects();
+  const [search, setSearch] = useState("");
+  const list = useProjects(search);
+  const { items: projects, error, keep, forget } = list;
   const [adder, setAdder] = useState<Adder>(null);
   const scratch = useAction();
   const added = (project: Project) => {
@@ -46,10 +50,11 @@ export function ProjectsPage() {
       <AddFolderForm id="add-folder" hidden={adder !== "folder"} onAdded={added} />
       <CloneProjectForm id="clone-project" hidden={adder !== "clone"} onCloned={added} />
       <Alert error={error} />
+      <SearchField label="Find projects" placeholder="Name" onSearch={setSearch} />
       {projects === null ? (
-        !error && <p class="quiet">Loading…</p>
+        !error && <p class="quiet">{search ? "Finding…" : "Loading…"}</p>
       ) : projects.length === 0 ? (
-        <p class="quiet">No projects yet: add a folder, clone a repository or start a scratch project.</p>
+        <p class="quiet">{search ? "No project's name holds that." : "No projects yet: add a folder, clone a repository or start a scratch project."}</p>
       ) : (
         <ul class="cards project-cards">
           {projects.map((project) => (
@@ -57,6 +62,7 @@ export function ProjectsPage() {
           ))}
         </ul>
       )}
+      <MoreOnScroll {...list} shownCount={projects?.length ?? 0} label="Show more projects" />
     </section>
   );
 }

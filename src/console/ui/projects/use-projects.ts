@@ -1,21 +1,25 @@
 import type { Project } from "../../../schemas/projects.ts";
-import { readPages } from "../shared/api.ts";
-import { type LiveListSource, useLiveList } from "../shared/use-live-list.ts";
+import { holdsText } from "../shared/search-field.tsx";
+import { type PagedListSource, usePagedList } from "../shared/use-paged-list.ts";
 
-const PROJECTS: LiveListSource<Project> = {
+/** The server lists projects oldest first; RFC 3339 times with milliseconds sort as strings. */
+const oldestFirst = (a: Project, b: Project) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+
+const PROJECTS: PagedListSource<Project> = {
   kinds: "project.created,project.updated,project.deleted",
-  read: (onPage) => readPages<Project>("/v1/projects", onPage),
+  firstPage: (search) => `/v1/projects${search ? `?q=${encodeURIComponent(search)}` : ""}`,
   apply(event, { keep, forget }) {
     const { project } = event.payload as { project: Project };
     if (event.kind === "project.deleted") forget(project.id);
     else keep(project);
   },
-  // The server lists projects oldest first; RFC 3339 times with milliseconds sort as strings.
-  order: (list) => list.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)),
+  compare: oldestFirst,
+  matches: (project, search) => holdsText([project.name], search),
 };
 
 /**
- * The server's projects, followed live. `keep` and `forget` apply the page's own changes at once,
- * without waiting for their events (which then change nothing).
+ * The server's projects, a page at a time as the user scrolls or searches, followed live. `keep` and
+ * `forget` apply the page's own changes at once, without waiting for their events (which then change
+ * nothing).
  */
-export const useProjects = () => useLiveList(PROJECTS);
+export const useProjects = (search: string) => usePagedList(PROJECTS, search);

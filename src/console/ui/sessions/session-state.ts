@@ -75,7 +75,7 @@ export function applySessionEvent(detail: SessionDetail, event: EventRecord): Se
 /** Where a session stands, in the words of the session list. */
 export type SessionStanding = "working" | "attention" | "idle";
 
-export function standingOf(session: Session): SessionStanding {
+export function standingOf(session: Pick<Session, "sidebarState" | "actionRequired">): SessionStanding {
   if (session.sidebarState === "working") return "working";
   if (session.actionRequired || session.sidebarState === "waiting" || session.sidebarState === "error") return "attention";
   return "idle";

@@ -63,13 +63,19 @@ function nextPage(response: Response): string | null {
   return /<([^>]+)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1] ?? null;
 }
 
+/** One page of a paged list, and the path of the next one (null on the last). */
+export async function readPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+  const { answer, response } = await call<T[]>("GET", path);
+  return { items: answer, next: nextPage(response) };
+}
+
 /** Reads a paged list to its end, handing each page over as it arrives so the first can be shown at once. */
 export async function readPages<T>(path: string, onPage: (items: T[]) => void): Promise<void> {
   let next: string | null = path;
   while (next) {
-    const { answer, response }: { answer: T[]; response: Response } = await call<T[]>("GET", next);
-    onPage(answer);
-    next = nextPage(response);
+    const page: { items: T[]; next: string | null } = await readPage<T>(next);
+    onPage(page.items);
+    next = page.next;
   }
 }
 

@@ -1,0 +1,65 @@
+import { useRef, useState } from "preact/hooks";
+import type { Project } from "../../../schemas/projects.ts";
+import { api, readPage, readPages } from "../shared/api.ts";
+import type { StreamedEvent } from "../shared/event-stream.ts";
+
+/** Projects named on one page: most people have fewer, so their names come with the first sessions. */
+const FIRST_PROJECTS = "/v1/projects?limit=200";
+
+export const PROJECT_KINDS = "project.created,project.updated,project.deleted";
+
+/** The projects the session list names, read as far as it needs them. */
+export interface SessionProjects {
+  byId: ReadonlyMap<string, Project>;
+  /** Applies a project event (from the session list's stream: one stream holds one of the browser's six connections). */
+  apply(event: StreamedEvent): void;
+  /** The first page of projects, read with the first page of sessions. */
+  readFirst(): Promise<void>;
+  /** Reads, one by one, the projects of shown sessions that the first page did not hold. */
+  need(projectIds: Iterable<string>): void;
+  /** Reads every project (the new-session form offers them all). */
+  readAll(): Promise<void>;
+}
+
+export function useSessionProjects(): SessionProjects {
+  const [byId, setById] = useState<ReadonlyMap<string, Project>>(new Map());
+  // Past the first page: projects exist that were not read (null: all were).
+  const more = useRef<string | null>(null);
+  const asked = useRef(new Set<string>());
+  const keep = (projects: Project[]) => setById((known) => new Map([...known, ...projects.map((project) => [project.id, project] as const)]));
+  const apply = (event: StreamedEvent) => {
+    const { project } = event.payload as { project: Project };
+    if (event.kind !== "project.deleted") return keep([project]);
+    setById((known) => {
+      const next = new Map(known);
+      next.delete(project.id);
+      return next;
+    });
+  };
+  return {
+    byId,
+    apply,
+    async readFirst() {
+      const page = await readPage<Project>(FIRST_PROJECTS);
+      more.current = page.next;
+      keep(page.items);
+    },
+    need(projectIds) {
+      if (more.current === null) return;
+      for (const id of projectIds) {
+        if (byId.has(id) || asked.current.has(id)) continue;
+        asked.current.add(id);
+        api<Project>("GET", `/v1/projects/${encodeURIComponent(id)}`).then(
+          (project) => keep([project]),
+          () => {},
+        );
+      }
+    },
+    async readAll() {
+      const rest = more.current;
+      if (rest === null) return;
+      more.current = null;
+      await readPages<Project>(rest, keep);
+    },
+  };
+}
