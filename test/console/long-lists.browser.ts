@@ -136,6 +136,35 @@ describe("long lists in the console", () => {
     await atrium.api("DELETE", `/v1/sessions/${fresh.id}`);
   });
 
+  test("a long conversation: one read of its last page; earlier messages only when asked for", async () => {
+    const session = sessions[0]!;
+    for (let turn = 1; turn <= 30; turn++) await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: `Prompt ${turn}` });
+    await until(
+      () => atrium.api<{ conversation: Array<{ isGenerating: boolean }>; promptQueue: unknown[] }>("GET", `/v1/sessions/${session.id}?limit=200`),
+      (detail) => detail.conversation.length === 60 && detail.promptQueue.length === 0 && !detail.conversation.at(-1)!.isGenerating,
+      30_000,
+    );
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/#/settings");
+    const reads: URL[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (request.method() === "GET" && url.pathname === `/v1/sessions/${session.id}`) reads.push(url);
+    });
+    await page.goto(`${atrium.serve.url}/#/sessions/${session.id}`);
+    await page.locator(".message.assistant").last().getByText("Echo: Prompt 30").waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.locator(".message").count()).toBe(50);
+    expect(reads.length).toBe(1);
+    await page.getByRole("button", { name: "Earlier messages" }).click();
+    await page.locator(".message.user").first().getByText("Prompt 1", { exact: true }).waitFor();
+    expect(await page.locator(".message").count()).toBe(60);
+    expect(reads.length).toBe(2);
+    expect(reads[1]!.searchParams.has("before")).toBe(true);
+    await page.getByRole("button", { name: "Earlier messages" }).waitFor({ state: "detached" });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   test("projects: the first page, more on scroll, found by name", async () => {
     const { page, problems } = await atrium.openSignedIn(PHONE, "/#/settings");
     const requests = listRequests(page, "projects");
