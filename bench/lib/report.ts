@@ -19,7 +19,8 @@ export type Unit =
   | "s"
   | "events"
   | "servers"
-  | "fps";
+  | "fps"
+  | "requests";
 
 export interface Target {
   comparison: "<" | ">=";
