@@ -79,21 +79,45 @@ function describe(part: RequestPart, error: ValueError): string {
 const INTEGER_TEXT = /^-?\d+$/;
 const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
 
+type TextKind = "integer" | "number" | "boolean";
+
+/**
+ * The properties of an object schema whose text is converted, read once per schema: TypeGuard checks
+ * a schema whole, nested properties and all, so asking it on every request cost microseconds.
+ */
+function textKinds(schema: TSchema): Array<[string, TextKind]> | undefined {
+  if (!TypeGuard.IsObject(schema)) return undefined;
+  const kinds: Array<[string, TextKind]> = [];
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (TypeGuard.IsInteger(property)) kinds.push([name, "integer"]);
+    else if (TypeGuard.IsNumber(property)) kinds.push([name, "number"]);
+    else if (TypeGuard.IsBoolean(property)) kinds.push([name, "boolean"]);
+  }
+  return kinds;
+}
+
 /**
  * Query strings and path segments are text. A property the schema types as a number or boolean is
  * converted only when the text is exactly that (TypeBox's own conversion reads "1.5" as the integer 1).
  */
-function convertText(schema: TSchema, input: unknown): unknown {
-  if (!TypeGuard.IsObject(schema) || !input || typeof input !== "object") return input;
+function convertText(kinds: Array<[string, TextKind]> | undefined, input: unknown): unknown {
+  if (!kinds || !input || typeof input !== "object") return input;
   const converted: Record<string, unknown> = { ...(input as Record<string, unknown>) };
-  for (const [name, property] of Object.entries(schema.properties)) {
+  for (const [name, kind] of kinds) {
     const text = converted[name];
     if (typeof text !== "string") continue;
-    if (TypeGuard.IsInteger(property) && INTEGER_TEXT.test(text)) converted[name] = Number(text);
-    else if (TypeGuard.IsNumber(property) && NUMBER_TEXT.test(text)) converted[name] = Number(text);
-    else if (TypeGuard.IsBoolean(property) && (text === "true" || text === "false")) converted[name] = text === "true";
+    const exact = kind === "integer" ? INTEGER_TEXT.test(text) : kind === "number" ? NUMBER_TEXT.test(text) : text === "true" || text === "false";
+    if (exact) converted[name] = kind === "boolean" ? text === "true" : Number(text);
   }
   return converted;
+}
+
+/** What a validator works out of its schema once, on its first request. */
+interface Checker {
+  compiled: TypeCheck<TSchema>;
+  checksDepth: boolean;
+  kinds: Array<[string, TextKind]> | undefined;
+  bodyMayBeLeftOut: boolean;
 }
 
 /**
@@ -105,19 +129,25 @@ function convertText(schema: TSchema, input: unknown): unknown {
 export function requestValidator(schema: TSchema, part: RequestPart): (input: unknown) => unknown {
   // Compiled on a route's first request: compiling every route's schemas up front cost the server's
   // start about 30 ms, before it could answer anything.
-  let checker: { compiled: TypeCheck<TSchema>; checksDepth: boolean } | undefined;
+  let checker: Checker | undefined;
   // A query string left out (the common read of a list) needs no checking when nothing is required.
   const emptyIsValid = part === "query" && TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0;
+  const prepare = (): Checker => ({
+    compiled: TypeCompiler.Compile(schema),
+    checksDepth: part === "body" && hasFreeFormField(schema),
+    kinds: part === "body" ? undefined : textKinds(schema),
+    // A body whose every field is optional may be left out altogether.
+    bodyMayBeLeftOut: part === "body" && TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0,
+  });
   return (input) => {
     if (emptyIsValid && isEmptyObject(input)) return {};
-    checker ??= { compiled: TypeCompiler.Compile(schema), checksDepth: part === "body" && hasFreeFormField(schema) };
-    const { compiled, checksDepth } = checker;
+    checker ??= prepare();
+    const { compiled, checksDepth, kinds, bodyMayBeLeftOut } = checker;
     if (part === "body" && input === undefined) {
-      // A body whose every field is optional may be left out altogether.
-      if (TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0) input = {};
+      if (bodyMayBeLeftOut) input = {};
       else throw new HttpError(400, "a JSON request body is required");
     }
-    const value = part === "body" ? input : convertText(schema, input);
+    const value = part === "body" ? input : convertText(kinds, input);
     if (!compiled.Check(value)) {
       const first = compiled.Errors(value).First();
       throw new HttpError(400, first ? describe(part, innermost(first)) : `the ${part} is invalid`);
