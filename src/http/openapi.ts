@@ -99,7 +99,15 @@ function successResponse(route: Route, eventRefs: JsonObject[], components: Comp
     description: "Success.",
     content: { [route.responseType ?? "application/json"]: { schema: components.ref(route.response) } },
     ...(route.paged
-      ? { headers: { Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } } } }
+      ? {
+          headers: {
+            Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } },
+            "Atrium-Event-Cursor": {
+              description: "The global event cursor the page was read at: follow events after it to keep the page current.",
+              schema: { type: "integer" },
+            },
+          },
+        }
       : {}),
   };
 }

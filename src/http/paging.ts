@@ -1,13 +1,17 @@
-import type { SerializedPage } from "../store/page-cursor.ts";
+import type { PageAtCursor } from "../store/page-cursor.ts";
 import { compressedJson } from "./compressed-json.ts";
+
+/** The global event cursor a page was read at (an integer), as `GET /v1/events/cursor` gives it. */
+export const EVENT_CURSOR_HEADER = "atrium-event-cursor";
 
 /**
  * A page of a list as the interface answers it: the items as a JSON array (the shape the spec gives
- * the list), and, unless it is the last page, a `Link` header naming the next page's URL
- * (RFC 8288, `rel="next"`), which is the same request with the page's cursor.
+ * the list); unless it is the last page, a `Link` header naming the next page's URL (RFC 8288,
+ * `rel="next"`), which is the same request with the page's cursor; and the event cursor it was read
+ * at, so that a client can read and follow the list without asking for the cursor first.
  */
-export function pageResponse(page: SerializedPage, request: Request): Response {
-  const headers: Record<string, string> = {};
+export function pageResponse(page: PageAtCursor, request: Request): Response {
+  const headers: Record<string, string> = { [EVENT_CURSOR_HEADER]: String(page.eventCursor) };
   if (page.next) {
     const url = new URL(request.url);
     url.searchParams.set("cursor", page.next);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, readdirSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import type { Store } from "../store/database.ts";
-import { KeptPages, type SerializedPage } from "../store/page-cursor.ts";
+import { KeptPages, type PageAtCursor } from "../store/page-cursor.ts";
 import type { ProjectRepository, StoredLocation, StoredProject } from "../store/project-repository.ts";
 import type { ProjectEvents } from "../schemas/projects.ts";
 import type { EventLog } from "../events/event-log.ts";
@@ -90,17 +90,20 @@ export class ProjectService {
   }
 
   /** A page of projects, oldest first, each with its locations; kept until a project or location changes. */
-  list(limit: number, cursor?: string, q?: string): SerializedPage {
-    return this.listed.get(JSON.stringify([limit, cursor, q]), this.revision, () => {
-      const page = this.deps.projects.list(limit, cursor, q);
+  list(limit: number, cursor?: string, q?: string): PageAtCursor {
+    // Read first: a change made after it comes as an event, one made before is in the page.
+    const eventCursor = this.deps.events.storedCursor();
+    const page = this.listed.get(JSON.stringify([limit, cursor, q]), this.revision, () => {
+      const read = this.deps.projects.list(limit, cursor, q);
       const locations = new Map<string, StoredLocation[]>();
-      for (const location of this.deps.projects.locationsOfProjects(page.items.map((project) => project.id))) {
+      for (const location of this.deps.projects.locationsOfProjects(read.items.map((project) => project.id))) {
         const list = locations.get(location.projectId) ?? [];
         list.push(location);
         locations.set(location.projectId, list);
       }
-      return { items: page.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: page.next };
+      return { items: read.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: read.next };
     });
+    return { ...page, eventCursor };
   }
 
   get(id: string): Project {

@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
-import { DEFAULT_PAGE_SIZE, KeptPages, type SerializedPage } from "../store/page-cursor.ts";
+import { DEFAULT_PAGE_SIZE, KeptPages, type PageAtCursor } from "../store/page-cursor.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -199,15 +199,18 @@ export class SessionService {
   }
 
   /** A page of sessions, newest activity first, filtered by project, harness and state; kept until a session changes. */
-  list(query: Static<typeof SessionListQuery>): SerializedPage {
+  list(query: Static<typeof SessionListQuery>): PageAtCursor {
+    // Read first: a change made after it comes as an event, one made before is in the page.
+    const eventCursor = this.deps.events.storedCursor();
     const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
     const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, filter.q, limit, cursor]);
     // A search matches project names too, so a renamed project changes its pages.
     const revision = this.deps.sessions.revision + this.deps.projects.revision;
-    return this.listed.get(key, revision, () => {
-      const page = this.deps.sessions.list(filter, limit, cursor);
-      return { items: page.items.map((session) => this.records.listView(session)), next: page.next };
+    const page = this.listed.get(key, revision, () => {
+      const read = this.deps.sessions.list(filter, limit, cursor);
+      return { items: read.items.map((session) => this.records.listView(session)), next: read.next };
     });
+    return { ...page, eventCursor };
   }
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */

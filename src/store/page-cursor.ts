@@ -44,6 +44,11 @@ export interface SerializedPage {
   next: string | null;
 }
 
+/** A page with the global event cursor read just before it: a client follows events from there and misses nothing. */
+export interface PageAtCursor extends SerializedPage {
+  eventCursor: number;
+}
+
 /**
  * Pages of a list kept serialised until the table they come from changes (its repository's `revision`):
  * a list is read far more often than it changes, and each read cost a query and a serialisation.

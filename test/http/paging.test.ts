@@ -80,6 +80,29 @@ test("projects are paged oldest first, each with its locations", async () => {
   expect(page[0]!.locations).toHaveLength(1);
 });
 
+test("each page says the event cursor it was read at: a change after it is an event after it", async () => {
+  const cursorNow = async () => (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
+  for (const path of ["/v1/sessions?limit=2", "/v1/projects?limit=2"]) {
+    const before = await t.api(path);
+    expect(Number(before.headers.get("atrium-event-cursor"))).toBe(await cursorNow());
+  }
+  const page = await t.api("/v1/sessions?limit=2");
+  const readAt = Number(page.headers.get("atrium-event-cursor"));
+  const made = (await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: projects[4], harnessId: "echo", title: "after the page" })).body;
+  const events = (await t.json<Array<{ kind: string; globalEventId: number }>>("GET", `/v1/sessions/${made.id}/events`)).body;
+  expect(events.find((event) => event.kind === "session.created")!.globalEventId).toBeGreaterThan(readAt);
+  // The same page again is read at the newer cursor, and holds the change.
+  const again = await t.api("/v1/sessions?limit=2");
+  expect(Number(again.headers.get("atrium-event-cursor"))).toBe(await cursorNow());
+  expect(((await again.json()) as Array<{ id: string }>)[0]!.id).toBe(made.id);
+  await t.json("DELETE", `/v1/sessions/${made.id}`);
+  type Document = { paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, unknown> }> } }> };
+  const document = (await t.json<Document>("GET", "/v1/openapi.json")).body;
+  for (const path of ["/v1/sessions", "/v1/projects"]) {
+    expect(Object.keys(document.paths[path]!.get.responses["200"]!.headers ?? {})).toEqual(["Link", "Atrium-Event-Cursor"]);
+  }
+});
+
 test("a bad limit or a cursor this server did not give out is 400, naming it", async () => {
   for (const path of ["/v1/sessions?limit=0", "/v1/sessions?limit=201", "/v1/projects?limit=x", "/v1/sessions?cursor=nope", "/v1/projects?cursor=WyJhIl0"]) {
     const { status, body } = await t.json<{ error: string }>("GET", path);

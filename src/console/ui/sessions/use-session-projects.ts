@@ -13,8 +13,8 @@ export interface SessionProjects {
   byId: ReadonlyMap<string, Project>;
   /** Applies a project event (from the session list's stream: one stream holds one of the browser's six connections). */
   apply(event: StreamedEvent): void;
-  /** The first page of projects, read with the first page of sessions. */
-  readFirst(): Promise<void>;
+  /** The first page of projects, read with the first page of sessions; resolves to the event cursor it was read at. */
+  readFirst(): Promise<number>;
   /** Reads, one by one, the projects of shown sessions that the first page did not hold. */
   need(projectIds: Iterable<string>): void;
   /** Reads every project (the new-session form offers them all). */
@@ -43,6 +43,7 @@ export function useSessionProjects(): SessionProjects {
       const page = await readPage<Project>(FIRST_PROJECTS);
       more.current = page.next;
       keep(page.items);
+      return page.eventCursor;
     },
     need(projectIds) {
       if (more.current === null) return;

@@ -63,17 +63,25 @@ function nextPage(response: Response): string | null {
   return /<([^>]+)>;\s*rel="next"/.exec(response.headers.get("link") ?? "")?.[1] ?? null;
 }
 
-/** One page of a paged list, and the path of the next one (null on the last). */
-export async function readPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+/** A page of a paged list: its items, the path of the next page (null on the last), the event cursor it was read at. */
+export interface ListPage<T> {
+  items: T[];
+  next: string | null;
+  eventCursor: number;
+}
+
+export async function readPage<T>(path: string): Promise<ListPage<T>> {
   const { answer, response } = await call<T[]>("GET", path);
-  return { items: answer, next: nextPage(response) };
+  const eventCursor = Number(response.headers.get("atrium-event-cursor"));
+  if (!Number.isInteger(eventCursor) || !response.headers.has("atrium-event-cursor")) throw new Error(`${path} did not say the event cursor it was read at`);
+  return { items: answer, next: nextPage(response), eventCursor };
 }
 
 /** Reads a paged list to its end, handing each page over as it arrives so the first can be shown at once. */
 export async function readPages<T>(path: string, onPage: (items: T[]) => void): Promise<void> {
   let next: string | null = path;
   while (next) {
-    const page: { items: T[]; next: string | null } = await readPage<T>(next);
+    const page: ListPage<T> = await readPage<T>(next);
     onPage(page.items);
     next = page.next;
   }

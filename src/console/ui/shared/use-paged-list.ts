@@ -1,7 +1,7 @@
 import { useEffect, useReducer, useRef } from "preact/hooks";
 import { failureText, readPage } from "./api.ts";
-import type { StreamedEvent } from "./event-stream.ts";
-import { followThenRead, type LiveListChanges } from "./use-live-list.ts";
+import { followEvents, type StreamedEvent } from "./event-stream.ts";
+import type { LiveListChanges } from "./use-live-list.ts";
 
 /** Where a paged list comes from; made once (the hook reads it once). */
 export interface PagedListSource<T> {
@@ -15,8 +15,8 @@ export interface PagedListSource<T> {
   compare(a: T, b: T): number;
   /** Whether a record belongs in the list searched for, as the server's `q` decides. */
   matches(item: T, search: string): boolean;
-  /** Read with the first page, once the stream is followed (what else the page shows beside the list). */
-  readAlso?(): Promise<void>;
+  /** Read with the first page (what else the page shows beside the list); resolves to the event cursor it was read at. */
+  readAlso?(): Promise<number>;
 }
 
 export interface PagedList<T> extends LiveListChanges<T> {
@@ -99,11 +99,14 @@ export function usePagedList<T extends { id: string }>(source: PagedListSource<T
     forget: eventChanges.forget,
   };
 
-  /** Puts a page in: a record already shown stays as it is (an event or a call brought it, and is newer). */
-  const takePage = async (path: string) => {
+  /**
+   * Puts a page in: a record already shown stays as it is (an event or a call brought it, and is newer).
+   * Resolves to the event cursor the page was read at.
+   */
+  const takePage = async (path: string): Promise<number> => {
     const { generation } = shown.current;
     const page = await readPage<T>(path);
-    if (generation !== shown.current.generation) return;
+    if (generation !== shown.current.generation) return page.eventCursor;
     const listed = new Set(shown.current.items.map((item) => item.id));
     const fresh = page.items.filter((item) => !listed.has(item.id) && !deleted.current.has(item.id));
     const boundary = page.items.at(-1) ?? shown.current.boundary;
@@ -112,6 +115,7 @@ export function usePagedList<T extends { id: string }>(source: PagedListSource<T
     const items = [...shown.current.items, ...fresh].filter((item) => beforeBoundary(item) || own.current.has(item.id));
     errorRef.current = null;
     change(items.sort(source.compare));
+    return page.eventCursor;
   };
 
   const readFirst = (searched: string) => {
@@ -120,16 +124,23 @@ export function usePagedList<T extends { id: string }>(source: PagedListSource<T
     return takePage(source.firstPage(searched));
   };
 
-  useEffect(
-    () =>
-      followThenRead(
-        source.kinds,
-        (event) => source.apply(event, eventChanges),
-        () => Promise.all([readFirst(search), source.readAlso?.()]).then(() => undefined),
-        fail,
-      ),
-    [],
-  );
+  // The first page says the event cursor it was read at: the stream follows from there (from the
+  // earlier of two reads), so it starts without a round trip for the cursor and misses nothing.
+  useEffect(() => {
+    let stopEvents = () => {};
+    let stopped = false;
+    Promise.all([readFirst(search), source.readAlso?.()])
+      .then(([listCursor, alsoCursor]) => {
+        if (stopped) return;
+        const cursor = Math.min(listCursor, alsoCursor ?? listCursor);
+        stopEvents = followEvents(`kind=${source.kinds}&after=${cursor}`, (event) => source.apply(event, eventChanges));
+      })
+      .catch(fail);
+    return () => {
+      stopped = true;
+      stopEvents();
+    };
+  }, []);
 
   // A new search starts from its first page; the stream goes on as it is.
   const firstSearch = useRef(true);

@@ -33,6 +33,8 @@ export function useRoute(): Route {
   useEffect(() => {
     const follow = () => setRoute(parseRoute(location.hash));
     addEventListener("hashchange", follow);
+    // Effects run after the first paint: the address may have changed before the listener was there.
+    follow();
     return () => removeEventListener("hashchange", follow);
   }, []);
   return route;
