@@ -1,6 +1,7 @@
 import type { EventLog, LoggedEvent } from "./event-log.ts";
 import { matchesFilter, type EventFilter } from "./event-filter.ts";
 import type { Logger } from "../logging/logger.ts";
+import { streamOutput, type StreamEncoding, type StreamOutput } from "./stream-output.ts";
 
 export interface EventStreamLimits {
   /** How often a comment line is sent on a quiet stream, for proxies and dead-peer detection. */
@@ -33,6 +34,8 @@ export interface StreamRequest extends EventFilter {
   authorization?: StreamAuthorization;
   /** The name of the token that opened it (`admin` too): with `sessionId`, that token watches the session. */
   tokenName?: string;
+  /** How the bytes go on the wire (the request's Accept-Encoding); as they are without it. */
+  encoding?: StreamEncoding;
 }
 
 const encoder = new TextEncoder();
@@ -68,7 +71,10 @@ class StreamConnection {
   private heardDuringReplay: LoggedEvent[] | null;
   private wake: (() => void) | undefined;
   private controller: ReadableStreamDirectController | undefined;
+  private output: StreamOutput | undefined;
   private closed = false;
+  /** Closed gracefully while the writer loop slept: the loop ends the encoding, then the response. */
+  private endedByLoop = false;
   private readonly unsubscribe: () => void;
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
@@ -90,27 +96,34 @@ class StreamConnection {
 
   async run(controller: ReadableStreamDirectController): Promise<void> {
     this.controller = controller;
+    const output = streamOutput(controller, this.request.encoding);
+    this.output = output;
     try {
-      await controller.write(PREAMBLE);
-      await controller.flush();
+      await output.write(PREAMBLE);
+      await output.flush();
       while (!this.closed) {
         const chunk = this.queue.shift();
         if (chunk) {
           this.queuedBytes -= chunk.byteLength;
-          await controller.write(chunk);
+          await output.write(chunk);
         } else if (this.heardDuringReplay !== null) {
           this.replayPage();
         } else {
-          await controller.flush();
+          await output.flush();
           // Something may have been queued while the flush was pending; sleep only on an empty queue.
           if (this.queue.length === 0 && !this.closed) await new Promise<void>((resolve) => (this.wake = resolve));
           this.wake = undefined;
         }
       }
+      if (this.endedByLoop) {
+        await output.end();
+        controller.close();
+      }
     } catch {
       // the peer went away mid-write
     } finally {
       this.close();
+      output.dispose();
     }
   }
 
@@ -123,13 +136,21 @@ class StreamConnection {
     this.closed = true;
     this.unsubscribe();
     clearInterval(this.heartbeat);
-    this.wake?.();
     this.onClosed();
+    // A compressed stream ends with its trailer, or its client reports a broken one; only the loop can
+    // send it, and only when it is not stuck on a client that stopped reading.
+    if (abort === undefined && this.wake !== undefined && this.output?.endsWithTrailer) {
+      this.endedByLoop = true;
+      this.wake();
+      return;
+    }
+    this.wake?.();
     try {
       this.controller?.close(abort);
     } catch {
       // already closed by the peer
     }
+    this.output?.dispose();
   }
 
   get authorization(): StreamAuthorization | undefined {

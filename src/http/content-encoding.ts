@@ -25,3 +25,10 @@ export function chooseEncoding(acceptEncoding: string | null, preference: readon
   const best = Math.max(...preference.map(weight));
   return best > 0 ? preference.find((encoding) => weight(encoding) === best) : undefined;
 }
+
+/**
+ * The event stream: gzip only. Flushed after every event, it keeps about 0.13 of the bytes (brotli 4
+ * and zstd 3 keep 0.12 for the same CPU), and its state per connection is bounded (80 KiB, see
+ * events/stream-output.ts) where brotli's and zstd's windows grow to megabytes.
+ */
+export const STREAM_PREFERENCE: readonly ContentEncoding[] = ["gzip"];

@@ -21,8 +21,9 @@ export interface SystemBrowser {
 }
 
 /** Headless Chromium from the system; Playwright gives it a temporary profile and removes it on close. */
-export async function launchSystemChromium(): Promise<SystemBrowser> {
+/** `args` are added to Chromium's command line (e.g. `--host-resolver-rules` to reach a loopback server by another name). */
+export async function launchSystemChromium(args: string[] = []): Promise<SystemBrowser> {
   if (!existsSync(SYSTEM_CHROMIUM)) throw new Error(`${SYSTEM_CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
-  const browser = await chromium.launch({ executablePath: SYSTEM_CHROMIUM, headless: true, args: QUIET_FLAGS });
+  const browser = await chromium.launch({ executablePath: SYSTEM_CHROMIUM, headless: true, args: [...QUIET_FLAGS, ...args] });
   return { browser, close: () => browser.close() };
 }

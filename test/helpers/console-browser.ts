@@ -38,9 +38,10 @@ export const screenshot = (page: Page, name: string) =>
 
 /**
  * The console as people meet it: the compiled binary serving it from a data dir of its own, and a real
- * Chromium (Debian's) showing it. `env` is added to the server's environment; `config` is its config.json.
+ * Chromium (Debian's) showing it. `env` is added to the server's environment; `config` is its config.json;
+ * `chromiumArgs` go on Chromium's command line.
  */
-export async function startConsole(env: Record<string, string> = {}, config?: Record<string, unknown>): Promise<ConsoleUnderTest> {
+export async function startConsole(env: Record<string, string> = {}, config?: Record<string, unknown>, chromiumArgs: string[] = []): Promise<ConsoleUnderTest> {
   const build = makeTempDir("atrium-build-");
   const home = makeTempDir("atrium-home-");
   if (config) writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
@@ -57,7 +58,7 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
   try {
     await compileBinary({ outfile: binary, version: "0.0.0-console", buildNumber: 0, channel: "alpha" });
     serve = await startServe([binary], home.path, undefined, env);
-    chromium = await launchSystemChromium();
+    chromium = await launchSystemChromium(chromiumArgs);
   } catch (failure) {
     await close();
     throw failure;

@@ -9,6 +9,20 @@ import { HttpError, unauthorized } from "../http-error.ts";
 import { ADMIN_TOKEN_NAME, type AccessTokens } from "../../auth/access-tokens.ts";
 import { bearerToken } from "../auth-guard.ts";
 import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
+import { chooseEncoding, STREAM_PREFERENCE } from "../content-encoding.ts";
+import { isLoopbackHost } from "../../system/loopback.ts";
+
+/**
+ * gzip when the client takes it, flushed after every event (so each arrives as soon as it did
+ * plain), at about a seventh of the bytes; plain otherwise. Plain too for a client that reached the
+ * server by a loopback name: its bytes cross no network, while each compressed stream costs the server
+ * about 25 µs an event and 200 KiB (a stream is compressed per client; plain, an event is encoded once
+ * for all of them).
+ */
+function streamEncoding(request: Request): "gzip" | undefined {
+  if (isLoopbackHost(new URL(request.url).hostname)) return undefined;
+  return chooseEncoding(request.headers.get("accept-encoding"), STREAM_PREFERENCE) === "gzip" ? "gzip" : undefined;
+}
 
 const StreamQuery = Type.Object({
   after: Type.Optional(Type.Integer({ minimum: 0, description: "Replay events after this globalEventId; without it only new events are sent." })),
@@ -68,28 +82,33 @@ export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTo
         "falls more than 4 MiB behind is disconnected and can resume from its last id. A stream opened with a named " +
         "token ends within about a second of the token's revocation. Events older than the retention period " +
         "(config `eventRetentionDays`) are compacted away: `after=0` replays what is kept; a cursor behind the horizon " +
-        "(`GET /v1/events/cursor`) is refused 410, and one ahead of the log 409: re-read the state and resume from its cursor.",
+        "(`GET /v1/events/cursor`) is refused 410, and one ahead of the log 409: re-read the state and resume from its cursor. " +
+        "A client whose Accept-Encoding takes gzip gets the stream gzip-compressed, flushed after every event, unless it " +
+        "reached the server by a loopback name (localhost, 127.0.0.1, ::1).",
       query: StreamQuery,
       moreErrors: BEHIND_HORIZON,
       response: Type.String(),
       eventStream: true,
-      handler: ({ query, request }) =>
-        new Response(
-          hub.open({
-            after: resumePoint(request, query.after),
-            sessionId: query.sessionId,
-            kinds: parseKindList(query.kind),
-            clientId: query.clientId,
-            ...streamTokenOf(request, tokens),
-          }),
-          {
-            headers: {
-              "content-type": "text/event-stream; charset=utf-8",
-              "cache-control": "no-store",
-              "x-accel-buffering": "no",
-            },
+      handler: ({ query, request }) => {
+        const encoding = streamEncoding(request);
+        const stream = hub.open({
+          after: resumePoint(request, query.after),
+          sessionId: query.sessionId,
+          kinds: parseKindList(query.kind),
+          clientId: query.clientId,
+          ...streamTokenOf(request, tokens),
+          encoding,
+        });
+        return new Response(stream, {
+          headers: {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-store",
+            "x-accel-buffering": "no",
+            vary: "accept-encoding",
+            ...(encoding ? { "content-encoding": encoding } : {}),
           },
-        ),
+        });
+      },
     }),
   ];
 }
