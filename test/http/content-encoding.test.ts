@@ -11,8 +11,10 @@ describe("the encoding an answer is sent in", () => {
     expect(chooseEncoding("br;q=0, gzip")).toBe("gzip");
     expect(chooseEncoding("*")).toBe("br");
     expect(chooseEncoding("*;q=0.1, br;q=0")).toBe("gzip");
-    // Answers, compressed each time, prefer the cheaper gzip when both are taken alike.
-    expect(choose("gzip, deflate, br, zstd", ANSWER_PREFERENCE)).toBe("gzip");
+    // Answers, compressed each time, prefer the cheaper zstd, then gzip, when taken alike.
+    expect(choose("gzip, deflate, br, zstd", ANSWER_PREFERENCE)).toBe("zstd");
+    expect(choose("gzip, deflate, br", ANSWER_PREFERENCE)).toBe("gzip");
+    expect(choose("zstd;q=0.5, gzip", ANSWER_PREFERENCE)).toBe("gzip");
     expect(choose("br", ANSWER_PREFERENCE)).toBe("br");
   });
 
