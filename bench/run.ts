@@ -29,6 +29,8 @@ import { measureConsoleSize } from "./measurements/console-size.ts";
 import { measureConsoleSession } from "./measurements/console-session.ts";
 import { measureEventSoak } from "./measurements/event-soak.ts";
 import { measureCompactionDelivery } from "./measurements/compaction-delivery.ts";
+import { measurePeers } from "./measurements/peers.ts";
+import { measureStreamCompression } from "./measurements/stream-compression.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -51,13 +53,19 @@ const measurements: { key: string; name: string; run: (binary: string) => Promis
   { key: "bigreply", name: "An 11.5 MB reply to 3 live SSE clients", run: measureBigReply },
   { key: "mcps", name: "GET /v1/mcps with 200 servers while probed; 50 stdio probes at once", run: measureMcpServers },
   { key: "machines", name: "Paired servers: 200 writes A -> B; B catching up 10,000 keys", run: (binary) => measureMachineSync(binary, log) },
-  { key: "console-list", name: "Console: the session list with 1,000 sessions, first paint on a phone", run: measureConsoleList },
+  { key: "console-list", name: "Console: the session list with 5,000 sessions, first paint on a phone", run: measureConsoleList },
   { key: "console-stream", name: "Console: frames while a reply of 20,000 chunks streams", run: measureConsoleStream },
   { key: "console-markdown", name: "Console: a 1 MB markdown reply, 200 code blocks, streaming in 20,000 chunks on a phone", run: measureConsoleMarkdown },
   { key: "console-size", name: "Console: the initial script and the console's share of the binary", run: measureConsoleSize },
   { key: "console-session", name: "Console: 500 replies, 2,000 tool calls, first paint on a phone", run: (binary) => measureConsoleSession(binary, log) },
   { key: "soak", name: "Event log soak: 10,000 turns, 200 sessions, half deleted, compacting", run: measureEventSoak },
   { key: "compaction", name: "Event delivery while compaction removes a 100,000-event backlog, vs idle", run: measureCompactionDelivery },
+  { key: "peers", name: "Atrium vs HAPI hub and opencode serve, 5,000 sessions each", run: (binary) => measurePeers(binary, log) },
+  {
+    key: "stream-compression",
+    name: "The event stream compressed with a flush per event, vs raw and the server's CPU",
+    run: (binary) => measureStreamCompression(binary, log),
+  },
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */
