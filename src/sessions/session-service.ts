@@ -131,8 +131,8 @@ export class SessionService {
       });
     }
     if (interrupted.length > 0) this.deps.logger.info("marked turns interrupted by the restart", { count: interrupted.length });
-    for (const id of this.deps.sessions.ids()) {
-      if (this.deps.queue.list(id).length > 0) this.runtime(id).startNextPrompt();
+    for (const id of this.deps.queue.sessionsWithPrompts()) {
+      if (this.exists(id)) this.runtime(id).startNextPrompt();
     }
   }
 

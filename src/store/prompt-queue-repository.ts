@@ -29,6 +29,14 @@ export class PromptQueueRepository {
     return this.store.db.query<Row, [string]>("SELECT * FROM prompt_queue WHERE session_id = ? ORDER BY position").all(sessionId).map(toPrompt);
   }
 
+  /** The sessions that hold queued prompts: one query, where asking each session cost a query per session. */
+  sessionsWithPrompts(): string[] {
+    return this.store.db
+      .query<{ session_id: string }, []>("SELECT DISTINCT session_id FROM prompt_queue")
+      .all()
+      .map((row) => row.session_id);
+  }
+
   get(id: string): QueuedPrompt | undefined {
     const row = this.store.db.query<Row, [string]>("SELECT * FROM prompt_queue WHERE id = ?").get(id);
     return row ? toPrompt(row) : undefined;

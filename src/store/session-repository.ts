@@ -109,13 +109,6 @@ export class SessionRepository {
     );
   }
 
-  ids(): string[] {
-    return this.store.db
-      .query<{ id: string }, []>("SELECT id FROM sessions")
-      .all()
-      .map((row) => row.id);
-  }
-
   /** Sessions whose project is gone (deleted before its sessions went with it). */
   orphanedIds(): string[] {
     return this.store.db
