@@ -35,6 +35,7 @@ function keepPrivate(path: string): void {
 export class Store {
   readonly db: Database;
   private depth = 0;
+  private commitCount = 0;
   private afterCommit: Array<() => void> = [];
   private checkpointer: WalCheckpointer | undefined;
   private failing: WriteFailure | undefined;
@@ -106,6 +107,7 @@ export class Store {
       this.depth--;
     }
     if (this.depth === 0) {
+      this.commitCount++;
       if (this.failing && this.totalChanges() > this.failing.changesAt) this.failing = undefined;
       this.checkpointer?.afterCommit();
       const callbacks = this.afterCommit;
@@ -149,6 +151,11 @@ export class Store {
 
   get inTransaction(): boolean {
     return this.depth > 0;
+  }
+
+  /** Outermost transactions committed by this process: what was read outside one stays true until it changes. */
+  get commits(): number {
+    return this.commitCount;
   }
 
   /** Throws when SQLite cannot answer a query (the file is gone, unreadable, corrupt). */
