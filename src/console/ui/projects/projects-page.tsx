@@ -50,7 +50,7 @@ export function ProjectsPage() {
       <AddFolderForm id="add-folder" hidden={adder !== "folder"} onAdded={added} />
       <CloneProjectForm id="clone-project" hidden={adder !== "clone"} onCloned={added} />
       <Alert error={error} />
-      <SearchField label="Find projects" placeholder="Name" onSearch={setSearch} />
+      {(search || projects?.length !== 0) && <SearchField label="Find projects" placeholder="Name" onSearch={setSearch} />}
       {projects === null ? (
         !error && <p class="quiet">{search ? "Finding…" : "Loading…"}</p>
       ) : projects.length === 0 ? (

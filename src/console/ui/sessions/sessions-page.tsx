@@ -93,7 +93,7 @@ export function SessionsPage() {
       </header>
       <Alert error={error ?? sessions.error} />
       {starting && <NewSessionForm projects={[...projects.byId.values()]} harnesses={harnesses} />}
-      <SearchField label="Find sessions" placeholder="Title or project" onSearch={setSearch} />
+      {(search || sessions.items?.length !== 0) && <SearchField label="Find sessions" placeholder="Title or project" onSearch={setSearch} />}
       {sessions.items === null ? (
         <p class="quiet">{search ? "Finding…" : "Loading…"}</p>
       ) : sessions.items.length === 0 ? (
