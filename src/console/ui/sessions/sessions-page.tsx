@@ -65,12 +65,15 @@ export function SessionsPage() {
   const [source] = useState(() => sessionSource(projectsNow));
   const [search, setSearch] = useState("");
   const sessions = usePagedList(source, search);
-  const [harnesses, setHarnesses] = useState<Harness[]>([]);
+  const [harnesses, setHarnesses] = useState<Harness[] | null>(null);
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api<Harness[]>("GET", "/v1/harnesses").then(setHarnesses, (failure) => setError(failureText(failure)));
+    api<Harness[]>("GET", "/v1/harnesses").then(setHarnesses, (failure) => {
+      setHarnesses([]);
+      setError(failureText(failure));
+    });
   }, []);
   useEffect(() => {
     if (sessions.items) projects.need(new Set(sessions.items.map((session) => session.projectId)));
@@ -79,28 +82,31 @@ export function SessionsPage() {
     if (starting) projects.readAll().catch((failure) => setError(failureText(failure)));
   }, [starting]);
 
-  const harnessNames = useMemo(() => new Map(harnesses.map((harness) => [harness.id, harness.name])), [harnesses]);
+  const harnessNames = useMemo(() => new Map((harnesses ?? []).map((harness) => [harness.id, harness.name])), [harnesses]);
+  // The rows are drawn once, with their projects' and agents' names (read at the same time): drawn
+  // before them, each row was drawn again as each list came, and the first frame waited for all three.
+  const rows = harnesses !== null && projects.firstRead ? sessions.items : null;
 
   return (
     <section>
       <header class="page-header">
         <h2>Sessions</h2>
-        {harnesses.length > 0 && (
+        {harnesses !== null && harnesses.length > 0 && (
           <button type="button" aria-expanded={starting} onClick={() => setStarting(!starting)}>
             {starting ? "Close" : "New session"}
           </button>
         )}
       </header>
       <Alert error={error ?? sessions.error} />
-      {starting && <NewSessionForm projects={[...projects.byId.values()]} harnesses={harnesses} />}
-      {(search || sessions.items?.length !== 0) && <SearchField label="Find sessions" placeholder="Title or project" onSearch={setSearch} />}
-      {sessions.items === null ? (
+      {starting && <NewSessionForm projects={[...projects.byId.values()]} harnesses={harnesses ?? []} />}
+      {(search || rows?.length !== 0) && <SearchField label="Find sessions" placeholder="Title or project" onSearch={setSearch} />}
+      {rows === null ? (
         <p class="quiet">{search ? "Finding…" : "Loading…"}</p>
-      ) : sessions.items.length === 0 ? (
+      ) : rows.length === 0 ? (
         <p class="quiet">{search ? "No session's title or project holds that." : "No sessions yet."}</p>
       ) : (
         <ul class="session-list">
-          {sessions.items.map((session) => (
+          {rows.map((session) => (
             <SessionRow
               key={session.id}
               session={session}
@@ -110,7 +116,7 @@ export function SessionsPage() {
           ))}
         </ul>
       )}
-      <MoreOnScroll {...sessions} shownCount={sessions.items?.length ?? 0} label="Show more sessions" />
+      <MoreOnScroll {...sessions} shownCount={rows?.length ?? 0} label="Show more sessions" />
     </section>
   );
 }

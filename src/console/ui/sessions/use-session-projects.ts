@@ -11,6 +11,8 @@ export const PROJECT_KINDS = "project.created,project.updated,project.deleted";
 /** The projects the session list names, read as far as it needs them. */
 export interface SessionProjects {
   byId: ReadonlyMap<string, Project>;
+  /** The first page of projects has been read (or failed to be). */
+  firstRead: boolean;
   /** Applies a project event (from the session list's stream: one stream holds one of the browser's six connections). */
   apply(event: StreamedEvent): void;
   /** The first page of projects, read with the first page of sessions; resolves to the event cursor it was read at. */
@@ -23,6 +25,7 @@ export interface SessionProjects {
 
 export function useSessionProjects(): SessionProjects {
   const [byId, setById] = useState<ReadonlyMap<string, Project>>(new Map());
+  const [firstRead, setFirstRead] = useState(false);
   // Past the first page: projects exist that were not read (null: all were).
   const more = useRef<string | null>(null);
   const asked = useRef(new Set<string>());
@@ -38,12 +41,17 @@ export function useSessionProjects(): SessionProjects {
   };
   return {
     byId,
+    firstRead,
     apply,
     async readFirst() {
-      const page = await readPage<Project>(FIRST_PROJECTS);
-      more.current = page.next;
-      keep(page.items);
-      return page.eventCursor;
+      try {
+        const page = await readPage<Project>(FIRST_PROJECTS);
+        more.current = page.next;
+        keep(page.items);
+        return page.eventCursor;
+      } finally {
+        setFirstRead(true);
+      }
     },
     need(projectIds) {
       if (more.current === null) return;
