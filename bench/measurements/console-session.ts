@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { rmSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { apiCaller, type ApiCall } from "../lib/api.ts";
-import { OFFLINE_CONFIG, startAtrium, type RunningAtrium } from "../lib/atrium.ts";
+import { startAtrium, type RunningAtrium } from "../lib/atrium.ts";
 import { launchBenchBrowser, PHONE, type BenchBrowser } from "../lib/browser.ts";
 import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
+import { scriptedAgentServer } from "../lib/scripted-agent.ts";
 import { pinning, tempDir } from "../lib/processes.ts";
 import type { MeasurementResult } from "../lib/report.ts";
 import { median, summarize } from "../lib/stats.ts";
@@ -40,7 +40,6 @@ const IDLE_POLL_MS = 250;
 const SEED_SETTLE_MS = 3_000;
 
 /** The repository's scripted ACP agent (a shell wrapper that runs agent.ts with $SCRIPTED_AGENT_BUN). */
-const SCRIPTED_AGENT = join(import.meta.dir, "..", "..", "test", "fixtures", "scripted-agent", "scripted-agent");
 
 interface ConversationItem {
   id: string;
@@ -191,18 +190,7 @@ const detailRequest = (load: SessionLoad, sessionId: string): PageRequest | unde
  */
 export async function measureConsoleSession(binary: string, log: (line: string) => void = () => {}): Promise<MeasurementResult> {
   const dir = tempDir("scripted");
-  const scriptFile = join(dir, "script.json");
-  writeFileSync(scriptFile, JSON.stringify({ prompts: { "*": TURN_STEPS } }));
-  mkdirSync(join(dir, "agent-state"));
-  // As test/sessions/session-helpers.ts `scriptedAgentEnv`: the agent inherits the server's environment.
-  const env = {
-    PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
-    HOME: dir,
-    SCRIPTED_AGENT_SCRIPT: scriptFile,
-    SCRIPTED_AGENT_STATE: join(dir, "agent-state"),
-    SCRIPTED_AGENT_BUN: process.execPath,
-  };
-  const config = { ...OFFLINE_CONFIG, harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] };
+  const { env, config } = scriptedAgentServer(dir, { "*": TURN_STEPS });
   let atrium: RunningAtrium | undefined;
   let browser: BenchBrowser | undefined;
   try {

@@ -5,13 +5,13 @@
  * sends them, then compresses that same byte sequence here, flushed per event and per write of the
  * server, and sets the figures against what the server itself spent per event.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { rmSync } from "node:fs";
 import { constants, createBrotliCompress, createGunzip, createGzip, createZstdCompress, type BrotliCompress, type Gzip, type ZstdCompress } from "node:zlib";
 import { apiCaller } from "../lib/api.ts";
-import { OFFLINE_CONFIG, startAtrium, type RunningAtrium } from "../lib/atrium.ts";
+import { startAtrium, type RunningAtrium } from "../lib/atrium.ts";
 import { cpuSeconds } from "../lib/cpu.ts";
 import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
+import { scriptedAgentServer } from "../lib/scripted-agent.ts";
 import { pinning, rssBytes, tempDir } from "../lib/processes.ts";
 import type { Figure, MeasurementResult } from "../lib/report.ts";
 import { median } from "../lib/stats.ts";
@@ -19,7 +19,6 @@ import { STREAM_GZIP } from "../../src/events/stream-output.ts";
 import { REPLY_TEXT, TURN_STEPS, type ScriptStep } from "./console-session-reply.ts";
 
 /** The repository's scripted ACP agent (a shell wrapper that runs agent.ts with $SCRIPTED_AGENT_BUN). */
-const SCRIPTED_AGENT = join(import.meta.dir, "..", "..", "test", "fixtures", "scripted-agent", "scripted-agent");
 /** Between two text chunks: about a fast model's pace, and under the server's 25 ms delta timer, so most deltas hold one chunk. */
 const PACE_MS = 20;
 /** Turns of a Claude Code reply with its four tool calls (bench/measurements/console-session-reply.ts). */
@@ -310,18 +309,7 @@ async function runStream(atrium: RunningAtrium, sessionId: string): Promise<Reco
  */
 export async function measureStreamCompression(binary: string, log: (line: string) => void = () => {}): Promise<MeasurementResult> {
   const dir = tempDir("stream-compression");
-  const scriptFile = join(dir, "script.json");
-  writeFileSync(scriptFile, JSON.stringify({ prompts: { turn: paced(TURN_STEPS), long: longReply() } }));
-  mkdirSync(join(dir, "agent-state"));
-  // As test/sessions/session-helpers.ts `scriptedAgentEnv`: the agent inherits the server's environment.
-  const env = {
-    PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
-    HOME: dir,
-    SCRIPTED_AGENT_SCRIPT: scriptFile,
-    SCRIPTED_AGENT_STATE: join(dir, "agent-state"),
-    SCRIPTED_AGENT_BUN: process.execPath,
-  };
-  const config = { ...OFFLINE_CONFIG, harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] };
+  const { env, config } = scriptedAgentServer(dir, { turn: paced(TURN_STEPS), long: longReply() });
   let atrium: RunningAtrium | undefined;
   try {
     atrium = await startAtrium(binary, env, config);
