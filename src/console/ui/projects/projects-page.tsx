@@ -62,7 +62,7 @@ export function ProjectsPage() {
           ))}
         </ul>
       )}
-      <MoreOnScroll {...list} shownCount={projects?.length ?? 0} label="Show more projects" />
+      {projects !== null && <MoreOnScroll {...list} shownCount={projects.length} label="Show more projects" />}
     </section>
   );
 }

@@ -116,7 +116,7 @@ export function SessionsPage() {
           ))}
         </ul>
       )}
-      <MoreOnScroll {...sessions} shownCount={rows?.length ?? 0} label="Show more sessions" />
+      {rows !== null && <MoreOnScroll {...sessions} shownCount={rows.length} label="Show more sessions" />}
     </section>
   );
 }
