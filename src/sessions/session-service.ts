@@ -1,6 +1,5 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
-import { DEFAULT_PAGE_SIZE, KeptPages, type PageAtCursor } from "../store/page-cursor.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -21,7 +20,6 @@ import type {
   Session,
   SessionConfig,
   SessionDetail,
-  SessionListQuery,
   UpdateSessionBody,
   UsageLimits,
 } from "../schemas/sessions.ts";
@@ -30,6 +28,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { resumeQueue, SessionRecords } from "./session-records.ts";
 import { SessionPrompts } from "./session-prompts.ts";
+import { SessionList } from "./session-list.ts";
 import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
@@ -77,14 +76,16 @@ export class SessionService {
   private readonly records: SessionRecords;
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly holds = new Set<{ reason: string }>();
-  private readonly listed = new KeptPages();
 
   /** The prompt queues: send, edit and drop prompts. */
   readonly prompts: SessionPrompts;
+  /** The list of sessions, a page at a time. */
+  readonly listing: SessionList;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
     this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).startNextPrompt() });
+    this.listing = new SessionList({ ...deps, records: this.records });
   }
 
   exists(id: string): boolean {
@@ -196,21 +197,6 @@ export class SessionService {
       this.records.emit(id, "session.created", { session: view });
       return view;
     });
-  }
-
-  /** A page of sessions, newest activity first, filtered by project, harness and state; kept until a session changes. */
-  list(query: Static<typeof SessionListQuery>): PageAtCursor {
-    // Read first: a change made after it comes as an event, one made before is in the page.
-    const eventCursor = this.deps.events.storedCursor();
-    const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
-    const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, filter.q, limit, cursor]);
-    // A search matches project names too, so a renamed project changes its pages.
-    const revision = this.deps.sessions.revision + this.deps.projects.revision;
-    const page = this.listed.get(key, revision, () => {
-      const read = this.deps.sessions.list(filter, limit, cursor);
-      return { items: read.items.map((session) => this.records.listView(session)), next: read.next };
-    });
-    return { ...page, eventCursor };
   }
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */

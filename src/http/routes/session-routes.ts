@@ -58,7 +58,7 @@ export function sessionRoutes(sessions: SessionService) {
       query: SessionListQuery,
       response: Type.Array(SessionListItem),
       paged: true,
-      handler: ({ query, request }) => pageResponse(sessions.list(query), request),
+      handler: ({ query, request }) => pageResponse(sessions.listing.page(query), request),
     }),
     defineRoute({
       method: "GET",
