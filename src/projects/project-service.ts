@@ -77,11 +77,12 @@ function existingFolder(folderPath: string): string {
 export class ProjectService {
   private readonly deletionSteps: Array<(projectId: string) => Promise<void>> = [];
   private readonly cloning = new Set<string>();
-  private readonly listed = new KeptPages();
+  private readonly listed: KeptPages;
   private readonly now: () => Date;
 
   constructor(private readonly deps: ProjectServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.listed = new KeptPages(() => deps.events.storedCursor());
   }
 
   /** Changes with every write to projects or their locations: what a page read from them is kept by. */
@@ -91,9 +92,7 @@ export class ProjectService {
 
   /** A page of projects, oldest first, each with its locations; kept until a project or location changes. */
   list(limit: number, cursor?: string, q?: string): PageAtCursor {
-    // Read first: a change made after it comes as an event, one made before is in the page.
-    const eventCursor = this.deps.events.storedCursor();
-    const page = this.listed.get(JSON.stringify([limit, cursor, q]), this.revision, () => {
+    return this.listed.get(JSON.stringify([limit, cursor, q]), this.revision, () => {
       const read = this.deps.projects.list(limit, cursor, q);
       const locations = new Map<string, StoredLocation[]>();
       for (const location of this.deps.projects.locationsOfProjects(read.items.map((project) => project.id))) {
@@ -103,7 +102,6 @@ export class ProjectService {
       }
       return { items: read.items.map((project) => this.toProject(project, locations.get(project.id) ?? [])), next: read.next };
     });
-    return { ...page, eventCursor };
   }
 
   get(id: string): Project {

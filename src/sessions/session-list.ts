@@ -15,22 +15,21 @@ export interface SessionListDeps {
 
 /** The session list: pages newest activity first, kept serialised until a session or a project changes. */
 export class SessionList {
-  private readonly kept = new KeptPages();
+  private readonly kept: KeptPages;
 
-  constructor(private readonly deps: SessionListDeps) {}
+  constructor(private readonly deps: SessionListDeps) {
+    this.kept = new KeptPages(() => deps.events.storedCursor());
+  }
 
   /** A page filtered by project, harness, state or text, with the event cursor it was read at. */
   page(query: Static<typeof SessionListQuery>): PageAtCursor {
-    // Read first: a change made after it comes as an event, one made before is in the page.
-    const eventCursor = this.deps.events.storedCursor();
     const { limit = DEFAULT_PAGE_SIZE, cursor, ...filter } = query;
     const key = JSON.stringify([filter.projectId, filter.harnessId, filter.state, filter.q, limit, cursor]);
     // A search matches project names too, so a renamed project changes its pages.
     const revision = this.deps.sessions.revision + this.deps.projects.revision;
-    const page = this.kept.get(key, revision, () => {
+    return this.kept.get(key, revision, () => {
       const read = this.deps.sessions.list(filter, limit, cursor);
       return { items: read.items.map((session) => this.deps.records.listView(session)), next: read.next };
     });
-    return { ...page, eventCursor };
   }
 }

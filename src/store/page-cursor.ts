@@ -51,15 +51,21 @@ export interface PageAtCursor extends SerializedPage {
 
 /**
  * Pages of a list kept serialised until the table they come from changes (its repository's `revision`):
- * a list is read far more often than it changes, and each read cost a query and a serialisation.
+ * a list is read far more often than it changes, and each read cost a query and a serialisation. Each
+ * page is handed out with the event cursor read just before it (`eventCursor`): a change made after the
+ * cursor comes as an event, one made before is in the page.
  */
 export class KeptPages {
   private revision = -1;
   private readonly pages = new Map<string, SerializedPage>();
 
-  constructor(private readonly maxPages = 64) {}
+  constructor(
+    private readonly eventCursor: () => number,
+    private readonly maxPages = 64,
+  ) {}
 
-  get<T>(key: string, revision: number, read: () => Page<T>): SerializedPage {
+  get<T>(key: string, revision: number, read: () => Page<T>): PageAtCursor {
+    const eventCursor = this.eventCursor();
     if (revision !== this.revision) {
       this.pages.clear();
       this.revision = revision;
@@ -71,6 +77,6 @@ export class KeptPages {
       if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value!);
       this.pages.set(key, page);
     }
-    return page;
+    return { ...page, eventCursor };
   }
 }
