@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { writeJsonAtomically } from "../system/json-file.ts";
 
 /**
  * Sets one entry of a JSON credentials file (such as OpenCode's auth.json), keeping the others. The
@@ -18,7 +18,5 @@ export function writeCredentialEntry(path: string, key: string, value: unknown):
     }
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
-  writeFileSync(temporary, `${JSON.stringify({ ...current, [key]: value }, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
+  writeJsonAtomically(path, { ...current, [key]: value });
 }

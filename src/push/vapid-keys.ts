@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeJsonAtomically } from "../system/json-file.ts";
 import type { Logger } from "../logging/logger.ts";
 
 /** The web-push package: only its crypto is used (RFC 8291 payload encryption, RFC 8292 VAPID JWT). */
@@ -44,9 +45,12 @@ export class VapidKeys {
   }
 
   async keys(): Promise<VapidKeyPair> {
+    this.pair ??= this.read();
     if (this.pair) return this.pair;
+    // The library (tens of ms to load) only when there is no key pair to read; checked again after the
+    // wait, so two callers make one pair.
     const library = await this.webPush();
-    this.pair ??= this.read() ?? this.create(library);
+    this.pair ??= this.create(library);
     return this.pair;
   }
 
@@ -64,10 +68,7 @@ export class VapidKeys {
 
   private create(library: WebPushLibrary): VapidKeyPair {
     const { publicKey, privateKey } = library.generateVAPIDKeys();
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ publicKey, privateKey, createdAt: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, this.file);
+    writeJsonAtomically(this.file, { publicKey, privateKey, createdAt: new Date().toISOString() });
     this.logger.info("made the VAPID key pair for Web Push", { file: this.file });
     return { publicKey, privateKey };
   }

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeJsonAtomically } from "../system/json-file.ts";
 import { Value } from "@sinclair/typebox/value";
 import { Type, type Static } from "@sinclair/typebox";
 import { LastApply } from "../schemas/update.ts";
@@ -42,13 +43,6 @@ function readJson(path: string): unknown {
   } catch {
     return undefined; // half-written by a crash: as good as absent
   }
-}
-
-/** Written beside the target and renamed over it, so a reader never sees half a file. */
-function writeJsonAtomically(path: string, value: unknown): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
 }
 
 export class UpdateStateFiles {
