@@ -62,8 +62,6 @@ export const pushModule = defineModule({
     // Listening from the start: a question asked while the server still starts up is pushed too.
     notifier.start();
     return {
-      subscriptions,
-      delivery,
       routes: pushRoutes(subscriptions, async () => (await vapid.keys()).publicKey, tokens),
       stop: () => notifier.stop(),
     };

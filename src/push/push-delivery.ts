@@ -78,7 +78,6 @@ export class PushDelivery {
   private readonly timers = new Set<ClockTimer>();
   private readonly sending = new Set<Promise<void>>();
   private readonly abort = new AbortController();
-  private pending = 0;
   private stopped = false;
 
   constructor(private readonly deps: PushDeliveryDeps) {}
@@ -86,17 +85,12 @@ export class PushDelivery {
   /** Queues a push; it is sent at once, in the background. */
   send(subscriptionId: string, payload: PushPayload, urgency: PushUrgency): void {
     if (this.stopped) return;
-    if (this.pending >= MAX_PENDING) {
+    // Waiting for a retry or being sent (one moving from its timer to its request may count twice).
+    if (this.sending.size + this.timers.size >= MAX_PENDING) {
       this.deps.logger.warn("too many pushes wait to be sent; dropping one", { subscriptionId, kind: payload.kind, sessionId: payload.sessionId });
       return;
     }
-    this.pending++;
     this.attempt({ subscriptionId, payload, urgency }, 0);
-  }
-
-  /** Pushes waiting for a retry or being sent. */
-  get waiting(): number {
-    return this.pending;
   }
 
   /** Ends every retry and request; what was not sent is not. */
@@ -112,7 +106,6 @@ export class PushDelivery {
     const run = this.post(job, attempt)
       .catch((error: unknown) => {
         this.deps.logger.error("a push failed unexpectedly", { subscriptionId: job.subscriptionId, error });
-        this.pending--;
       })
       .finally(() => this.sending.delete(run));
     this.sending.add(run);
@@ -121,10 +114,7 @@ export class PushDelivery {
   private async post(job: Job, attempt: number): Promise<void> {
     const subscription = this.deps.repository.get(job.subscriptionId);
     // Deleted meanwhile (by its client, or its token revoked): nothing to send.
-    if (!subscription || this.stopped) {
-      this.pending--;
-      return;
-    }
+    if (!subscription || this.stopped) return;
     const outcome = await this.request(subscription, job);
     if (this.stopped) return;
     const origin = new URL(subscription.endpoint).origin;
@@ -165,7 +155,6 @@ export class PushDelivery {
         this.deps.logger.warn("a push service refused a push", { subscriptionId: subscription.id, origin, error: outcome.error });
         break;
     }
-    this.pending--;
   }
 
   private async request(subscription: StoredPushSubscription, job: Job): Promise<Outcome> {

@@ -4,7 +4,7 @@ import type { PushEventKind, PushPayload } from "../schemas/push.ts";
 import type { SessionEvents } from "../schemas/sessions.ts";
 
 /** Longest title and body a push carries (a notification shows less; the payload stays far under 4 KiB). */
-export const PUSH_TEXT_LIMIT = 200;
+const PUSH_TEXT_LIMIT = 200;
 
 /** Something a session needs its user for, before it is addressed (the session's title is read when it is sent). */
 export interface Notice {
