@@ -276,9 +276,7 @@ export class EventStreamHub {
 
   private countClient(clientId: string, delta: number): void {
     const before = this.clientStreams.get(clientId) ?? 0;
-    const after = before + delta;
-    if (after > 0) this.clientStreams.set(clientId, after);
-    else this.clientStreams.delete(clientId);
+    const after = countIn(this.clientStreams, clientId, delta);
     if ((before === 0) !== (after === 0)) for (const listener of this.presenceListeners) listener(clientId, after > 0);
   }
 
@@ -307,10 +305,12 @@ export class EventStreamHub {
   }
 }
 
-function countIn(counts: Map<string, number>, key: string, delta: number): void {
+/** Adds `delta` to a count kept only while above zero; returns the new count. */
+function countIn(counts: Map<string, number>, key: string, delta: number): number {
   const after = (counts.get(key) ?? 0) + delta;
   if (after > 0) counts.set(key, after);
   else counts.delete(key);
+  return after;
 }
 
 /** A token that cannot be checked (the database failing) is not trusted; the client can reconnect. */

@@ -91,9 +91,9 @@ class GzipOutput implements StreamOutput {
       this.gzip.once("end", resolve);
       this.gzip.once("close", resolve);
     });
+    await this.send();
     this.busy = true;
     try {
-      for (const chunk of this.takeBatch()) this.gzip.write(chunk);
       this.gzip.end();
       await ended;
     } finally {

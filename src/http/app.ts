@@ -37,11 +37,13 @@ export function allRoutes(routes: Route[], version: string, eventPayloads: Recor
 type HandlerInput = Parameters<Route["handler"]>[0];
 type HandlerResult = ReturnType<Route["handler"]>;
 
-/** A compressible route's answer as JSON, compressed as the client asks (a Response it made itself goes as it is). */
-function compress(result: HandlerResult, request: Request): HandlerResult {
-  if (result instanceof Promise) return result.then((settled) => compress(settled, request) as Response);
+const utf8 = new TextEncoder();
+
+/** A compressible route's answer as JSON with its success status, compressed as the client asks (a Response it made itself goes as it is). */
+function compress(result: HandlerResult, request: Request, status: number): HandlerResult {
+  if (result instanceof Promise) return result.then((settled) => compress(settled, request, status) as Response);
   if (result instanceof Response) return result;
-  return compressedJson(new TextEncoder().encode(JSON.stringify(result)), request);
+  return compressedJson(utf8.encode(JSON.stringify(result)), request, status);
 }
 interface ElysiaContext {
   params?: unknown;
@@ -70,7 +72,7 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
       body: validate.body(input.body),
       request: input.request,
     } as HandlerInput);
-    const answered = route.compressible ? compress(result, input.request) : result;
+    const answered = route.compressible ? compress(result, input.request, route.successStatus ?? 200) : result;
     // Mapped here: in a compiled build Elysia does not pass such a rejection to onError, and Bun's own
     // error handler answered 500 instead of the mapped status.
     return answered instanceof Promise ? answered.catch((error: unknown) => errorResponse(mapError("UNKNOWN", error, input.request, logger))) : answered;

@@ -1,4 +1,5 @@
 import type { AnswerEncoding, ContentEncoding } from "../system/compression.ts";
+import type { StreamEncoding } from "../events/stream-output.ts";
 
 /**
  * Which is preferred when a client takes several as much. Files (compressed once): brotli, smaller
@@ -32,4 +33,4 @@ export function chooseEncoding<E extends AnswerEncoding>(acceptEncoding: string 
  * and zstd 3 keep 0.12 for the same CPU), and its state per connection is bounded (80 KiB, see
  * events/stream-output.ts) where brotli's and zstd's windows grow to megabytes.
  */
-export const STREAM_PREFERENCE: readonly ContentEncoding[] = ["gzip"];
+export const STREAM_PREFERENCE: readonly StreamEncoding[] = ["gzip"];

@@ -9,6 +9,7 @@ import { HttpError, unauthorized } from "../http-error.ts";
 import { ADMIN_TOKEN_NAME, type AccessTokens } from "../../auth/access-tokens.ts";
 import { bearerToken } from "../auth-guard.ts";
 import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
+import type { StreamEncoding } from "../../events/stream-output.ts";
 import { chooseEncoding, STREAM_PREFERENCE } from "../content-encoding.ts";
 import { isLoopbackHost } from "../../system/loopback.ts";
 
@@ -19,9 +20,9 @@ import { isLoopbackHost } from "../../system/loopback.ts";
  * about 25 µs an event and 200 KiB (a stream is compressed per client; plain, an event is encoded once
  * for all of them).
  */
-function streamEncoding(request: Request): "gzip" | undefined {
+function streamEncoding(request: Request): StreamEncoding | undefined {
   if (isLoopbackHost(new URL(request.url).hostname)) return undefined;
-  return chooseEncoding(request.headers.get("accept-encoding"), STREAM_PREFERENCE) === "gzip" ? "gzip" : undefined;
+  return chooseEncoding(request.headers.get("accept-encoding"), STREAM_PREFERENCE);
 }
 
 const StreamQuery = Type.Object({
