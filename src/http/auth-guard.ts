@@ -4,13 +4,16 @@ import { isLoopbackAddress } from "../system/loopback.ts";
 
 const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
+/** A request a proxy passed on says so in one of these headers. */
+export const forwardedByProxy = (request: Request): boolean => PROXY_HEADERS.some((header) => request.headers.has(header));
+
 /**
  * A request is local when its peer is a loopback address and no proxy says it came from elsewhere: a
  * reverse proxy on the same machine connects from 127.0.0.1 on behalf of remote clients.
  */
 export function isLocalRequest(request: Request, peerAddress: string | undefined): boolean {
   if (peerAddress === undefined || !isLoopbackAddress(peerAddress)) return false;
-  return PROXY_HEADERS.every((header) => !request.headers.has(header));
+  return !forwardedByProxy(request);
 }
 
 /**

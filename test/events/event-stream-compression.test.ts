@@ -161,6 +161,18 @@ describe("event stream compression", () => {
     }
   });
 
+  test("a client behind a proxy on this machine (a loopback name, a forwarding header) gets gzip", async () => {
+    t = await serverForPhones();
+    await t.ready();
+    const stream = await GzipStreamReader.open(t, { "x-forwarded-for": "203.0.113.7", "accept-encoding": "gzip" });
+    try {
+      expect(stream.response.headers.get("content-encoding")).toBe("gzip");
+      await stream.waitFor(": connected\n\n");
+    } finally {
+      stream.close();
+    }
+  });
+
   test("a client sending no Accept-Encoding gets the stream as plain text", async () => {
     t = await startTestServer();
     await t.ready();

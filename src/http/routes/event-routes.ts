@@ -7,7 +7,7 @@ import { parseKindList } from "../../events/event-filter.ts";
 import { defineRoute } from "../route.ts";
 import { HttpError, unauthorized } from "../http-error.ts";
 import { ADMIN_TOKEN_NAME, type AccessTokens } from "../../auth/access-tokens.ts";
-import { bearerToken } from "../auth-guard.ts";
+import { bearerToken, forwardedByProxy } from "../auth-guard.ts";
 import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
 import type { StreamEncoding } from "../../events/stream-output.ts";
 import { chooseEncoding, STREAM_PREFERENCE } from "../content-encoding.ts";
@@ -16,12 +16,12 @@ import { isLoopbackHost } from "../../system/loopback.ts";
 /**
  * gzip when the client takes it, flushed after every event (so each arrives as soon as it did
  * plain), at about a seventh of the bytes; plain otherwise. Plain too for a client that reached the
- * server by a loopback name: its bytes cross no network, while each compressed stream costs the server
- * about 25 µs an event and 200 KiB (a stream is compressed per client; plain, an event is encoded once
- * for all of them).
+ * server by a loopback name with no proxy between: its bytes cross no network, while each compressed
+ * stream costs the server about 25 µs an event and 200 KiB (a stream is compressed per client; plain,
+ * an event is encoded once for all of them).
  */
 function streamEncoding(request: Request): StreamEncoding | undefined {
-  if (isLoopbackHost(new URL(request.url).hostname)) return undefined;
+  if (isLoopbackHost(new URL(request.url).hostname) && !forwardedByProxy(request)) return undefined;
   return chooseEncoding(request.headers.get("accept-encoding"), STREAM_PREFERENCE);
 }
 
