@@ -21,3 +21,19 @@ export const systemClock: Clock = {
   clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout> | undefined),
   sleep: (ms) => Bun.sleep(ms),
 };
+
+/** Waits `ms` on `clock`; rejects with `reason` at once if `signal` aborts first. */
+export function sleepUnlessAborted(clock: Clock, ms: number, signal: AbortSignal, reason: () => Error): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const abort = () => {
+      clock.clearTimeout(timer);
+      reject(reason());
+    };
+    const timer = clock.setTimeout(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  });
+}

@@ -115,6 +115,13 @@ export const ConfigFile = Type.Object(
                   Type.Boolean({ description: "The token counts in its prompt answer are the last model call's, not the turn's (they are then not counted)." }),
                 ),
                 readsFilesItself: Type.Optional(Type.Boolean({ description: "It is not offered fs/read_text_file and reads files itself." })),
+                loadWipesInStartPeriodMs: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description:
+                      "A session/load in the period (this many ms, counted from the epoch) its session began in wipes that session: a load waits for a later period.",
+                  }),
+                ),
               },
               { description: "Where the agent's ACP stream departs from the protocol's meaning (docs/agents.md)." },
             ),

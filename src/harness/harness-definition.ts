@@ -44,6 +44,12 @@ export interface AgentQuirks {
    * answer, so it could never create a file): it is not offered, and the agent reads the disk itself.
    */
   readsFilesItself?: boolean;
+  /**
+   * A session/load in the period its session began in wipes the session (Gemini CLI 0.61 names a
+   * session's file by the UTC minute it began, and each load starts a recording under its own
+   * minute's name): a load waits for a later period. The period's length in ms, counted from the epoch.
+   */
+  loadWipesInStartPeriodMs?: number;
 }
 
 /** One coding-agent CLI the registry knows. Every definition has the same shape. */

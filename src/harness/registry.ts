@@ -16,7 +16,7 @@ export interface CustomHarnessConfig {
   executable: string;
   acpArgs?: string[];
   versionArgs?: string[];
-  quirks?: { selfNotice?: string; costPerProcess?: boolean; turnTokensOfLastCall?: boolean; readsFilesItself?: boolean };
+  quirks?: { selfNotice?: string; costPerProcess?: boolean; turnTokensOfLastCall?: boolean; readsFilesItself?: boolean; loadWipesInStartPeriodMs?: number };
 }
 
 export function customHarness(config: CustomHarnessConfig): HarnessDefinition {

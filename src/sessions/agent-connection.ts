@@ -38,6 +38,8 @@ export interface OpenedAgentSession {
   connection: AgentConnection;
   /** Selections the agent refused (configId → value), to retry on its next start. */
   refused: Record<string, string>;
+  /** The agent began a new session (none was stored, or it could not load it) rather than loading one. */
+  began: boolean;
   /** Set when a stored agent session could not be loaded and a new one was started instead. */
   notice: string | null;
   /** The MCP servers the agent was given, or why each was left out. */
@@ -78,7 +80,7 @@ export class AgentConnection {
       const connection = new AgentConnection(agent, opened.sessionId, opened.options?.options, opened.options?.legacy ?? false);
       const refused = await connection.reapply(request.selections, request.logger);
       if (signal.aborted) throw new Error("the session was stopped while its agent started");
-      return { connection, refused, notice: opened.notice, mcpServers: opened.mcpServers };
+      return { connection, refused, began: opened.began, notice: opened.notice, mcpServers: opened.mcpServers };
     } catch (error) {
       agent.stop();
       throw error;
@@ -100,7 +102,7 @@ export class AgentConnection {
   private static async openSession(
     agent: AgentProcess,
     request: AgentConnectionRequest,
-  ): Promise<{ sessionId: string; options: ReturnType<typeof agentConfigOptions>; notice: string | null; mcpServers: SessionMcpServer[] }> {
+  ): Promise<{ sessionId: string; options: ReturnType<typeof agentConfigOptions>; began: boolean; notice: string | null; mcpServers: SessionMcpServer[] }> {
     const { servers: mcpServers, record } = await request.mcpServers(agent.capabilities.mcpCapabilities);
     let notice: string | null = null;
     if (request.agentSessionId && agent.capabilities.loadSession) {
@@ -109,7 +111,7 @@ export class AgentConnection {
         const loaded = await agent.loadSession({ sessionId: request.agentSessionId, cwd: request.cwd, mcpServers });
         // What it replays after its answer is history too: the prompt waits until that has come.
         await agent.updatesSettled(HISTORY_QUIET_MS, HISTORY_WAIT_MAX_MS);
-        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), notice, mcpServers: record };
+        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), began: false, notice, mcpServers: record };
       } catch (error) {
         if ((error as { code?: unknown }).code === ACP_AUTH_REQUIRED) throw error;
         // The agent no longer has it (it keeps only sessions that got an answer, or its files were
@@ -124,7 +126,7 @@ export class AgentConnection {
       }
     }
     const created = await agent.newSession({ cwd: request.cwd, mcpServers });
-    return { sessionId: created.sessionId, options: agentConfigOptions(created), notice, mcpServers: record };
+    return { sessionId: created.sessionId, options: agentConfigOptions(created), began: true, notice, mcpServers: record };
   }
 
   /** The agent's options as it last reported them (undefined when it never said). */

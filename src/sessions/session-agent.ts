@@ -4,7 +4,7 @@ import type { AgentQuirks } from "../harness/harness-definition.ts";
 import type { BackgroundTask } from "../schemas/sessions.ts";
 import type { StoredSession } from "../store/session-repository.ts";
 import { NotFoundError } from "../errors.ts";
-import type { Clock, ClockTimer } from "../clock.ts";
+import { sleepUnlessAborted, type Clock, type ClockTimer } from "../clock.ts";
 import type { AgentClientHandlers, AgentLaunch } from "./acp/agent-process.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
@@ -41,6 +41,8 @@ export interface SessionAgentDeps {
   busy(): boolean;
   /** Each line the agent writes to stderr, as it comes. */
   onStderrLine(line: string): void;
+  /** The agent's start waits until `untilMs` before it loads its session (null: the wait is over). */
+  onLoadWait(untilMs: number | null): void;
 }
 
 /**
@@ -58,6 +60,8 @@ export class SessionAgent {
   private fileAccess: FileAccess | undefined;
   private idleTimer: ClockTimer | undefined;
   private agentQuirks: AgentQuirks = {};
+  /** The agent's start in progress, which every caller until then shares. */
+  private starting: Promise<AgentConnection> | undefined;
   /** A gentle stop in progress: the next start waits for it. */
   private stopping: Promise<void> | undefined;
 
@@ -78,9 +82,17 @@ export class SessionAgent {
     return this.loading;
   }
 
-  /** The running agent; started first when there is none (`opened` records what the start found). */
-  async ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
-    if (this.connection?.agent.isRunning) return this.connection;
+  /**
+   * The running agent; started first when there is none (`opened` records what the start found). A
+   * caller that comes while it starts (a config change during a turn's start) waits for that start.
+   */
+  ensure(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
+    if (this.connection?.agent.isRunning) return Promise.resolve(this.connection);
+    this.starting ??= this.start(session, launch, opened).finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async start(session: StoredSession, launch: SessionLaunch, opened: (result: OpenedAgentSession) => void): Promise<AgentConnection> {
     // An agent still finishing its writes (stopped gently when idle) goes first: its successor loads what it wrote.
     await this.stopping;
     this.agentQuirks = launch.quirks;
@@ -99,6 +111,7 @@ export class SessionAgent {
     this.opening = opening;
     let result: OpenedAgentSession;
     try {
+      await this.waitToLoad(session, launch.quirks, opening.signal);
       result = await AgentConnection.open({
         launch: { ...launch, onStderrLine: (line) => this.deps.onStderrLine(line) },
         chooseAuthMethod: launch.chooseAuthMethod,
@@ -131,6 +144,25 @@ export class SessionAgent {
     });
     opened(result);
     return connection;
+  }
+
+  /**
+   * For an agent that wipes a session loaded in the period it began in: waits, before the agent
+   * starts, until the next period (a stop ends the wait).
+   */
+  private async waitToLoad(session: StoredSession, quirks: AgentQuirks, signal: AbortSignal): Promise<void> {
+    const periodMs = quirks.loadWipesInStartPeriodMs;
+    if (!periodMs || !session.agentSessionId || !session.agentSessionBeganAt) return;
+    const untilMs = (Math.floor(Date.parse(session.agentSessionBeganAt) / periodMs) + 1) * periodMs;
+    const waitMs = untilMs - this.deps.clock.now();
+    if (!(waitMs > 0)) return;
+    this.deps.logger.info("waiting before the agent loads its session, which it would wipe sooner", { sessionId: this.deps.sessionId, waitMs });
+    this.deps.onLoadWait(untilMs);
+    try {
+      await sleepUnlessAborted(this.deps.clock, waitMs, signal, () => new Error("the session was stopped while its agent waited to start"));
+    } finally {
+      this.deps.onLoadWait(null);
+    }
   }
 
   /** A file a prompt attached may be read by the agent wherever it is. */

@@ -57,6 +57,8 @@ export class SessionRuntime {
   private startFailures = 0;
   private holdTimer: ClockTimer | undefined;
   private closed = false;
+  /** The agent's start waits before it loads its session: the agent is not quiet, it was not asked yet. */
+  private waitingToLoad = false;
 
   constructor(
     readonly sessionId: string,
@@ -72,6 +74,10 @@ export class SessionRuntime {
       // Lines logged outside a live turn (start-up chatter, replayed history) say nothing about it.
       onStderrLine: (line) => {
         if (this.turn?.live) this.turn.notices.logged(line);
+      },
+      onLoadWait: (untilMs) => {
+        this.waitingToLoad = untilMs !== null;
+        this.turn?.notices.waitingToLoad(untilMs, deps.clock.now());
       },
       handlers: {
         onUpdate: (notification) => {
@@ -273,7 +279,7 @@ export class SessionRuntime {
         void this.stopTurn(turn);
       }),
       silence: new SilenceWatch(this.deps.silenceNoticeMs, {
-        paused: () => this.questions.isOpen,
+        paused: () => this.questions.isOpen || this.waitingToLoad,
         onQuiet: (quietMs) => turn.notices.quiet(quietMs),
         onHeard: () => turn.notices.spokeAgain(),
       }),
@@ -382,10 +388,11 @@ export class SessionRuntime {
   /** The running agent, started when there is none; what its start found is recorded on the session. */
   private ensureAgent(): Promise<AgentConnection> {
     const session = this.deps.records.get(this.sessionId);
-    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, notice, mcpServers }) => {
+    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, began, notice, mcpServers }) => {
       if (this.turn) this.turn.notices.notice = notice;
       this.deps.records.update(this.sessionId, (stored) => {
         stored.agentSessionId = connection.sessionId;
+        if (began) stored.agentSessionBeganAt = new Date(this.deps.clock.now()).toISOString();
         if (connection.configOptions) this.updates.applyConfig(stored, connection.configOptions);
         Object.assign(stored.unavailableConfigSelections, refused);
         stored.mcpServers = mcpServers;

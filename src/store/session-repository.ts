@@ -10,6 +10,11 @@ export interface StoredSession {
   harnessId: string;
   harnessAccountId: string | null;
   agentSessionId: string | null;
+  /**
+   * When the agent's current session began (the answer to its session/new was in), for an agent that
+   * wipes a session loaded too soon after (AgentQuirks.loadWipesInStartPeriodMs); absent on older sessions.
+   */
+  agentSessionBeganAt?: string;
   title: string;
   /** Who named it: a title the user gave is never replaced by the agent's or the first prompt's. */
   titleSource: "given" | "agent" | "prompt" | "default";

@@ -1,108 +1,24 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
+import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { apiClient } from "../helpers/api-client.ts";
-import { mergeOptions, type TestServerOptions } from "../helpers/test-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
-import { QueuedPrompt, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
+import { QueuedPrompt, SessionConfig } from "../../src/schemas/sessions.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { lastReply, SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody, type SessionBody } from "./session-helpers.ts";
+import { lastReply, SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody } from "./session-helpers.ts";
+import { cleanUpAfterEach, cleanups, processesWith, quirkServer } from "./quirk-server.ts";
 
 // Each behaviour a real agent showed (issue 12), taught to the scripted agent so the main suite keeps
 // it fixed: the real agents are checked the same way by `npm run test:agents`.
 
 type ConfigBody = Static<typeof SessionConfig>;
 
-interface QuirkServer {
-  t: TestServer;
-  /** Stops the server (its agents with it) and starts a new one on the same data dir. */
-  restart(): Promise<void>;
-  newSession(): Promise<SessionBody>;
-  detail(id: string): Promise<DetailBody>;
-  until(id: string, done: (detail: DetailBody) => boolean, timeoutMs?: number): Promise<DetailBody>;
-  prompt(id: string, text: string): Promise<void>;
-  /** Sends a prompt and waits for its turn to end; returns the session then. */
-  turn(id: string, text: string): Promise<DetailBody>;
-  /** The scripted agent processes of this server (their command line carries its marker). */
-  agents(): number[];
-}
-
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Pids of processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const listed = spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
-  return listed.stdout
-    .split("\n")
-    .filter((line) => line.includes(marker) && !line.includes("ps -eo"))
-    .map((line) => Number(line.trim().split(/\s+/)[0]));
-}
-
-async function quirkServer(script: unknown, options: { env?: Record<string, string>; server?: TestServerOptions } = {}): Promise<QuirkServer> {
-  const dir = makeTempDir("atrium-quirks-");
-  const scriptFile = join(dir.path, "script.json");
-  writeFileSync(scriptFile, JSON.stringify(script));
-  const marker = `quirk-${crypto.randomUUID()}`;
-  const defaults: TestServerOptions = {
-    dataDir: join(dir.path, "data"),
-    config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }] },
-    tuning: {
-      modules: { harnesses: { env: scriptedAgentEnv(dir.path, scriptFile, options.env), probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 10_000 } },
-    },
-  };
-  const serverOptions = mergeOptions(defaults, options.server ?? {});
-  let t = await startTestServer(serverOptions);
-  await t.ready();
-  cleanups.push(async () => {
-    await t.stop();
-    dir.remove();
-  });
-  const detail = async (id: string) => {
-    const { status, body } = await t.json<DetailBody>("GET", `/v1/sessions/${id}`);
-    expect(status).toBe(200);
-    assertMatchesSchema(SessionDetail, body);
-    return body;
-  };
-  const prompt = async (id: string, text: string) => {
-    expect((await t.json("POST", `/v1/sessions/${id}/prompts`, { text })).status).toBe(201);
-  };
-  const server: QuirkServer = {
-    get t() {
-      return t;
-    },
-    async restart() {
-      await t.stop();
-      t = await startTestServer(serverOptions);
-      await t.ready();
-    },
-    async newSession() {
-      const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
-      const created = await t.json<SessionBody>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "scripted" });
-      expect(created.status).toBe(201);
-      return created.body;
-    },
-    detail,
-    until: (id, done, timeoutMs) => until(() => detail(id), done, timeoutMs),
-    prompt,
-    async turn(id, text) {
-      const before = (await detail(id)).conversation.length;
-      await prompt(id, text);
-      return server.until(id, (d) => d.conversation.length >= before + 2 && !lastReply(d)!.isGenerating && d.session.sidebarState !== "working");
-    },
-    agents: () => processesWith(marker),
-  };
-  return server;
-}
+cleanUpAfterEach();
 
 const texts = (detail: DetailBody) => detail.conversation.map((item) => [item.role, item.text, item.stopReason]);
 

@@ -38,7 +38,7 @@ export const gemini: HarnessDefinition = {
   // Its bundled ACP SDK rejects a failed request with a plain object, so its write tool never sees a
   // missing file as ENOENT and cannot create one through fs/read_text_file (acpFileSystemService.ts).
   // Offered no client reads, it reads the disk itself and still writes through Atrium, asking first.
-  quirks: { readsFilesItself: true },
+  quirks: { readsFilesItself: true, loadWipesInStartPeriodMs: 60_000 },
   mcpCaveat: ({ cwd, env, home }) =>
     geminiTrustsFolder(cwd, env, home)
       ? undefined
