@@ -32,8 +32,8 @@ export interface TurnFacts {
   /** A model choice, and the model the provider's request then names. */
   model: { choice: Choice; requestModel: string };
   /**
-   * Loading a session in the UTC minute it was created wipes its chat (Gemini CLI 0.61 starts a new
-   * recording into the same-named file): a restart waits for the next minute.
+   * Loading a session in the UTC minute it began wipes its chat (Gemini CLI 0.61 starts a new recording
+   * into the same-named file): Atrium's start waits for the next minute, which the suite checks.
    */
   loadWipesSameMinute?: boolean;
   /**

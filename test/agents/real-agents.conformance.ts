@@ -187,19 +187,10 @@ function agentSuite(agent: AgentFacts): void {
 
   /** Stops the server (its agents gently) and starts a new one on the same data dir. */
   async function restart(): Promise<void> {
-    await loadableMinute();
     await t!.stop();
     t = undefined;
     t = await startServer();
     await waitReady(t);
-  }
-
-  /** Waits, for an agent that wipes a session it loads in the minute it was created (Gemini), for the next minute. */
-  async function loadableMinute(): Promise<void> {
-    if (!agent.turns?.loadWipesSameMinute) return;
-    const minute = (iso: string) => iso.slice(0, 16);
-    const created = minute((await detail()).session.createdAt);
-    while (minute(new Date().toISOString()) === created) await Bun.sleep(250);
   }
 
   /**
@@ -473,9 +464,6 @@ function agentSuite(agent: AgentFacts): void {
     expect(lastReply(settled)!.stopReason).toBe("cancelled");
     expect(chunks.join("").startsWith(lastReply(settled)!.text.trim())).toBe(true);
     provider.clear();
-    // A cancel may stop the agent (Gemini's is stopped 2 s after one), and the next turn's start loads
-    // the session: in the minute it was created, Gemini would wipe it (a fast run failed so).
-    await loadableMinute();
   });
 
   turnTest("the agent killed mid-question: the question ends with an event, a late answer is refused, the next turn works", () =>
@@ -500,11 +488,12 @@ function agentSuite(agent: AgentFacts): void {
       expect(late.status).toBe(404);
       expect(existsSync(join(session.cwd, "never.txt"))).toBe(false);
       provider.clear();
-      // The next turn starts a new agent, which loads the session.
-      await loadableMinute();
+      // The next turn starts a new agent, which loads the session (Gemini's start waits past the minute
+      // the session began in, which a load would wipe).
       provider.script({ parts: [{ text: "Back again." }] });
       const next = await turn("are you there");
       expect(lastReply(next)!.text.trim()).toBe("Back again.");
+      expect(next.session.status ?? "", "the agent loaded its session").not.toContain("could not load");
     }),
   );
 
@@ -646,6 +635,51 @@ function agentSuite(agent: AgentFacts): void {
         expect(told(request)).toContain("Hello from the scripted model.");
       }
     },
+  );
+
+  turnTest(
+    "a restart in the minute its session began: the next start waits for the next minute, says so, and the session loads",
+    async () => {
+      const earlier = sessionId;
+      const minute = () => new Date().toISOString().slice(0, 16);
+      // Room in this minute for a session, a turn and a restart (a few seconds on a slow machine).
+      while (new Date().getUTCSeconds() > 40) await Bun.sleep(250);
+      sessionId = await newSession(t!);
+      try {
+        const began = minute();
+        provider.script({ parts: [{ text: "Noted: apple." }] });
+        await turn("remember the word apple");
+        await restart();
+        expect(minute(), "the restart ended in the minute the session began").toBe(began);
+        const before = provider.recorded().length;
+        const items = (await detail()).conversation.length + 2;
+        provider.script({ parts: [{ text: "The word was apple." }] });
+        await send("which word");
+        const statuses = new Set<string>();
+        const ended = await until(
+          () => detail(),
+          (d) => {
+            if (d.session.status) statuses.add(d.session.status);
+            return d.conversation.length >= items && idle(d);
+          },
+          180_000,
+        );
+        log(`after a restart in the session's first minute: statuses ${JSON.stringify([...statuses])}; the turn ended at ${new Date().toISOString()}`);
+        expect(
+          [...statuses].some((status) => status.startsWith("waiting ")),
+          "the status said why the start waits",
+        ).toBe(true);
+        expect(minute() > began).toBe(true);
+        expect(lastReply(ended)!.text.trim()).toBe("The word was apple.");
+        expect(ended.session.status ?? "", "the agent loaded its session").not.toContain("could not load");
+        expect(told(turnRequestsSince(before)[0]!)).toContain("remember the word apple");
+      } finally {
+        // Its agent goes with it: later checks count the agent processes of the earlier session.
+        await call(t!, "DELETE", `/v1/sessions/${sessionId}`, Type.Object({ id: Type.String() }));
+        sessionId = earlier;
+      }
+    },
+    agent.turns?.loadWipesSameMinute === true,
   );
 
   turnTest(

@@ -64,6 +64,8 @@ export function startHttpMcpServer(options: HttpMcpOptions = {}): HttpMcpFixture
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
+    // An agent's MCP client may hold its event stream open for as long as the session runs.
+    idleTimeout: 0,
     async fetch(request) {
       const url = new URL(request.url);
       if (options.oauth) {
