@@ -196,11 +196,13 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
   cursor(): number {
     const waiting = this.writeBehind.lastId();
     if (waiting !== undefined) return waiting;
-    // Events are written only in transactions: the newest stored one is read again once one commits
-    // (every list page says the cursor, and the query was a quarter of a cached page's cost).
-    if (this.store.inTransaction) return this.events.maxGlobalId();
+    // The highest id ever stored, not the highest still there: a deleted session's events or a
+    // compaction that removed them all must not move a cursor back (a client at it would be "ahead").
+    // Events are written only in transactions: it is read again once one commits (every list page
+    // says the cursor, and the query was a quarter of a cached page's cost).
+    if (this.store.inTransaction) return this.events.highestEverStored();
     const commits = this.store.commits;
-    if (this.storedMax?.commits !== commits) this.storedMax = { commits, id: this.events.maxGlobalId() };
+    if (this.storedMax?.commits !== commits) this.storedMax = { commits, id: this.events.highestEverStored() };
     return this.storedMax.id;
   }
 

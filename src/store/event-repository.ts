@@ -122,11 +122,6 @@ export class EventRepository {
     this.meta.set("event_horizon", String(globalId));
   }
 
-  maxGlobalId(): number {
-    const row = this.store.db.query<{ g: number | null }, []>("SELECT MAX(global_id) AS g FROM events").get();
-    return row?.g ?? 0;
-  }
-
   listAfter(query: EventQuery): StoredEvent[] {
     const rows = query.sessionId
       ? this.store.db

@@ -58,6 +58,11 @@ test("events past the retention period leave the log: the reply reads the same, 
   expect(report.removed).toBe(logged.length);
   const now = await cursorAndHorizon();
   expect(now.horizon).toBe(old.cursor);
+  // Everything went, and the cursor stays: a client there resumes (it was told "ahead of the log", 409).
+  expect(now.cursor).toBe(old.cursor);
+  const resumed = await t.api(`/v1/events/stream?after=${old.cursor}`);
+  expect(resumed.status).toBe(200);
+  await resumed.body?.cancel();
   const health = (await t.json<Health>("GET", "/v1/health")).body;
   assertMatchesSchema(Health, health);
   expect(health.events).toMatchObject({ horizon: old.cursor, retentionDays: SECOND_IN_DAYS, maxMB: 512 });

@@ -4,6 +4,7 @@ import type { EventLog, LoggedEvent } from "../../src/events/event-log.ts";
 import { matchesFilter, parseKindList } from "../../src/events/event-filter.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { EventRepository } from "../../src/store/event-repository.ts";
 import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 
 let db: TestStore;
@@ -101,6 +102,31 @@ describe("event log", () => {
     expect(log.read(3, 3).map((e) => e.record.globalEventId)).toEqual([4, 5, 6]);
     expect(log.read(6, 3).map((e) => e.record.globalEventId)).toEqual([7]);
     expect(log.cursor()).toBe(7);
+  });
+
+  test("the cursor never goes back: the newest events forgotten with their session, or all compacted away, leave a client at it resumable", () => {
+    store.transaction(() => {
+      log.append("sync.changed", "sync:n", change(["a"]));
+      log.append("sync.changed", "ses_a", change(["1"]), { sessionId: "ses_a" });
+      log.append("sync.changed", "ses_a", change(["2"]), { sessionId: "ses_a" });
+    });
+    expect(log.cursor()).toBe(3);
+    store.transaction(() => log.forgetSession("ses_a"));
+    expect(log.cursor()).toBe(3);
+    expect(() => log.checkResumable(3)).not.toThrow();
+    // Compaction removes every event (a short retention): the horizon moves up to the cursor, not past it.
+    store.transaction(() => {
+      new EventRepository(store).removeThrough(3);
+      log.compactedThrough(3);
+    });
+    expect(log.read(0, 10)).toEqual([]);
+    expect(log.cursor()).toBe(3);
+    expect(() => log.checkResumable(3)).not.toThrow();
+    expect(() => log.checkResumable(2)).toThrow("no longer kept");
+    expect(() => log.checkResumable(4)).toThrow("ahead of this server's event log");
+    // What comes next goes on from there.
+    store.transaction(() => log.append("sync.changed", "sync:n", change(["b"])));
+    expect(log.read(3, 10).map((e) => e.record.globalEventId)).toEqual([4]);
   });
 });
 
