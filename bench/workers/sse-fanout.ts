@@ -70,6 +70,8 @@ class SseClient {
   readonly ids: number[] = [];
   readonly receivedAt: number[] = [];
   problem: string | undefined;
+  /** Frames at or below this id are warm-up that arrived late: neither checked nor timed. */
+  private warmupThrough = 0;
   private buffer = "";
   private readonly subscribed = Promise.withResolvers<void>();
 
@@ -107,12 +109,17 @@ class SseClient {
     const receivedAt = performance.now();
     const id = Number(frame.id);
     if (record.globalEventId !== id || record.kind !== frame.event) this.fail(`frame ${frame.id} disagrees with its data`);
+    if (id <= this.warmupThrough) return;
     this.ids.push(id);
     this.receivedAt.push(receivedAt);
   }
 
-  /** Forgets the warm-up events, so that only the measured ones are checked and timed. */
-  forgetReceived(): void {
+  /**
+   * Forgets the warm-up events (through `cursor`), so that only the measured ones are checked and timed;
+   * a warm-up event still on its way (a client the warm-up's wait gave up on) is left out too.
+   */
+  forgetReceived(cursor: number): void {
+    this.warmupThrough = cursor;
     this.ids.length = 0;
     this.receivedAt.length = 0;
   }
@@ -224,8 +231,8 @@ await withTimeout(
 );
 await writer.append(config.warmupEvents);
 await awaitDelivery(clients, config.warmupEvents, config.drainTimeoutMs);
-for (const client of clients) client.forgetReceived();
 const cursorBefore = await readCursor(config);
+for (const client of clients) client.forgetReceived(cursorBefore);
 const appends = await writer.append(config.events);
 await awaitDelivery(clients, config.events, config.drainTimeoutMs);
 abort.abort();
