@@ -82,7 +82,7 @@ export class ProjectService {
 
   constructor(private readonly deps: ProjectServiceDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.listed = new KeptPages(() => deps.events.storedCursor());
+    this.listed = new KeptPages(() => deps.events.cursor());
   }
 
   /** Changes with every write to projects or their locations: what a page read from them is kept by. */

@@ -18,7 +18,7 @@ export class SessionList {
   private readonly kept: KeptPages;
 
   constructor(private readonly deps: SessionListDeps) {
-    this.kept = new KeptPages(() => deps.events.storedCursor());
+    this.kept = new KeptPages(() => deps.events.cursor());
   }
 
   /** A page filtered by project, harness, state or text, with the event cursor it was read at. */

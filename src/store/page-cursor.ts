@@ -28,9 +28,6 @@ export function decodeCursor(cursor: string, parts: number): string[] {
   throw new InvalidInputError("cursor: not a cursor this list gave out (take it from the Link header of the previous page)");
 }
 
-/** Folds ASCII letters only, as SQLite's lower() does: a search text compared with lower() of a column. */
-export const asciiLowerCase = (text: string): string => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
-
 /** The page of `rows` read with one row more than `limit`: that extra row says whether a next page exists. */
 export function pageOf<R, T>(rows: R[], limit: number, keyOf: (row: R) => string[], toItem: (row: R) => T): Page<T> {
   const items = rows.slice(0, limit);
@@ -53,7 +50,8 @@ export interface PageAtCursor extends SerializedPage {
  * Pages of a list kept serialised until the table they come from changes (its repository's `revision`):
  * a list is read far more often than it changes, and each read cost a query and a serialisation. Each
  * page is handed out with the event cursor read just before it (`eventCursor`): a change made after the
- * cursor comes as an event, one made before is in the page.
+ * cursor comes as an event, one made before is in the page. (The cursor as published: what may still
+ * wait to be stored is a reply's streamed text, which no list shows, so a list read writes nothing.)
  */
 export class KeptPages {
   private revision = -1;
