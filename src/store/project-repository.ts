@@ -1,5 +1,11 @@
 import type { Store } from "./database.ts";
-import { asciiLowerCase, decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+
+/**
+ * A project whose shown name holds the bound text, ignoring the case of ASCII letters (SQLite's lower()
+ * folds nothing else; both sides go through it, so they agree).
+ */
+export const PROJECT_NAME_HOLDS = "instr(lower(coalesce(custom_name, default_name)), lower(?)) > 0";
 
 export interface StoredProject {
   id: string;
@@ -142,8 +148,8 @@ export class ProjectRepository {
   /** A page of projects, oldest first, those whose name holds `q` when given; `cursor` continues after the page that gave it out. */
   list(limit: number, cursor?: string, q?: string): Page<StoredProject> {
     const [createdAt, id] = cursor === undefined ? ["", ""] : (decodeCursor(cursor, 2) as [string, string]);
-    const named = q === undefined ? "" : "AND instr(lower(coalesce(custom_name, default_name)), ?) > 0";
-    const values: Array<string | number> = [createdAt, id, ...(q === undefined ? [] : [asciiLowerCase(q)]), limit + 1];
+    const named = q === undefined ? "" : `AND ${PROJECT_NAME_HOLDS}`;
+    const values: Array<string | number> = [createdAt, id, ...(q === undefined ? [] : [q]), limit + 1];
     const rows = this.store.db
       .query<ProjectRow, Array<string | number>>(
         `SELECT ${PROJECT_COLUMNS} FROM projects WHERE (created_at, id) > (?, ?) ${named} ORDER BY created_at, id LIMIT ?`,

@@ -1,5 +1,6 @@
 import type { Store } from "./database.ts";
-import { asciiLowerCase, decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
+import { PROJECT_NAME_HOLDS } from "./project-repository.ts";
 import type { SessionMcpServer } from "../schemas/mcps.ts";
 import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
@@ -91,13 +92,9 @@ export class SessionRepository {
     if (filter.harnessId) condition("harness_id = ?", filter.harnessId);
     if (filter.state) condition("sidebar_state = ?", filter.state);
     if (filter.q) {
-      // SQLite's lower() folds ASCII letters only: the text is folded the same way so both sides agree.
-      const text = asciiLowerCase(filter.q);
-      where.push(
-        `(instr(lower(json_extract(data, '$.title')), ?) > 0
-          OR project_id IN (SELECT id FROM projects WHERE instr(lower(coalesce(custom_name, default_name)), ?) > 0))`,
-      );
-      values.push(text, text);
+      // SQLite's lower() folds ASCII letters only: the text goes through it too, so both sides agree.
+      where.push(`(instr(lower(json_extract(data, '$.title')), lower(?)) > 0 OR project_id IN (SELECT id FROM projects WHERE ${PROJECT_NAME_HOLDS}))`);
+      values.push(filter.q, filter.q);
     }
     if (cursor !== undefined) {
       const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
