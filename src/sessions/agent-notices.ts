@@ -79,16 +79,16 @@ export class TurnNotices {
   }
 
   /**
-   * The agent's start waits until `untilMs` before it loads its session (an agent that wipes a session
-   * loaded too soon after it began); null: the wait is over, and the quiet time counts from now.
+   * The agent's start waits `waitMs` before it loads its session (an agent that wipes a session loaded
+   * too soon after it began); null: the wait is over, and the quiet time counts from now.
    */
-  waitingToLoad(untilMs: number | null, nowMs = Date.now()): void {
-    if (untilMs === null) {
+  waitingToLoad(waitMs: number | null): void {
+    if (waitMs === null) {
       this.heard();
       this.show(this.notice);
       return;
     }
-    const seconds = Math.ceil((untilMs - nowMs) / 1000);
+    const seconds = Math.ceil(waitMs / 1000);
     this.show(`waiting ${seconds} s before the agent starts: it would wipe its session if it loaded it sooner after it began (the agent's bug)`);
   }
 

@@ -41,8 +41,8 @@ export interface SessionAgentDeps {
   busy(): boolean;
   /** Each line the agent writes to stderr, as it comes. */
   onStderrLine(line: string): void;
-  /** The agent's start waits until `untilMs` before it loads its session (null: the wait is over). */
-  onLoadWait(untilMs: number | null): void;
+  /** The agent's start waits `waitMs` before it loads its session (null: the wait is over). */
+  onLoadWait(waitMs: number | null): void;
 }
 
 /**
@@ -55,6 +55,7 @@ export class SessionAgent {
   /** Aborts the agent's start (initialize, sign-in, load) when the session stops meanwhile. */
   private opening: AbortController | undefined;
   private loading = false;
+  private waitingToLoad = false;
   /** The commands the current agent started (`terminal/*`); they end with it. */
   private terminals: Terminals | undefined;
   private fileAccess: FileAccess | undefined;
@@ -80,6 +81,11 @@ export class SessionAgent {
   /** A session/load runs: what the agent streams is replayed history. */
   get isLoading(): boolean {
     return this.loading;
+  }
+
+  /** The start waits before the agent loads its session: the agent was not asked anything yet. */
+  get isWaitingToLoad(): boolean {
+    return this.waitingToLoad;
   }
 
   /**
@@ -157,10 +163,12 @@ export class SessionAgent {
     const waitMs = untilMs - this.deps.clock.now();
     if (!(waitMs > 0)) return;
     this.deps.logger.info("waiting before the agent loads its session, which it would wipe sooner", { sessionId: this.deps.sessionId, waitMs });
-    this.deps.onLoadWait(untilMs);
+    this.waitingToLoad = true;
+    this.deps.onLoadWait(waitMs);
     try {
       await sleepUnlessAborted(this.deps.clock, waitMs, signal, () => new Error("the session was stopped while its agent waited to start"));
     } finally {
+      this.waitingToLoad = false;
       this.deps.onLoadWait(null);
     }
   }

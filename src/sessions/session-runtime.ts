@@ -57,8 +57,6 @@ export class SessionRuntime {
   private startFailures = 0;
   private holdTimer: ClockTimer | undefined;
   private closed = false;
-  /** The agent's start waits before it loads its session: the agent is not quiet, it was not asked yet. */
-  private waitingToLoad = false;
 
   constructor(
     readonly sessionId: string,
@@ -75,10 +73,7 @@ export class SessionRuntime {
       onStderrLine: (line) => {
         if (this.turn?.live) this.turn.notices.logged(line);
       },
-      onLoadWait: (untilMs) => {
-        this.waitingToLoad = untilMs !== null;
-        this.turn?.notices.waitingToLoad(untilMs, deps.clock.now());
-      },
+      onLoadWait: (waitMs) => this.turn?.notices.waitingToLoad(waitMs),
       handlers: {
         onUpdate: (notification) => {
           try {
@@ -279,7 +274,7 @@ export class SessionRuntime {
         void this.stopTurn(turn);
       }),
       silence: new SilenceWatch(this.deps.silenceNoticeMs, {
-        paused: () => this.questions.isOpen || this.waitingToLoad,
+        paused: () => this.questions.isOpen || this.agent.isWaitingToLoad,
         onQuiet: (quietMs) => turn.notices.quiet(quietMs),
         onHeard: () => turn.notices.spokeAgain(),
       }),
