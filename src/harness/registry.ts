@@ -1,4 +1,4 @@
-import type { HarnessDefinition } from "./harness-definition.ts";
+import type { AgentQuirks, HarnessDefinition } from "./harness-definition.ts";
 import { unknownAuth } from "./harness-definition.ts";
 import { claude } from "./definitions/claude.ts";
 import { codex } from "./definitions/codex.ts";
@@ -16,7 +16,8 @@ export interface CustomHarnessConfig {
   executable: string;
   acpArgs?: string[];
   versionArgs?: string[];
-  quirks?: { selfNotice?: string; costPerProcess?: boolean; turnTokensOfLastCall?: boolean; readsFilesItself?: boolean; loadWipesInStartPeriodMs?: number };
+  /** As AgentQuirks, with `selfNotice` a regular expression's source. */
+  quirks?: Omit<AgentQuirks, "selfNotice"> & { selfNotice?: string };
 }
 
 export function customHarness(config: CustomHarnessConfig): HarnessDefinition {

@@ -1,6 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../schemas/common.ts";
 import { eventRecordSchema } from "../schemas/events.ts";
+import { EVENT_CURSOR_HEADER } from "./paging.ts";
 import { openApiPath, type Route } from "./route.ts";
 
 type JsonObject = Record<string, unknown>;
@@ -102,7 +103,7 @@ function successResponse(route: Route, eventRefs: JsonObject[], components: Comp
       ? {
           headers: {
             Link: { description: 'The next page, as `<url>; rel="next"`; absent on the last page.', schema: { type: "string" } },
-            "Atrium-Event-Cursor": {
+            [EVENT_CURSOR_HEADER]: {
               description: "The global event cursor the page was read at: follow events after it to keep the page current.",
               schema: { type: "integer" },
             },

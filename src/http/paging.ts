@@ -2,7 +2,7 @@ import type { PageAtCursor } from "../store/page-cursor.ts";
 import { compressedJson } from "./compressed-json.ts";
 
 /** The global event cursor a page was read at (an integer), as `GET /v1/events/cursor` gives it. */
-const EVENT_CURSOR_HEADER = "atrium-event-cursor";
+export const EVENT_CURSOR_HEADER = "Atrium-Event-Cursor";
 
 /**
  * A page of a list as the interface answers it: the items as a JSON array (the shape the spec gives

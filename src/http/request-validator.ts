@@ -130,14 +130,15 @@ export function requestValidator(schema: TSchema, part: RequestPart): (input: un
   // Compiled on a route's first request: compiling every route's schemas up front cost the server's
   // start about 30 ms, before it could answer anything.
   let checker: Checker | undefined;
+  const nothingRequired = TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0;
   // A query string left out (the common read of a list) needs no checking when nothing is required.
-  const emptyIsValid = part === "query" && TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0;
+  const emptyIsValid = part === "query" && nothingRequired;
   const prepare = (): Checker => ({
     compiled: TypeCompiler.Compile(schema),
     checksDepth: part === "body" && hasFreeFormField(schema),
     kinds: part === "body" ? undefined : textKinds(schema),
     // A body whose every field is optional may be left out altogether.
-    bodyMayBeLeftOut: part === "body" && TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0,
+    bodyMayBeLeftOut: part === "body" && nothingRequired,
   });
   return (input) => {
     if (emptyIsValid && isEmptyObject(input)) return {};

@@ -13,18 +13,19 @@ export const EventCursor = Type.Integer({ minimum: 0, description: "A globalEven
 /** A value or null: the interface says null, never leaves a field out. */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** `limit` and `cursor` of a list that grows with use; the next page's URL is in the `Link` header. */
 /** A list's search: the records whose name (or title) holds the text, read in pages like the whole list. */
 export const SearchQuery = Type.Object({
   q: Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: 200,
-      description: "Only records whose name holds this text, ignoring the case of ASCII letters; paged like the whole list.",
+      description:
+        "Only records whose name holds this text (a session's title or its project's name), ignoring the case of ASCII letters; paged like the whole list.",
     }),
   ),
 });
 
+/** `limit` and `cursor` of a list that grows with use; the next page's URL is in the `Link` header. */
 export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Items per page; 50 by default." })),
   cursor: Type.Optional(
