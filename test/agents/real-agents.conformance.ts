@@ -643,7 +643,7 @@ function agentSuite(agent: AgentFacts): void {
       const earlier = sessionId;
       const minute = () => new Date().toISOString().slice(0, 16);
       // Room in this minute for a session, a turn and a restart (a few seconds on a slow machine).
-      while (new Date().getUTCSeconds() > 40) await Bun.sleep(250);
+      while (new Date().getUTCSeconds() > 30) await Bun.sleep(250);
       sessionId = await newSession(t!);
       try {
         const began = minute();

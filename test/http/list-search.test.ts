@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { SessionListItem } from "../../src/schemas/sessions.ts";
+import { pagesOf } from "../helpers/pages.ts";
 import { ProjectList } from "../../src/schemas/projects.ts";
 
 let t: TestServer;
@@ -24,20 +25,11 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 /** The titles of every page of `path`, following the Link headers; each page checked against the list's schema. */
-async function titlesOf(path: string): Promise<string[]> {
-  const found: string[] = [];
-  let next: string | null = path;
-  while (next) {
-    const response = await t.api(next);
-    expect(response.status, next).toBe(200);
-    const page = (await response.json()) as Array<{ title: string }>;
-    assertMatchesSchema(Type.Array(SessionListItem), page);
-    found.push(...page.map((session) => session.title));
-    const link = response.headers.get("link");
-    next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1]! : null;
-  }
-  return found.sort();
-}
+const titlesOf = async (path: string): Promise<string[]> =>
+  (await pagesOf<{ title: string }>(t, path, Type.Array(SessionListItem)))
+    .flat()
+    .map((session) => session.title)
+    .sort();
 
 test("`q` finds sessions whose title holds the text, ASCII letters of any case, paged like the list", async () => {
   expect(await titlesOf("/v1/sessions?q=LOGIN")).toEqual(["Fix the Login page", "login tokens expire"]);

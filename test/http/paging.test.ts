@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { SessionDetail, SessionListItem } from "../../src/schemas/sessions.ts";
+import { pagesOf } from "../helpers/pages.ts";
 import { ProjectList } from "../../src/schemas/projects.ts";
 
 let t: TestServer;
@@ -25,22 +26,9 @@ beforeAll(async () => {
 
 afterAll(() => t.stop());
 
-/** Follows the Link headers from `path` to the last page; returns each page's ids. */
-async function allPages(path: string, schema: TSchema): Promise<string[][]> {
-  const pages: string[][] = [];
-  let next: string | null = path;
-  while (next) {
-    const response = await t.api(next);
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as Array<{ id: string }>;
-    assertMatchesSchema(schema, body);
-    pages.push(body.map((item) => item.id));
-    const link = response.headers.get("link");
-    next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1]! : null;
-    expect(pages.length).toBeLessThan(20);
-  }
-  return pages;
-}
+/** Each page's ids, from `path` to the last page. */
+const allPages = async (path: string, schema: TSchema): Promise<string[][]> =>
+  (await pagesOf<{ id: string }>(t, path, schema)).map((page) => page.map((item) => item.id));
 
 test("sessions are paged newest first: each page at most `limit`, the Link header leads to the next, every session once", async () => {
   const pages = await allPages("/v1/sessions?limit=3", Type.Array(SessionListItem));
