@@ -62,7 +62,9 @@ export function ProjectsPage() {
           ))}
         </ul>
       )}
-      {projects !== null && <MoreOnScroll {...list} shownCount={projects.length} label="Show more projects" />}
+      {projects !== null && (
+        <MoreOnScroll hasMore={list.hasMore} loadingMore={list.loadingMore} more={list.more} shownCount={projects.length} label="Show more projects" />
+      )}
     </section>
   );
 }

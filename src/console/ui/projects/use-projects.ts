@@ -1,18 +1,15 @@
 import type { Project } from "../../../schemas/projects.ts";
-import { holdsText } from "../shared/search-field.tsx";
+import { holdsText } from "../shared/search.ts";
 import { type PagedListSource, usePagedList } from "../shared/use-paged-list.ts";
+import { applyProjectEvent, PROJECT_KINDS } from "./project-events.ts";
 
 /** The server lists projects oldest first; RFC 3339 times with milliseconds sort as strings. */
 const oldestFirst = (a: Project, b: Project) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
 const PROJECTS: PagedListSource<Project> = {
-  kinds: "project.created,project.updated,project.deleted",
+  kinds: PROJECT_KINDS,
   firstPage: (search) => `/v1/projects${search ? `?q=${encodeURIComponent(search)}` : ""}`,
-  apply(event, { keep, forget }) {
-    const { project } = event.payload as { project: Project };
-    if (event.kind === "project.deleted") forget(project.id);
-    else keep(project);
-  },
+  apply: applyProjectEvent,
   compare: oldestFirst,
   matches: (project, search) => holdsText([project.name], search),
 };

@@ -4,9 +4,11 @@ import type { Harness } from "../../../schemas/harnesses.ts";
 import type { Session, SessionListItem } from "../../../schemas/sessions.ts";
 import { api, failureText } from "../shared/api.ts";
 import { MoreOnScroll } from "../shared/more-on-scroll.tsx";
-import { holdsText, SearchField } from "../shared/search-field.tsx";
+import { SearchField } from "../shared/search-field.tsx";
+import { holdsText } from "../shared/search.ts";
 import { type PagedListSource, usePagedList } from "../shared/use-paged-list.ts";
-import { PROJECT_KINDS, type SessionProjects, useSessionProjects } from "./use-session-projects.ts";
+import { PROJECT_KINDS } from "../projects/project-events.ts";
+import { type SessionProjects, useSessionProjects } from "./use-session-projects.ts";
 import { NewSessionForm } from "./new-session-form.tsx";
 import { sessionHref } from "../shell/router.ts";
 import { STANDING_LABELS, standingOf } from "./session-state.ts";
@@ -76,7 +78,7 @@ export function SessionsPage() {
     });
   }, []);
   useEffect(() => {
-    if (sessions.items) projects.need(new Set(sessions.items.map((session) => session.projectId)));
+    if (sessions.items) projects.need(sessions.items.map((session) => session.projectId));
   }, [sessions.items, projects.byId]);
   useEffect(() => {
     if (starting) projects.readAll().catch((failure) => setError(failureText(failure)));
@@ -116,7 +118,9 @@ export function SessionsPage() {
           ))}
         </ul>
       )}
-      {rows !== null && <MoreOnScroll {...sessions} shownCount={rows.length} label="Show more sessions" />}
+      {rows !== null && (
+        <MoreOnScroll hasMore={sessions.hasMore} loadingMore={sessions.loadingMore} more={sessions.more} shownCount={rows.length} label="Show more sessions" />
+      )}
     </section>
   );
 }

@@ -2,11 +2,10 @@ import { useRef, useState } from "preact/hooks";
 import type { Project } from "../../../schemas/projects.ts";
 import { api, readPage, readPages } from "../shared/api.ts";
 import type { StreamedEvent } from "../shared/event-stream.ts";
+import { applyProjectEvent } from "../projects/project-events.ts";
 
 /** Projects named on one page: most people have fewer, so their names come with the first sessions. */
 const FIRST_PROJECTS = "/v1/projects?limit=200";
-
-export const PROJECT_KINDS = "project.created,project.updated,project.deleted";
 
 /** The projects the session list names, read as far as it needs them. */
 export interface SessionProjects {
@@ -30,15 +29,13 @@ export function useSessionProjects(): SessionProjects {
   const more = useRef<string | null>(null);
   const asked = useRef(new Set<string>());
   const keep = (projects: Project[]) => setById((known) => new Map([...known, ...projects.map((project) => [project.id, project] as const)]));
-  const apply = (event: StreamedEvent) => {
-    const { project } = event.payload as { project: Project };
-    if (event.kind !== "project.deleted") return keep([project]);
+  const forget = (id: string) =>
     setById((known) => {
       const next = new Map(known);
-      next.delete(project.id);
+      next.delete(id);
       return next;
     });
-  };
+  const apply = (event: StreamedEvent) => applyProjectEvent(event, { keep: (project) => keep([project]), forget });
   return {
     byId,
     firstRead,

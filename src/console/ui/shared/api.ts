@@ -64,7 +64,7 @@ function nextPage(response: Response): string | null {
 }
 
 /** A page of a paged list: its items, the path of the next page (null on the last), the event cursor it was read at. */
-export interface ListPage<T> {
+interface ListPage<T> {
   items: T[];
   next: string | null;
   eventCursor: number;
@@ -72,8 +72,8 @@ export interface ListPage<T> {
 
 export async function readPage<T>(path: string): Promise<ListPage<T>> {
   const { answer, response } = await call<T[]>("GET", path);
-  const eventCursor = Number(response.headers.get("atrium-event-cursor"));
-  if (!Number.isInteger(eventCursor) || !response.headers.has("atrium-event-cursor")) throw new Error(`${path} did not say the event cursor it was read at`);
+  const eventCursor = response.headers.has("atrium-event-cursor") ? Number(response.headers.get("atrium-event-cursor")) : Number.NaN;
+  if (!Number.isInteger(eventCursor)) throw new Error(`${path} did not say the event cursor it was read at`);
   return { items: answer, next: nextPage(response), eventCursor };
 }
 

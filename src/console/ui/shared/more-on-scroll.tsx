@@ -44,7 +44,7 @@ export function MoreOnScroll({ hasMore, loadingMore, shownCount, more, label }: 
           Loading…
         </p>
       ) : (
-        <button type="button" class="quiet-button" onClick={() => more()}>
+        <button type="button" class="quiet-button" onClick={more}>
           {label}
         </button>
       )}

@@ -3,6 +3,9 @@ import { failureText, readPage } from "./api.ts";
 import { followEvents, type StreamedEvent } from "./event-stream.ts";
 import type { LiveListChanges } from "./use-live-list.ts";
 
+/** How a paged list changes: a record kept in place of the one with its id, or forgotten. */
+type PagedListChanges<T> = Pick<LiveListChanges<T>, "keep" | "forget">;
+
 /** Where a paged list comes from; made once (the hook reads it once). */
 export interface PagedListSource<T> {
   /** The kinds to follow, as the stream's `kind=` filter. */
@@ -10,7 +13,7 @@ export interface PagedListSource<T> {
   /** The path of the first page for a search (`""`: the whole list). */
   firstPage(search: string): string;
   /** Applies one event through the changes; an event of another kind may change what the page keeps beside the list. */
-  apply(event: StreamedEvent, changes: LiveListChanges<T>): void;
+  apply(event: StreamedEvent, changes: PagedListChanges<T>): void;
   /** The server's order. */
   compare(a: T, b: T): number;
   /** Whether a record belongs in the list searched for, as the server's `q` decides. */
@@ -19,7 +22,7 @@ export interface PagedListSource<T> {
   readAlso?(): Promise<number>;
 }
 
-export interface PagedList<T> extends LiveListChanges<T> {
+export interface PagedList<T> extends PagedListChanges<T> {
   /** Null until the first page of the search is read. */
   items: T[] | null;
   error: string | null;
@@ -71,30 +74,27 @@ export function usePagedList<T extends { id: string }>(source: PagedListSource<T
   };
   const placed = (list: T[], item: T) => [...list.filter((known) => known.id !== item.id), item].sort(source.compare);
   const without = (list: T[], id: string) => list.filter((known) => known.id !== id);
+  const holds = (list: T[], id: string) => list.some((known) => known.id === id);
 
-  const eventChanges: LiveListChanges<T> = {
+  // A record that is not shown, and would not be, leaves the list (and the page) as it is.
+  const eventChanges: PagedListChanges<T> = {
     keep(item) {
       deleted.current.delete(item.id);
       const { items, search: searched } = shown.current;
       const belongs = source.matches(item, searched) && (beforeBoundary(item) || own.current.has(item.id));
-      change(belongs ? placed(items, item) : without(items, item.id));
-    },
-    add(item) {
-      if (shown.current.items.some((known) => known.id === item.id)) return;
-      eventChanges.keep(item);
+      if (belongs) change(placed(items, item));
+      else if (holds(items, item.id)) change(without(items, item.id));
     },
     forget(id) {
       deleted.current.add(id);
-      change(without(shown.current.items, id));
+      const { items } = shown.current;
+      if (holds(items, id)) change(without(items, id));
     },
   };
-  const ownChanges: LiveListChanges<T> = {
+  const ownChanges: PagedListChanges<T> = {
     keep(item) {
       own.current.add(item.id);
       change(placed(shown.current.items, item));
-    },
-    add(item) {
-      if (!shown.current.items.some((known) => known.id === item.id)) ownChanges.keep(item);
     },
     forget: eventChanges.forget,
   };
@@ -142,13 +142,10 @@ export function usePagedList<T extends { id: string }>(source: PagedListSource<T
     };
   }, []);
 
-  // A new search starts from its first page; the stream goes on as it is.
-  const firstSearch = useRef(true);
+  // A new search starts from its first page; the stream goes on as it is. The first search is the one
+  // the effect above has read (it runs first, and records the search it reads in `shown`).
   useEffect(() => {
-    if (firstSearch.current) {
-      firstSearch.current = false;
-      return;
-    }
+    if (search === shown.current.search) return;
     readFirst(search).catch(fail);
   }, [search]);
 
