@@ -41,6 +41,7 @@ export interface PageGlobals {
       target: unknown,
       options: { childList?: boolean; subtree?: boolean; characterData?: boolean; attributes?: boolean; attributeFilter?: string[] },
     ): void;
+    disconnect(): void;
   };
   PerformanceObserver: new (callback: (list: { getEntries(): PageTimingEntry[] }) => void) => { observe(options: { type: string; buffered: boolean }): void };
   performance: { now(): number; getEntriesByType(type: string): PageTimingEntry[]; getEntriesByName(name: string): PageTimingEntry[] };

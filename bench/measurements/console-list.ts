@@ -1,4 +1,4 @@
-import { apiCaller, type ApiCall } from "../lib/api.ts";
+import { apiCaller, seedEchoSessions } from "../lib/api.ts";
 import { OFFLINE_CONFIG, startAtrium, type RunningAtrium } from "../lib/atrium.ts";
 import { launchBenchBrowser, PHONE, type BenchBrowser } from "../lib/browser.ts";
 import { pinning } from "../lib/processes.ts";
@@ -10,8 +10,6 @@ const SESSIONS = 5_000;
 /** The console reads this many first (src/console/ui/sessions/sessions-page.tsx), the rest as the user scrolls. */
 const FIRST_PAGE = 50;
 const PROJECTS = 20;
-/** Sessions made at once while seeding (the server takes them one by one anyway). */
-const SEED_CONCURRENCY = 8;
 /** Unmeasured loads of each list first: the server's and the browser's first runs are slower. */
 const WARMUP_LOADS = 2;
 const LOADS = 10;
@@ -20,23 +18,6 @@ const TARGET_FIRST_PAINT_MS = 300;
 const LOAD_TIMEOUT_MS = 30_000;
 /** How often Playwright asks the page whether the probe is done: rarely, so the asking costs the page nothing. */
 const SETTLED_POLL_MS = 50;
-
-/** `PROJECTS` projects, and `sessions` echo sessions spread over them in turn. */
-async function seed(call: ApiCall, sessions: number): Promise<void> {
-  const projects: string[] = [];
-  for (let index = 1; index <= PROJECTS; index++) {
-    projects.push((await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: `Project ${index}` })).id);
-  }
-  let made = 0;
-  await Promise.all(
-    Array.from({ length: SEED_CONCURRENCY }, async () => {
-      while (made < sessions) {
-        const index = made++;
-        await call(201, "POST", "/v1/sessions", { projectId: projects[index % PROJECTS], harnessId: "echo", title: `Session ${index + 1}` });
-      }
-    }),
-  );
-}
 
 /** How long the page is left alone after its first page, to see whether it reads more unasked. */
 const IDLE_AFTER_MS = 1_000;
@@ -92,8 +73,8 @@ export async function measureConsoleList(binary: string): Promise<MeasurementRes
   let browser: BenchBrowser | undefined;
   try {
     empty = await startAtrium(binary, {}, OFFLINE_CONFIG);
-    await seed(apiCaller(full.server.url, full.token), SESSIONS);
-    await seed(apiCaller(empty.server.url, empty.token), 0);
+    await seedEchoSessions(apiCaller(full.server.url, full.token), SESSIONS, PROJECTS);
+    await seedEchoSessions(apiCaller(empty.server.url, empty.token), 0, PROJECTS);
     browser = await launchBenchBrowser();
     const withSessions: VisitedList[] = [];
     const without: VisitedList[] = [];

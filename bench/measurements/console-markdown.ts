@@ -1,10 +1,10 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiCaller, type ApiCall } from "../lib/api.ts";
-import { OFFLINE_CONFIG, startAtrium, type RunningAtrium } from "../lib/atrium.ts";
+import type { ApiCall } from "../lib/api.ts";
+import { OFFLINE_CONFIG, type RunningAtrium } from "../lib/atrium.ts";
 import { launchBenchBrowser, PHONE, type BenchBrowser } from "../lib/browser.ts";
-import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
 import { pinning, tempDir } from "../lib/processes.ts";
+import { SCRIPTED_HARNESS_ID, type ScriptedAtrium, startScriptedAtrium } from "../lib/scripted-agent.ts";
 import type { Figure, MeasurementResult } from "../lib/report.ts";
 import { median } from "../lib/stats.ts";
 import { type CodeBlock, markdownReply, type MarkdownReply, streamChunks } from "./console-markdown-reply.ts";
@@ -18,9 +18,7 @@ const ROUNDS = 3;
 const TARGET_FPS = 30;
 /** The repository's scripted ACP agent (test/fixtures/scripted-agent), declared as a harness in config.json. */
 const AGENT = join(import.meta.dir, "..", "..", "test", "fixtures", "scripted-agent", "scripted-agent");
-export const HARNESS_ID = "scripted";
 export const PROMPT = "Write the whole change up, with its code.";
-const HARNESS_READY_MS = 15_000;
 const TURN_TIMEOUT_MS = 120_000;
 /** Frames are recorded past the reply's end for this long (and one more frame): the second after it is a figure. */
 const AFTER_MS = 1_000;
@@ -116,7 +114,7 @@ interface MarkdownRound {
  * hold the markdown exactly.
  */
 async function markdownRound(browser: BenchBrowser, atrium: RunningAtrium, call: ApiCall, projectId: string, reply: MarkdownReply): Promise<MarkdownRound> {
-  const session = await call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId: HARNESS_ID, title: "Markdown reply" });
+  const session = await call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId: SCRIPTED_HARNESS_ID, title: "Markdown reply" });
   const context = await browser.signedInContext(atrium.token, PHONE);
   try {
     const page = await context.newPage();
@@ -170,13 +168,9 @@ function roundFigures(rounds: MarkdownRound[]): Figure[] {
   ];
 }
 
-export interface MarkdownAtrium {
+export interface MarkdownAtrium extends ScriptedAtrium {
   reply: MarkdownReply;
   chunks: string[];
-  atrium: RunningAtrium;
-  call: ApiCall;
-  /** A scratch project for the sessions. */
-  projectId: string;
   stop(): Promise<void>;
 }
 
@@ -195,18 +189,16 @@ export async function startMarkdownAtrium(binary: string, sleepEvery?: number): 
   const steps = chunks.flatMap((chunk, index) => (sleepEvery && index % sleepEvery === sleepEvery - 1 ? [{ chunk }, { sleep: 1 }] : [{ chunk }]));
   writeFileSync(scriptFile, JSON.stringify({ prompts: { [PROMPT]: steps } }));
   const env = { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(dir, "agent-state"), SCRIPTED_AGENT_BUN: process.execPath };
-  const config = { ...OFFLINE_CONFIG, harnesses: [{ id: HARNESS_ID, name: "Scripted agent", executable: AGENT }] };
+  const config = { ...OFFLINE_CONFIG, harnesses: [{ id: SCRIPTED_HARNESS_ID, name: "Scripted agent", executable: AGENT }] };
   let atrium: RunningAtrium | undefined;
   const stop = async () => {
     await atrium?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    atrium = await startAtrium(binary, env, config);
-    const call = apiCaller(atrium.server.url, atrium.token);
-    await awaitHarnessReady(() => call<HarnessReadiness[]>(200, "GET", "/v1/harnesses"), HARNESS_ID, HARNESS_READY_MS);
-    const project = await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: "Markdown" });
-    return { reply, chunks, atrium, call, projectId: project.id, stop };
+    const started = await startScriptedAtrium(binary, { env, config }, "Markdown");
+    atrium = started.atrium;
+    return { reply, chunks, ...started, stop };
   } catch (error) {
     await stop();
     throw error;

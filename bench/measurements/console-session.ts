@@ -1,10 +1,9 @@
 import { rmSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { apiCaller, type ApiCall } from "../lib/api.ts";
-import { startAtrium, type RunningAtrium } from "../lib/atrium.ts";
+import type { ApiCall } from "../lib/api.ts";
+import type { RunningAtrium } from "../lib/atrium.ts";
 import { launchBenchBrowser, PHONE, type BenchBrowser } from "../lib/browser.ts";
-import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
-import { scriptedAgentServer } from "../lib/scripted-agent.ts";
+import { SCRIPTED_HARNESS_ID, scriptedAgentServer, startScriptedAtrium } from "../lib/scripted-agent.ts";
 import { pinning, tempDir } from "../lib/processes.ts";
 import type { MeasurementResult } from "../lib/report.ts";
 import { median, summarize } from "../lib/stats.ts";
@@ -33,13 +32,10 @@ const LOAD_TIMEOUT_MS = 30_000;
 const SETTLED_POLL_MS = 50;
 /** After the paint, before the JS heap is read: the page's work after its first paint (code colouring) ends. */
 const HEAP_SETTLE_MS = 1_000;
-const HARNESS_READY_MS = 15_000;
 const SEED_TIMEOUT_MS = 15 * 60_000;
 const IDLE_POLL_MS = 250;
 /** After seeding: the server's write-behind (1 s) and checkpoint (2 s) have stored everything. */
 const SEED_SETTLE_MS = 3_000;
-
-/** The repository's scripted ACP agent (a shell wrapper that runs agent.ts with $SCRIPTED_AGENT_BUN). */
 
 interface ConversationItem {
   id: string;
@@ -190,15 +186,14 @@ const detailRequest = (load: SessionLoad, sessionId: string): PageRequest | unde
  */
 export async function measureConsoleSession(binary: string, log: (line: string) => void = () => {}): Promise<MeasurementResult> {
   const dir = tempDir("scripted");
-  const { env, config } = scriptedAgentServer(dir, { "*": TURN_STEPS });
+  const server = scriptedAgentServer(dir, { "*": TURN_STEPS });
   let atrium: RunningAtrium | undefined;
   let browser: BenchBrowser | undefined;
   try {
-    atrium = await startAtrium(binary, env, config);
-    const call = apiCaller(atrium.server.url, atrium.token);
-    await awaitHarnessReady(() => call<HarnessReadiness[]>(200, "GET", "/v1/harnesses"), "scripted", HARNESS_READY_MS);
-    const project = await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: "shop-api" });
-    const newSession = (title: string) => call<{ id: string }>(201, "POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title });
+    const started = await startScriptedAtrium(binary, server, "shop-api");
+    atrium = started.atrium;
+    const { call, projectId } = started;
+    const newSession = (title: string) => call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId: SCRIPTED_HARNESS_ID, title });
     const full = await newSession("Retries and deadlines");
     const empty = await newSession("Nothing yet");
     const seedStarted = performance.now();

@@ -1,12 +1,11 @@
 import { startAtrium } from "../lib/atrium.ts";
+import { inParallel, SEED_CONCURRENCY } from "../lib/pool.ts";
 import { pinning } from "../lib/processes.ts";
 import type { MeasurementResult } from "../lib/report.ts";
 import { summarize } from "../lib/stats.ts";
 import { countAllPages } from "../lib/pages.ts";
 
 const SESSIONS = 10_000;
-/** Sessions made at once while seeding (the server takes them one by one anyway). */
-const SEED_CONCURRENCY = 8;
 const WARMUP_REQUESTS = 50;
 const REQUESTS = 1_000;
 /** Issue 13: with 10,000 sessions, a page of 50 answers with p50 under 2 ms. */
@@ -30,17 +29,11 @@ export async function measureSessionList(binary: string): Promise<MeasurementRes
       id: string;
     };
     const seedStarted = performance.now();
-    let made = 0;
-    await Promise.all(
-      Array.from({ length: SEED_CONCURRENCY }, async () => {
-        while (made < SESSIONS) {
-          made++;
-          const response = await fetch(`${base}/v1/sessions`, { method: "POST", headers, body: JSON.stringify({ projectId: project.id, harnessId: "echo" }) });
-          await response.arrayBuffer();
-          if (response.status !== 201) throw new Error(`creating a session answered ${response.status}`);
-        }
-      }),
-    );
+    await inParallel(SESSIONS, async () => {
+      const response = await fetch(`${base}/v1/sessions`, { method: "POST", headers, body: JSON.stringify({ projectId: project.id, harnessId: "echo" }) });
+      await response.arrayBuffer();
+      if (response.status !== 201) throw new Error(`creating a session answered ${response.status}`);
+    });
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const time = async (pathOf: string | ((request: number) => string)) => {
       const timings: number[] = [];

@@ -8,17 +8,15 @@
 import { rmSync } from "node:fs";
 import { constants, createBrotliCompress, createGunzip, createGzip, createZstdCompress, type BrotliCompress, type Gzip, type ZstdCompress } from "node:zlib";
 import { apiCaller } from "../lib/api.ts";
-import { startAtrium, type RunningAtrium } from "../lib/atrium.ts";
+import type { RunningAtrium } from "../lib/atrium.ts";
 import { cpuSeconds } from "../lib/cpu.ts";
-import { awaitHarnessReady, type HarnessReadiness } from "../lib/harness-ready.ts";
-import { scriptedAgentServer } from "../lib/scripted-agent.ts";
+import { SCRIPTED_HARNESS_ID, scriptedAgentServer, startScriptedAtrium } from "../lib/scripted-agent.ts";
 import { pinning, rssBytes, tempDir } from "../lib/processes.ts";
 import type { Figure, MeasurementResult } from "../lib/report.ts";
 import { median } from "../lib/stats.ts";
 import { STREAM_GZIP } from "../../src/events/stream-output.ts";
 import { REPLY_TEXT, TURN_STEPS, type ScriptStep } from "./console-session-reply.ts";
 
-/** The repository's scripted ACP agent (a shell wrapper that runs agent.ts with $SCRIPTED_AGENT_BUN). */
 /** Between two text chunks: about a fast model's pace, and under the server's 25 ms delta timer, so most deltas hold one chunk. */
 const PACE_MS = 20;
 /** Turns of a Claude Code reply with its four tool calls (bench/measurements/console-session-reply.ts). */
@@ -29,7 +27,6 @@ const LONG_CHUNK_CHARS = 24;
 /** Passes of each codec over the recorded stream; the median CPU is reported. */
 const PASSES = 5;
 const OPEN_STREAMS = 100;
-const HARNESS_READY_MS = 15_000;
 const TURNS_TIMEOUT_MS = 120_000;
 /** After the last reply completed: the session's last updates (its state, usage) are on the stream too. */
 const TAIL_MS = 500;
@@ -309,14 +306,13 @@ async function runStream(atrium: RunningAtrium, sessionId: string): Promise<Reco
  */
 export async function measureStreamCompression(binary: string, log: (line: string) => void = () => {}): Promise<MeasurementResult> {
   const dir = tempDir("stream-compression");
-  const { env, config } = scriptedAgentServer(dir, { turn: paced(TURN_STEPS), long: longReply() });
+  const server = scriptedAgentServer(dir, { turn: paced(TURN_STEPS), long: longReply() });
   let atrium: RunningAtrium | undefined;
   try {
-    atrium = await startAtrium(binary, env, config);
-    const call = apiCaller(atrium.server.url, atrium.token);
-    await awaitHarnessReady(() => call<HarnessReadiness[]>(200, "GET", "/v1/harnesses"), "scripted", HARNESS_READY_MS);
-    const project = await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: "shop-api" });
-    const session = await call<{ id: string }>(201, "POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title: "Retries" });
+    const started = await startScriptedAtrium(binary, server, "shop-api");
+    atrium = started.atrium;
+    const { call, projectId } = started;
+    const session = await call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId: SCRIPTED_HARNESS_ID, title: "Retries" });
     log("  streaming the replies ...");
     const recorded = await runStream(atrium, session.id);
     log(`  recorded ${recorded.reads.length} reads in ${(recorded.wallMs / 1000).toFixed(1)} s; ${OPEN_STREAMS} streams for the memory ...`);
@@ -338,7 +334,6 @@ export async function measureStreamCompression(binary: string, log: (line: strin
     for (const codec of CODECS) results.push(await measureCodec(codec, frames, writes, rawBytes));
 
     const serverUsPerEvent = (recorded.serverCpuMs * 1000) / events.length;
-    const perThousand = (us: number) => us; // µs per event = ms per 1,000 events
     log(`  ${events.length} events (${[...kinds].map(([kind, count]) => `${kind} ${count}`).join(", ")}) in ${writes.length} reads`);
     log(`  raw ${(rawBytes / events.length).toFixed(0)} B/event; server CPU ${serverUsPerEvent.toFixed(0)} µs/event`);
     log("  codec                        | per event: B/event ratio CPU µs wall µs | per write: B/event ratio CPU µs | state");
@@ -350,21 +345,22 @@ export async function measureStreamCompression(binary: string, log: (line: strin
           `${w.bytesPerEvent.toFixed(0).padStart(6)} ${w.ratio.toFixed(3)} ${w.cpuUsPerEvent.toFixed(1).padStart(6)} | ${result.state}`,
       );
     }
+    // The CPU figures "per 1,000 events" in ms are the µs-per-event values as they are: µs per event = ms per 1,000 events.
     const figures: Figure[] = [
       { label: "events in the stream", value: events.length, unit: "events" },
       { label: "writes of the server, as read from the socket", value: writes.length, unit: "events" },
       { label: "raw stream per 1,000 events", value: (rawBytes / events.length / 1024) * 1000, unit: "KiB" },
-      { label: "server CPU per 1,000 events delivered (all its work for them)", value: perThousand(serverUsPerEvent), unit: "ms" },
+      { label: "server CPU per 1,000 events delivered (all its work for them)", value: serverUsPerEvent, unit: "ms" },
     ];
     for (const result of results) {
       const { perEvent, perWrite } = result;
       const target = result.codec === CODECS[1]!.name ? { comparison: "<" as const, value: TARGET_RATIO } : undefined;
       figures.push(
         { label: `${result.codec}, flushed per event: compressed / raw`, value: perEvent.ratio, unit: "ratio", ...(target ? { target } : {}) },
-        { label: `${result.codec}, flushed per event: CPU per 1,000 events`, value: perThousand(perEvent.cpuUsPerEvent), unit: "ms" },
+        { label: `${result.codec}, flushed per event: CPU per 1,000 events`, value: perEvent.cpuUsPerEvent, unit: "ms" },
         { label: `${result.codec}, flushed per event: CPU / server CPU per event`, value: perEvent.cpuUsPerEvent / serverUsPerEvent, unit: "ratio" },
         { label: `${result.codec}, flushed per server write: compressed / raw`, value: perWrite.ratio, unit: "ratio" },
-        { label: `${result.codec}, flushed per server write: CPU per 1,000 events`, value: perThousand(perWrite.cpuUsPerEvent), unit: "ms" },
+        { label: `${result.codec}, flushed per server write: CPU per 1,000 events`, value: perWrite.cpuUsPerEvent, unit: "ms" },
       );
     }
     figures.push(

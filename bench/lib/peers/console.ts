@@ -1,7 +1,7 @@
 /** A console's first visit on a phone, the same for all three servers: bytes, first rows, list requests. */
 import type { Request } from "playwright-core";
 import type { BenchBrowser, Viewport } from "../browser.ts";
-import type { PageTimingEntry } from "../page-globals.ts";
+import type { PageGlobals } from "../page-globals.ts";
 import type { BenchServer } from "./servers.ts";
 
 /** The page is done once no request started or ended for this long (the event streams stay open). */
@@ -27,17 +27,7 @@ interface RowPaint {
 }
 
 /** What the page-side functions use of the window; they run in the page, where imports are not. */
-interface ProbeWindow {
-  rowPaint?: RowPaint;
-  document: {
-    querySelector(selector: string): unknown;
-    createElement(tag: string): { textContent: string | null; style: Record<string, string>; setAttribute(name: string, value: string): void };
-    body: { append(child: unknown): void } | null;
-  };
-  MutationObserver: new (callback: () => void) => { observe(target: unknown, options: { childList: boolean; subtree: boolean }): void; disconnect(): void };
-  PerformanceObserver: new (callback: (list: { getEntries(): PageTimingEntry[] }) => void) => { observe(options: { type: string; buffered: boolean }): void };
-  performance: { now(): number; getEntriesByType(type: string): PageTimingEntry[] };
-}
+type ProbeWindow = PageGlobals & { rowPaint?: RowPaint };
 
 /**
  * Runs before the page's script: when the first element matching `selector` enters the DOM it adds,

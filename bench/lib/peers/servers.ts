@@ -5,13 +5,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
-import { apiCaller } from "../api.ts";
+import { apiCaller, seedEchoSessions } from "../api.ts";
 import { atriumCommand, atriumEnv, OFFLINE_CONFIG } from "../atrium.ts";
 import type { BenchBrowser, Viewport } from "../browser.ts";
+import { inParallel } from "../pool.ts";
 import { PLATFORM, type PeerPackage } from "./install.ts";
-
-/** Sessions created at once while seeding; the servers take them one by one anyway. */
-const SEED_CONCURRENCY = 8;
 
 export const HAPI_PACKAGE: PeerPackage = { name: "@twsxtd/hapi", version: "0.30.7", binary: `@twsxtd/hapi-${PLATFORM}/bin/hapi` };
 export const OPENCODE_PACKAGE: PeerPackage = { name: "opencode-ai", version: "1.18.33", binary: `opencode-${PLATFORM}/bin/opencode` };
@@ -44,16 +42,6 @@ export interface BenchServer {
   nextPage(body: unknown, link: string | undefined): string | undefined;
   records(body: unknown): unknown[];
   console: ConsoleTarget;
-}
-
-/** Runs `create(index)` for 0..count-1, `SEED_CONCURRENCY` at a time. */
-async function inParallel(count: number, create: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: SEED_CONCURRENCY }, async () => {
-      while (next < count) await create(next++);
-    }),
-  );
 }
 
 /** A request that a server leaves unanswered this long fails the seeding rather than the whole run. */
@@ -107,13 +95,8 @@ export function atriumServer(binary: string, home: string): BenchServer {
     },
     headers: () => ({ authorization: `Bearer ${token}` }),
     async seed(base, sessions, projects) {
-      const call = apiCaller(base, token);
-      const ids: string[] = [];
-      for (const [index] of projects.entries())
-        ids.push((await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: `Project ${index + 1}` })).id);
-      await inParallel(sessions, async (index) => {
-        await call(201, "POST", "/v1/sessions", { projectId: ids[index % ids.length], harnessId: "echo", title: `Session ${index + 1}` });
-      });
+      // Scratch projects of its own, as many as `projects` names: the directories themselves are not used.
+      await seedEchoSessions(apiCaller(base, token), sessions, projects.length);
     },
     firstPagePath: "/v1/sessions?limit=50",
     fullListPath: "/v1/sessions?limit=200",
