@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 export interface CompileOptions {
   outfile: string;
@@ -51,13 +51,12 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
     options.outfile,
     ...entrypoints,
   ];
+  const folder = dirname(options.outfile);
+  const before = new Set(existsSync(folder) ? readdirSync(folder) : []);
   const child = Bun.spawn([process.execPath, ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`bun build failed (exit ${code}):\n${stderr}`);
-  // The source maps are embedded in the executable; the copies written beside it (one for the
-  // executable, one per further entrypoint) are not shipped.
-  rmSync(`${options.outfile}.map`, { force: true });
-  for (const entrypoint of entrypoints.slice(1)) {
-    rmSync(join(dirname(options.outfile), `${basename(entrypoint).replace(/\.[cm]?[jt]s$/, "")}.js.map`), { force: true });
-  }
+  // The source maps are embedded in the executable; the copies bun writes beside it (one for the
+  // executable, one per chunk of the further entrypoints) are not shipped.
+  for (const name of readdirSync(folder)) if (name.endsWith(".map") && !before.has(name)) rmSync(join(folder, name), { force: true });
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { compileBinary } from "../../release/compile.ts";
+import { compiledBuild } from "./compiled-build.ts";
 import { startServe, type ServeProcess } from "./cli-process.ts";
 import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
 import { makeTempDir } from "./temp-dir.ts";
@@ -42,21 +42,20 @@ export const screenshot = (page: Page, name: string) =>
  * `chromiumArgs` go on Chromium's command line.
  */
 export async function startConsole(env: Record<string, string> = {}, config?: Record<string, unknown>, chromiumArgs: string[] = []): Promise<ConsoleUnderTest> {
-  const build = makeTempDir("atrium-build-");
   const home = makeTempDir("atrium-home-");
   if (config) writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
-  const binary = join(build.path, "atrium");
+  let binary = "";
   let serve: ServeProcess | undefined;
   let chromium: SystemBrowser | undefined;
   const close = async () => {
     await chromium?.close();
     serve?.child.kill("SIGTERM");
     await serve?.child.exited;
-    build.remove();
     home.remove();
   };
   try {
-    await compileBinary({ outfile: binary, version: "0.0.0-console", buildNumber: 0, channel: "alpha" });
+    // One compile for the whole browser suite (and none when the sources have not changed since).
+    binary = await compiledBuild({ version: "0.0.0-console", buildNumber: 0, channel: "alpha" });
     serve = await startServe([binary], home.path, undefined, env);
     chromium = await launchSystemChromium(chromiumArgs);
   } catch (failure) {

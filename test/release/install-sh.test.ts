@@ -5,13 +5,13 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { join } from "node:path";
 import { runAtrium } from "../helpers/cli-process.ts";
 import { until } from "../helpers/poll.ts";
-import { installShPlatformKey, makeRelease, makeTestKeyPair, scriptRelease, TempDirs, versionScript, type TestRelease } from "./release-fixture.ts";
+import { installShPlatformKey, makeTestKeyPair, releaseOfTestBuild, scriptRelease, TempDirs, versionScript, type TestRelease } from "./release-fixture.ts";
 
 const installSh = join(import.meta.dir, "..", "..", "install.sh");
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 const temps = new TempDirs();
-let release: TestRelease;
+let release: Omit<TestRelease, "output">;
 let hostKey: string;
 /** Releases made from shell scripts: more versions than one compile gives. */
 const releases = { old: "", rebuild: "", corrupt: "", channels: "", overtaken: "" };
@@ -20,7 +20,7 @@ let fakeBin: string;
 const dataDirs: string[] = [];
 
 beforeAll(async () => {
-  release = await makeRelease(temps);
+  release = await releaseOfTestBuild(temps);
   hostKey = installShPlatformKey();
   const work = temps.make("atrium-install-fixtures-");
   const signer = release.signer;
@@ -40,8 +40,8 @@ beforeAll(async () => {
 
   // The executable changed after the manifest was written (tampered, or a broken upload).
   releases.corrupt = join(work, "corrupt");
-  const corrupt = await scriptRelease(releases.corrupt, { hostKey, signer, version: "1.0.0", buildNumber: 1000, script: versionScript("1.0.0") });
-  writeFileSync(corrupt, readFileSync(corrupt, "utf8").replace("1.0.0", "6.6.6"));
+  const corrupt = await scriptRelease(releases.corrupt, { hostKey, signer, version: "1.1.0", buildNumber: 1100, script: versionScript("1.1.0") });
+  writeFileSync(corrupt, readFileSync(corrupt, "utf8").replace("1.1.0", "6.6.6"));
 
   // Published trees: stable.json and alpha.json at the top, each release's files in its folder. In the
   // second, a stable release has overtaken the alpha (whose build number is higher).

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { platformKey } from "../../src/update/manifest.ts";
 import { signerFromPem, type ReleaseSigner } from "../../release/signing.ts";
 import { writeReleaseFiles, type ManifestFields } from "../../release/release.ts";
+import { linkOrCopy } from "../helpers/compiled-build.ts";
+import { releasedBuild, TEST_RELEASE, testReleaseKeys, testReleaseSigner } from "../helpers/released-build.ts";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -97,6 +99,22 @@ export async function makeRelease(temps: TempDirs): Promise<TestRelease> {
     signer: signerFromPem(keys.privateKeyPem),
     output: stdout,
   };
+}
+
+/**
+ * A release folder for this machine as `npm run release` writes it (the executable, SHA256SUMS, the signed
+ * stable.json), around the build the compiled-Atrium tests share: for tests of what installs a release,
+ * which need no compile of their own (test/release/release.test.ts runs the real `npm run release`).
+ */
+export async function releaseOfTestBuild(temps: TempDirs): Promise<Omit<TestRelease, "output">> {
+  const dir = join(temps.make("atrium-release-"), "out");
+  mkdirSync(dir);
+  const hostKey = installShPlatformKey();
+  const binary = join(dir, `atrium-${hostKey}`);
+  linkOrCopy(await releasedBuild(), binary);
+  const fields: ManifestFields = { ...TEST_RELEASE, publishedAt: "2026-05-01T12:00:00.000Z", notes: "the shared test build", minServiceVersion: null };
+  await writeReleaseFiles(dir, [{ key: hostKey, name: `atrium-${hostKey}` }], fields, null, testReleaseSigner);
+  return { dir, ...fields, hostKey, binary, keys: testReleaseKeys, signer: testReleaseSigner };
 }
 
 /**

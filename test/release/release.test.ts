@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileBinary } from "../../release/compile.ts";
+import { compiledBuild } from "../helpers/compiled-build.ts";
+import { testReleaseKeys } from "../helpers/released-build.ts";
 import { signerFromEnv, signerFromPem } from "../../release/signing.ts";
 import { writeReleaseFiles } from "../../release/release.ts";
 import {
@@ -122,18 +123,16 @@ describe("npm run release", () => {
   });
 
   test("a build embeds the public key and target it is given (what the release passes to compileBinary)", async () => {
-    const outfile = join(temps.make("atrium-probe-"), "probe");
-    await compileBinary({
-      outfile,
+    const probe = await compiledBuild({
       entrypoints: [join(import.meta.dir, "fixtures", "print-update-key.ts")],
       version: "0.0.0",
       buildNumber: 0,
       channel: "stable",
       platformKey: "linux-x64-musl",
-      updatePublicKey: release.keys.publicKeyPem,
+      updatePublicKey: testReleaseKeys.publicKeyPem,
     });
-    const child = Bun.spawn([outfile], { stdout: "pipe" });
-    expect(JSON.parse(await new Response(child.stdout).text())).toEqual({ publicKey: release.keys.publicKeyPem, platformKey: "linux-x64-musl" });
+    const child = Bun.spawn([probe], { stdout: "pipe" });
+    expect(JSON.parse(await new Response(child.stdout).text())).toEqual({ publicKey: testReleaseKeys.publicKeyPem, platformKey: "linux-x64-musl" });
     // From source there is no key: such a run cannot update itself.
     expect(embeddedUpdatePublicKey()).toBeNull();
   }, 60_000);

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkOrCopy } from "../helpers/compiled-build.ts";
 import { join } from "node:path";
 import { signerFromPem, type ReleaseSigner } from "../../release/signing.ts";
 import { writeReleaseFiles } from "../../release/release.ts";
@@ -37,7 +38,7 @@ export async function writeRelease(dir: string, spec: ReleaseSpec): Promise<stri
   // A second channel published in the same folder shares the executable already there.
   if (!existsSync(join(dir, name))) {
     if (spec.copy) copyFileSync(spec.executable, join(dir, name));
-    else linkSync(spec.executable, join(dir, name));
+    else linkOrCopy(spec.executable, join(dir, name));
   }
   const channel = spec.channel ?? "stable";
   const signed = await writeReleaseFiles(

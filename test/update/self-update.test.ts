@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ATRIUM_WORKERS, compileBinary } from "../../release/compile.ts";
+import { ATRIUM_WORKERS } from "../../release/compile.ts";
+import { compiledBuild } from "../helpers/compiled-build.ts";
+import { releasedBuild, testReleaseSigner } from "../helpers/released-build.ts";
 import { UpdateStatus, type LastApply } from "../../src/schemas/update.ts";
 import { Health } from "../../src/schemas/system.ts";
 import { latestSchemaVersion } from "../../src/store/migrations.ts";
@@ -10,19 +12,19 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { sha256Of, startReleaseHost, testSigner, writeRelease } from "./release-fixtures.ts";
+import { versionScript } from "../release/release-fixture.ts";
 
 // The whole update with real compiled builds: an old server (1.0.0, build 1) runs from a folder of
 // its own, a loopback host publishes signed releases, and each test points the host at one of them.
-// The builds are compiled once (in parallel); each compile takes tens of seconds.
+// The builds come from the shared compile cache (test/helpers/compiled-build.ts): the old one is the
+// build the other compiled-Atrium tests run, so a run compiles it once.
 
 const work = makeTempDir("atrium-self-update-");
-const signer = testSigner();
+const signer = testReleaseSigner;
 const otherSigner = testSigner();
 const host = startReleaseHost();
-const build = (name: string) => join(work.path, "builds", name, "atrium");
-const oldBinary = build("old");
-const newBinary = build("new");
-const unhealthyBinary = build("unhealthy");
+let oldBinary = "";
+let newBinary = "";
 const release = (name: string) => join(work.path, "releases", name);
 const installDir = join(work.path, "install");
 const executable = join(installDir, "atrium");
@@ -98,48 +100,47 @@ async function finishedApply(timeoutMs = 60_000): Promise<LastApply> {
 const installFolder = () => readdirSync(installDir).sort();
 
 beforeAll(async () => {
-  for (const name of ["old", "new", "unhealthy"]) mkdirSync(join(work.path, "builds", name), { recursive: true });
   const started = performance.now();
-  await Promise.all([
-    compileBinary({ outfile: oldBinary, version: "1.0.0", buildNumber: 1, channel: "stable", updatePublicKey: signer.publicKeyPem }),
+  [oldBinary, newBinary] = await Promise.all([
+    releasedBuild(),
     // The next release brings a schema change, as releases do: the update migrates the old build's data.
-    compileBinary({
-      outfile: newBinary,
+    compiledBuild({
       version: "1.1.0",
       buildNumber: 2,
       channel: "stable",
       updatePublicKey: signer.publicKeyPem,
       entrypoints: [join(import.meta.dir, "fixtures", "next-release-atrium.ts"), ...ATRIUM_WORKERS],
     }),
-    compileBinary({
-      outfile: unhealthyBinary,
-      version: "1.1.0",
-      buildNumber: 2,
-      channel: "stable",
-      entrypoints: [join(import.meta.dir, "fixtures", "unhealthy-atrium.ts")],
-    }),
   ]);
-  console.log(`compiled three builds in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`two builds ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const newRelease = { executable: newBinary, version: "1.1.0", buildNumber: 2 };
   await writeRelease(release("good"), { ...newRelease, signer, notes: "the good one" });
   await writeRelease(release("other-key"), { ...newRelease, signer: otherSigner });
+  // Releases that fail before they serve need no 120 MB build: a small executable stands in (as the
+  // install.sh tests do), whose --version answers like atrium's.
+  const failing = join(work.path, "failing");
+  mkdirSync(failing);
+  const script = (name: string, text: string) => {
+    writeFileSync(join(failing, name), text, { mode: 0o755 });
+    return join(failing, name);
+  };
+  const published = { ...newRelease, executable: script("1.1.0", versionScript("1.1.0")) };
   await writeRelease(release("wrong-sha"), {
-    ...newRelease,
+    ...published,
     signer,
     alter: (manifest) => {
       for (const file of Object.values(manifest.files)) file.sha256 = sha256Of(oldBinary);
     },
   });
-  // Published bytes changed after the release was written: one byte in the middle flipped.
-  const corrupted = await writeRelease(release("corrupted"), { ...newRelease, signer, copy: true });
-  const bytes = readFileSync(corrupted);
-  const middle = bytes.length >> 1;
-  bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
-  writeFileSync(corrupted, bytes);
-  // The old build published as 1.1.0: its --version says 1.0.0.
-  await writeRelease(release("self-check"), { executable: oldBinary, version: "1.1.0", buildNumber: 2, signer });
-  await writeRelease(release("unhealthy"), { executable: unhealthyBinary, version: "1.1.0", buildNumber: 2, signer });
+  // Published bytes changed after the release was written: one byte flipped.
+  const corrupted = await writeRelease(release("corrupted"), { ...published, signer, copy: true });
+  writeFileSync(corrupted, readFileSync(corrupted, "utf8").replace("1.1.0", "1.1.1"));
+  // A build published as 1.1.0 whose --version says 1.0.0.
+  await writeRelease(release("self-check"), { ...published, executable: script("1.0.0", versionScript("1.0.0")), signer });
+  // A build that passes the self-check, then exits instead of serving.
+  const exits = '#!/bin/sh\n[ "$1" = --version ] && echo 1.1.0 && exit 0\necho "unhealthy atrium: exiting instead of serving" >&2\nexit 3\n';
+  await writeRelease(release("unhealthy"), { ...published, executable: script("unhealthy", exits), signer });
 
   mkdirSync(installDir);
   mkdirSync(home);
