@@ -4,6 +4,7 @@ import { ADDRESSED_TO_SUBJECT, type EventRecord } from "../schemas/events.ts";
 import type { Static, TSchema } from "@sinclair/typebox";
 import { ConflictError, GoneError } from "../errors.ts";
 import { WriteBehindEvents } from "./write-behind-events.ts";
+import { systemClock, type Clock } from "../clock.ts";
 
 /** An event as the log hands it around: the public record plus what filters need. */
 export interface LoggedEvent {
@@ -67,7 +68,8 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
     private readonly store: Store,
     private readonly events: EventRepository,
     private readonly serverId: string,
-    private readonly now: () => Date = () => new Date(),
+    /** Dates each event (`createdAt`), which compaction's retention compares with the same clock. */
+    private readonly clock: Clock = systemClock,
     options: EventLogOptions = {},
   ) {
     this.horizonId = events.horizon();
@@ -167,7 +169,7 @@ export class EventLog<Kinds extends EventKinds = EventKinds> {
       subjectRevision: (this.writeBehind.lastSubjectRevision(subjectId) ?? this.events.nextSubjectRevision(subjectId) - 1) + 1,
       kind,
       payload: JSON.stringify(payload),
-      createdAt: this.now().toISOString(),
+      createdAt: new Date(this.clock.now()).toISOString(),
     };
   }
 
