@@ -2,6 +2,7 @@ import { ClientService } from "../clients/client-service.ts";
 import { clientRoutes } from "../http/routes/client-routes.ts";
 import { ClientEvents } from "../schemas/clients.ts";
 import { ClientRepository } from "../store/client-repository.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
 export interface ClientTuning {
@@ -17,7 +18,8 @@ export const clientsModule = defineModule({
   name: "clients",
   features: ["clients.windows"],
   eventKinds: ClientEvents,
-  create: ({ store, events, clock, logger, streams }, tuning: ClientTuning | undefined) => {
+  create: ({ store, clock, logger, modules }, tuning: ClientTuning | undefined) => {
+    const { events, streams } = modules.get(coreModule);
     const clients = new ClientService({
       store,
       repository: new ClientRepository(store),

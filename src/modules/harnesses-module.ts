@@ -14,6 +14,7 @@ import { HarnessAccountRepository } from "../store/harness-account-repository.ts
 import { HarnessSettingsRepository } from "../store/harness-settings-repository.ts";
 import { PackageVersionRepository } from "../store/package-version-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
 export interface HarnessTuning {
@@ -52,7 +53,8 @@ export const harnessesModule = defineModule({
   name: "harnesses",
   features: ["harnesses"],
   eventKinds: HarnessEvents,
-  create: ({ store, events, logger, paths, children, config }, tuning: HarnessTuning | undefined) => {
+  create: ({ store, logger, paths, config, modules }, tuning: HarnessTuning | undefined) => {
+    const { events, children } = modules.get(coreModule);
     const env = tuning?.env ?? process.env;
     const home = env.HOME ?? homedir();
     const terminals = new TerminalLogs(store, events, logger);

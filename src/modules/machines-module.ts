@@ -4,6 +4,7 @@ import { MachineService, peerUrl, type MachineTiming } from "../machines/machine
 import { MachineEvents } from "../schemas/machines.ts";
 import type { SyncEvents } from "../schemas/sync.ts";
 import { MachineRepository } from "../store/machine-repository.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { syncModule } from "./sync-module.ts";
 import type { Static } from "@sinclair/typebox";
@@ -17,7 +18,8 @@ export const machinesModule = defineModule({
   name: "machines",
   features: ["machines", "machines.sync"],
   eventKinds: MachineEvents,
-  create: ({ store, events, clock, logger, tokens, identity, config, server, modules }, tuning: Partial<MachineTiming> | undefined) => {
+  create: ({ store, clock, logger, tokens, identity, config, server, modules }, tuning: Partial<MachineTiming> | undefined) => {
+    const { events } = modules.get(coreModule);
     const sync = modules.get(syncModule).sync;
     const machines = new MachineService({
       store,

@@ -10,6 +10,7 @@ import { McpEvents } from "../schemas/mcps.ts";
 import { McpRepository } from "../store/mcp-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { harnessesModule } from "./harnesses-module.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { syncModule } from "./sync-module.ts";
 
@@ -30,7 +31,8 @@ export const mcpsModule = defineModule({
   name: "mcps",
   features: ["mcps", "mcps.oauth"],
   eventKinds: McpEvents,
-  create: ({ store, events, logger, children, clock, identity, tokens, paths, modules }, tuning: McpTuning | undefined) => {
+  create: ({ store, logger, clock, identity, tokens, paths, modules }, tuning: McpTuning | undefined) => {
+    const { events, children } = modules.get(coreModule);
     const { harnesses } = modules.get(harnessesModule);
     const repository = new McpRepository(store);
     const env = tuning?.env ?? process.env;

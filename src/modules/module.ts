@@ -2,11 +2,9 @@ import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { ConfigFile } from "../config/config.ts";
 import type { DataPaths } from "../config/paths.ts";
-import type { EventKinds, EventLog } from "../events/event-log.ts";
-import type { EventStreamHub } from "../events/event-stream-hub.ts";
+import type { EventKinds } from "../events/event-log.ts";
 import type { Route } from "../http/route.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ChildProcesses } from "../process/child-processes.ts";
 import type { UpdateStatus } from "../schemas/update.ts";
 import type { Store } from "../store/database.ts";
 import type { ServerIdentity } from "../system/identity.ts";
@@ -20,18 +18,15 @@ export interface AtriumModule {
   stop?(): unknown;
 }
 
-/** What every module is built with: the server's shared parts, and the modules built before it. */
+/**
+ * What every module is built with: the server's shared parts, and the modules built before it (the
+ * core first: the event log, the event streams, the child-process registry; src/modules/core-module.ts).
+ */
 export interface ModuleContext {
   store: Store;
   paths: DataPaths;
   identity: ServerIdentity;
   logger: Logger;
-  /** Takes the kinds of every module's `eventKinds`. */
-  events: EventLog;
-  /** The event streams: who is connected (a client that named itself), for modules that need to know. */
-  streams: EventStreamHub;
-  /** Every child process a module starts is recorded here, so shutdown and the next start stop it. */
-  children: ChildProcesses;
   /** The access tokens, to tell Atrium's own credentials from anything else. */
   tokens: AccessTokens;
   clock: Clock;
@@ -75,5 +70,10 @@ export class BuiltModules {
     const module = this.built.get(definition as ModuleDefinition);
     if (!module) throw new Error(`the ${definition.name} module is used before it is built: list it earlier`);
     return module as Built;
+  }
+
+  /** Every module, in the order it was built. */
+  inOrder(): AtriumModule[] {
+    return [...this.built.values()];
   }
 }

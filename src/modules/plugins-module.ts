@@ -8,6 +8,7 @@ import { PluginEvents } from "../schemas/plugins.ts";
 import { PluginRepository } from "../store/plugin-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { harnessesModule } from "./harnesses-module.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
 export interface PluginTuning {
@@ -27,7 +28,8 @@ export const pluginsModule = defineModule({
   name: "plugins",
   features: ["plugins", "plugins.panes", "plugins.tools.mcp"],
   eventKinds: PluginEvents,
-  create: ({ store, events, logger, children, clock, paths, modules }, tuning: PluginTuning | undefined) => {
+  create: ({ store, logger, clock, paths, modules }, tuning: PluginTuning | undefined) => {
+    const { events, children } = modules.get(coreModule);
     const env = tuning?.env ?? process.env;
     const repository = new PluginRepository(store);
     const processes = new PluginProcesses({

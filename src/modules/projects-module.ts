@@ -7,6 +7,7 @@ import { WorktreeService } from "../projects/worktree-service.ts";
 import { ProjectEvents } from "../schemas/projects.ts";
 import { ProjectRepository } from "../store/project-repository.ts";
 import { WorktreeRepository } from "../store/worktree-repository.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
@@ -14,7 +15,8 @@ export const projectsModule = defineModule({
   name: "projects",
   features: ["projects", "projects.worktrees", "projects.changes"],
   eventKinds: ProjectEvents,
-  create: ({ store, events, logger, identity, paths }) => {
+  create: ({ store, logger, identity, paths, modules }) => {
+    const { events } = modules.get(coreModule);
     const repository = new ProjectRepository(store);
     const worktrees = new WorktreeService({
       store,

@@ -6,6 +6,7 @@ import { PushSubscriptions } from "../push/push-subscriptions.ts";
 import { DEFAULT_PUSH_SUBJECT, VapidKeys } from "../push/vapid-keys.ts";
 import { PushSubscriptionRepository } from "../store/push-subscription-repository.ts";
 import { SessionRepository } from "../store/session-repository.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 
@@ -24,7 +25,8 @@ export const pushModule = defineModule({
   name: "push",
   features: ["push.webpush"],
   eventKinds: {},
-  create: ({ store, paths, logger, events, streams, tokens, clock, config, modules }, tuning: PushTuning | undefined) => {
+  create: ({ store, paths, logger, tokens, clock, config, modules }, tuning: PushTuning | undefined) => {
+    const { events, streams } = modules.get(coreModule);
     const { projects } = modules.get(projectsModule);
     const repository = new PushSubscriptionRepository(store);
     const sessions = new SessionRepository(store);

@@ -14,6 +14,7 @@ import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { mcpsModule } from "./mcps-module.ts";
 import { pluginsModule } from "./plugins-module.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
 
@@ -36,6 +37,7 @@ export const sessionsModule = defineModule({
   eventKinds: SessionEvents,
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
+    const { events, children } = modules.get(coreModule);
     const { projects, worktrees, changes } = modules.get(projectsModule);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
@@ -47,7 +49,7 @@ export const sessionsModule = defineModule({
       transcript: new TranscriptRepository(store),
       files: modules.get(filesModule).files,
       queue: new PromptQueueRepository(store),
-      events: context.events,
+      events,
       harnesses: modules.get(harnessesModule).harnesses,
       projects,
       worktrees,
@@ -55,7 +57,7 @@ export const sessionsModule = defineModule({
       serverId: context.identity.serverId,
       timings: { ...DEFAULT_TIMINGS, idleStopMs, ...timingsOf(tuning) },
       clock: context.clock,
-      children: context.children,
+      children,
       openAgentChannel: tuning?.openAgentChannel,
       mcpServers: async (sessionId, capabilities, caveat) => {
         const pluginTools = toolServer.serverFor(sessionId, context.server.url);

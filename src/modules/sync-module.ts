@@ -2,6 +2,7 @@ import { syncRoutes } from "../http/routes/sync-routes.ts";
 import { SyncEvents } from "../schemas/sync.ts";
 import { SyncRepository } from "../store/sync-repository.ts";
 import { SyncService } from "../sync/sync-service.ts";
+import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
 /** Settings namespaces clients keep in step across devices (and paired machines: the machines module). */
@@ -9,8 +10,8 @@ export const syncModule = defineModule({
   name: "sync",
   features: ["sync"],
   eventKinds: SyncEvents,
-  create: ({ store, events, clock, identity }) => {
-    const sync = new SyncService({ store, entries: new SyncRepository(store), events, clock, deviceId: identity.machineId });
+  create: ({ store, clock, identity, modules }) => {
+    const sync = new SyncService({ store, entries: new SyncRepository(store), events: modules.get(coreModule).events, clock, deviceId: identity.machineId });
     return { sync, routes: syncRoutes(sync) };
   },
 });

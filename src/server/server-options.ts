@@ -1,8 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { ConfigFile } from "../config/config.ts";
-import type { EventStreamLimits } from "../events/event-stream-hub.ts";
-import type { CompactionTuning } from "../events/event-compactor.ts";
 import type { LogLevel } from "../logging/logger.ts";
+import type { CoreTuning } from "../modules/core-module.ts";
 import type { ModuleTuning } from "../modules/modules.ts";
 import type { Migration } from "../store/migrations.ts";
 
@@ -26,17 +25,13 @@ export interface ServerOptions {
   tuning?: ServerTuning;
 }
 
-/** The seams tests use: shorter timeouts, another environment, a clock they move on. */
-export interface ServerTuning {
+/** The seams tests use: shorter timeouts, another environment, a clock they move on; the core module's own at the top. */
+export interface ServerTuning extends CoreTuning {
   clock?: Clock;
   /** How long a graceful stop waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
   /** The schema changes this server applies; every released one by default. */
   migrations?: Migration[];
-  streamLimits?: Partial<EventStreamLimits>;
-  compaction?: Partial<CompactionTuning>;
-  /** How long a streamed reply's deltas wait to be stored together. */
-  writeBehindMs?: number;
   /** Per module, by its name (src/modules/modules.ts). */
   modules?: ModuleTuning;
 }
