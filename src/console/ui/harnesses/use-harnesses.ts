@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import type { Harness, HarnessEvents } from "../../../schemas/harnesses.ts";
 import { api } from "../shared/api.ts";
 import { TerminalFeed } from "../shared/terminal-feed.ts";
-import { type LiveListSource, useLiveList } from "../shared/use-live-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 
 type TerminalOutput = Static<(typeof HarnessEvents)["terminal.output"]>;
 
@@ -11,13 +11,13 @@ type TerminalOutput = Static<(typeof HarnessEvents)["terminal.output"]>;
 export type ApplyHarnesses = (call: () => Promise<Harness | Harness[]>) => Promise<void>;
 
 /** The harnesses, with each `terminal.output` batch handed to the feed. */
-function harnessSource(feed: TerminalFeed): LiveListSource<Harness> {
+function harnessSource(feed: TerminalFeed): ListSource<Harness> {
   return {
-    kinds: "harness.updated,terminal.output",
-    async read(onPage) {
+    kinds: ["harness.updated", "terminal.output"],
+    async readAll() {
       const harnesses = await api<Harness[]>("GET", "/v1/harnesses");
       feed.noteListed(harnesses.flatMap((harness) => harness.lifecycle.terminalId ?? []));
-      onPage(harnesses);
+      return harnesses;
     },
     apply(event, { keep }) {
       if (event.kind === "harness.updated") keep((event.payload as { harness: Harness }).harness);
@@ -27,7 +27,7 @@ function harnessSource(feed: TerminalFeed): LiveListSource<Harness> {
       }
     },
     // The server's order: the set of harnesses is fixed, so a harness is only ever replaced in place.
-    order: (list) => list,
+    compare: () => 0,
   };
 }
 

@@ -1,16 +1,16 @@
 import type { Machine, MachineList } from "../../../schemas/machines.ts";
 import { api } from "../shared/api.ts";
-import { type LiveListSource, useLiveList } from "../shared/use-live-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 
-const MACHINES: LiveListSource<Machine> = {
-  kinds: "machine.*",
-  read: async (onPage) => onPage((await api<MachineList>("GET", "/v1/machines")).machines),
+const MACHINES: ListSource<Machine> = {
+  kinds: ["machine.*"],
+  readAll: async () => (await api<MachineList>("GET", "/v1/machines")).machines,
   apply(event, { keep, forget }) {
     if (event.kind === "machine.updated") keep(event.payload as Machine);
     else if (event.kind === "machine.deleted") forget((event.payload as { id: string }).id);
   },
   // This machine first, then its peers in the order they came, which is pairing order (the sort is stable).
-  order: (list) => list.sort((a, b) => Number(b.isCurrent) - Number(a.isCurrent)),
+  compare: (a, b) => Number(b.isCurrent) - Number(a.isCurrent),
 };
 
 /**

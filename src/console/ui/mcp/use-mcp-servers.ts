@@ -1,19 +1,19 @@
 import type { McpServer } from "../../../schemas/mcps.ts";
 import { api } from "../shared/api.ts";
 import { listOrder, mcpPath } from "./mcp-labels.ts";
-import { type LiveListSource, useLiveList } from "../shared/use-live-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 
 /** Shows the server a call answers with, e.g. `apply(() => api<McpServer>("POST", …))`. */
 export type ApplyMcp = (call: () => Promise<McpServer>) => Promise<void>;
 
-const MCP_SERVERS: LiveListSource<McpServer> = {
-  kinds: "mcp.*",
-  read: async (onPage) => onPage((await api<{ servers: McpServer[] }>("GET", "/v1/mcps")).servers),
+const MCP_SERVERS: ListSource<McpServer> = {
+  kinds: ["mcp.*"],
+  readAll: async () => (await api<{ servers: McpServer[] }>("GET", "/v1/mcps")).servers,
   apply(event, { keep, forget }) {
     if (event.kind === "mcp.updated") keep((event.payload as { server: McpServer }).server);
     else if (event.kind === "mcp.deleted") forget((event.payload as { id: string }).id);
   },
-  order: (list) => list.sort(listOrder),
+  compare: listOrder,
   // An event still on its way for a removed server must not show it again.
   idsNeverReused: true,
 };

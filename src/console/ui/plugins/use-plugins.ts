@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
 import type { Plugin, PluginEvents, PluginList } from "../../../schemas/plugins.ts";
 import { api } from "../shared/api.ts";
-import { type LiveListSource, useLiveList } from "../shared/use-live-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 
 export type InstallProgress = Static<(typeof PluginEvents)["plugin.install.progress"]>;
 
@@ -16,9 +16,9 @@ export type ApplyPlugin = (call: () => Promise<Plugin>) => Promise<void>;
 export function usePlugins() {
   const [progress, setProgress] = useState<Record<string, InstallProgress>>({});
   // Made once: the live list reads its source once; the progress setter never changes.
-  const [source] = useState<LiveListSource<Plugin>>(() => ({
-    kinds: "plugin.*",
-    read: async (onPage) => onPage((await api<PluginList>("GET", "/v1/plugins")).plugins),
+  const [source] = useState<ListSource<Plugin>>(() => ({
+    kinds: ["plugin.*"],
+    readAll: async () => (await api<PluginList>("GET", "/v1/plugins")).plugins,
     apply(event, { keep, forget }) {
       if (event.kind === "plugin.updated") {
         keep((event.payload as { plugin: Plugin }).plugin);
@@ -29,7 +29,7 @@ export function usePlugins() {
       }
     },
     // As the server lists them.
-    order: (list) => list.sort((a, b) => a.id.localeCompare(b.id)),
+    compare: (a, b) => a.id.localeCompare(b.id),
   }));
   const list = useLiveList(source);
   // An answer can be older than an event that overtook it (enabled, the plugin answers before the PATCH

@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
 import type { Project, ProjectEvents } from "../../../schemas/projects.ts";
 import { api } from "../shared/api.ts";
-import { followEvents } from "../shared/event-stream.ts";
+import { readEventCursor, subscribe } from "../shared/event-stream.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { TextField } from "../shared/fields.tsx";
 
@@ -36,10 +36,15 @@ export function CloneProjectForm({ id, hidden, onCloned }: { id: string; hidden:
     setProgress(null);
     void run(async () => {
       // Followed from the cursor, so progress reported before the stream is open is replayed, not missed.
-      const { cursor } = await api<{ cursor: number }>("GET", "/v1/events/cursor");
-      const stopProgress = followEvents(`kind=project.clone.progress&after=${cursor}`, (streamed) => {
-        const reported = streamed.payload as CloneProgress;
-        if (reported.projectId === projectId) setProgress(reported);
+      const stopProgress = subscribe({
+        kinds: ["project.clone.progress"],
+        after: await readEventCursor(),
+        onEvents(events) {
+          const reported = events.map((event) => event.payload as CloneProgress).findLast((each) => each.projectId === projectId);
+          if (reported) setProgress(reported);
+        },
+        // The bar is a courtesy: the clone's own answer says how it went (the bus logs the event's failure).
+        onProblem: () => {},
       });
       try {
         onCloned(await api<Project>("POST", "/v1/projects/from-git", { url: url.trim(), id: projectId, name: name.trim() || undefined }));

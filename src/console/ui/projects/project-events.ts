@@ -1,8 +1,8 @@
 import type { Project } from "../../../schemas/projects.ts";
 import type { StreamedEvent } from "../shared/event-stream.ts";
 
-/** The project events, as the stream's `kind=` filter. */
-export const PROJECT_KINDS = "project.created,project.updated,project.deleted";
+/** The project events, as the stream's `kind=` patterns. */
+export const PROJECT_KINDS = ["project.created", "project.updated", "project.deleted"];
 
 /** Applies a project event: the project it carries is kept, or forgotten by its id once deleted. */
 export function applyProjectEvent(event: StreamedEvent, changes: { keep(project: Project): void; forget(id: string): void }): void {

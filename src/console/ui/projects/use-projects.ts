@@ -1,12 +1,12 @@
 import type { Project } from "../../../schemas/projects.ts";
 import { holdsText } from "../shared/search.ts";
-import { type PagedListSource, usePagedList } from "../shared/use-paged-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 import { applyProjectEvent, PROJECT_KINDS } from "./project-events.ts";
 
 /** The server lists projects oldest first; RFC 3339 times with milliseconds sort as strings. */
 const oldestFirst = (a: Project, b: Project) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
-const PROJECTS: PagedListSource<Project> = {
+const PROJECTS: ListSource<Project> = {
   kinds: PROJECT_KINDS,
   firstPage: (search) => `/v1/projects${search ? `?q=${encodeURIComponent(search)}` : ""}`,
   apply: applyProjectEvent,
@@ -19,4 +19,4 @@ const PROJECTS: PagedListSource<Project> = {
  * `forget` apply the page's own changes at once, without waiting for their events (which then change
  * nothing).
  */
-export const useProjects = (search: string) => usePagedList(PROJECTS, search);
+export const useProjects = (search: string) => useLiveList(PROJECTS, search);

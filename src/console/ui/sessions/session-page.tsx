@@ -3,7 +3,7 @@ import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError, failureText } from "../shared/api.ts";
 import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
-import { followEventsByFrame, type StreamedEvent } from "../shared/event-stream.ts";
+import { type StreamedEvent, subscribe } from "../shared/event-stream.ts";
 import { GoalPanel } from "./goal-panel.tsx";
 import { ChangesView } from "../shared/changes-view.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
@@ -37,6 +37,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [deleted, setDeleted] = useState(false);
   const [detailChanges, setDetailChanges] = useState<ReadonlyMap<string, number>>(new Map());
   const [error, setError] = useState<string | null>(null);
+  const [streamProblem, setStreamProblem] = useState<string | null>(null);
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -52,10 +53,16 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           replies.slice(-NEWEST_READ_AT_ONCE).map((item) => item.id),
         );
         setDetail(read);
-        stop = followEventsByFrame(`sessionId=${encodeURIComponent(sessionId)}&after=${read.eventCursor}`, (events) => {
-          setDetail((current) => current && events.reduce(applySessionEvent, current));
-          setDetailChanges((current) => countDetailChanges(current, events));
-          if (events.some((event) => event.kind === "session.deleted")) setDeleted(true);
+        stop = subscribe({
+          sessionId,
+          after: read.eventCursor,
+          byFrame: true,
+          onEvents(events) {
+            setDetail((current) => current && events.reduce(applySessionEvent, current));
+            setDetailChanges((current) => countDetailChanges(current, events));
+            if (events.some((event) => event.kind === "session.deleted")) setDeleted(true);
+          },
+          onProblem: setStreamProblem,
         });
       },
       (failure) =>
@@ -105,6 +112,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         )}
       </header>
       {deleted && <p class="error">This session was deleted.</p>}
+      <Alert error={streamProblem} />
       {session.status && <p class="status quiet">{session.status}</p>}
       {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
       <Alert error={action.error} />

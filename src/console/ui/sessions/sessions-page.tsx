@@ -6,7 +6,7 @@ import { api, failureText } from "../shared/api.ts";
 import { MoreOnScroll } from "../shared/more-on-scroll.tsx";
 import { SearchField } from "../shared/search-field.tsx";
 import { holdsText } from "../shared/search.ts";
-import { type PagedListSource, usePagedList } from "../shared/use-paged-list.ts";
+import { type ListSource, useLiveList } from "../shared/use-live-list.ts";
 import { PROJECT_KINDS } from "../projects/project-events.ts";
 import { type SessionProjects, useSessionProjects } from "./use-session-projects.ts";
 import { NewSessionForm } from "./new-session-form.tsx";
@@ -25,9 +25,9 @@ const newestFirst = (a: SessionListItem, b: SessionListItem) =>
   a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 
 /** The sessions list, a page at a time, with the project events its rows' names follow. */
-function sessionSource(projects: { current: SessionProjects }): PagedListSource<SessionListItem> {
+function sessionSource(projects: { current: SessionProjects }): ListSource<SessionListItem> {
   return {
-    kinds: `session.created,session.updated,session.deleted,${PROJECT_KINDS}`,
+    kinds: ["session.created", "session.updated", "session.deleted", ...PROJECT_KINDS],
     firstPage: (search) => `/v1/sessions?limit=${FIRST_SESSIONS}${search ? `&q=${encodeURIComponent(search)}` : ""}`,
     apply(event, { keep, forget }) {
       if (event.kind.startsWith("project.")) projects.current.apply(event);
@@ -66,7 +66,7 @@ export function SessionsPage() {
   projectsNow.current = projects;
   const [source] = useState(() => sessionSource(projectsNow));
   const [search, setSearch] = useState("");
-  const sessions = usePagedList(source, search);
+  const sessions = useLiveList(source, search);
   const [harnesses, setHarnesses] = useState<Harness[] | null>(null);
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string | null>(null);

@@ -2,7 +2,7 @@ import { createContext, type ComponentChildren } from "preact";
 import { useContext, useEffect, useMemo, useState } from "preact/hooks";
 import type { SyncNamespace, SyncTimestamp } from "../../../schemas/sync.ts";
 import { api } from "../shared/api.ts";
-import { followThenRead } from "../shared/use-live-list.ts";
+import { followThenRead } from "../shared/event-stream.ts";
 
 /** The sync namespace holding the console's settings: every browser, and every paired machine, shares it. */
 export const SETTINGS_NAMESPACE = "console.settings";
@@ -67,14 +67,19 @@ export function SettingsProvider({ children }: { children: ComponentChildren }) 
 
   useEffect(() => {
     const read = () => api<SyncNamespace>("GET", path).then(setNamespace);
-    // Without its settings the console still works, with the defaults: a failed read is not shown.
+    // Without its settings the console still works, with the defaults: a failure is not shown on the
+    // page (the bus still writes an event's to the browser's console).
+    const ignore = () => {};
     return followThenRead(
-      "sync.changed",
-      (event) => {
-        if ((event.payload as { namespace: string }).namespace === SETTINGS_NAMESPACE) read().catch(() => {});
+      {
+        kinds: ["sync.changed"],
+        onEvents(events) {
+          if (events.some((event) => (event.payload as { namespace: string }).namespace === SETTINGS_NAMESPACE)) read().catch(ignore);
+        },
+        onProblem: ignore,
       },
       read,
-      () => {},
+      ignore,
     );
   }, []);
 

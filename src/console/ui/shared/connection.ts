@@ -13,6 +13,13 @@ export function reportReachable(answered: boolean): void {
   for (const listener of listeners) listener(answered);
 }
 
+/** Calls `listener` each time the server answers again after it could not be reached; returns the function that stops that. */
+export function onReachable(listener: () => void): () => void {
+  const told = (answered: boolean) => answered && listener();
+  listeners.add(told);
+  return () => listeners.delete(told);
+}
+
 /** A request that never reached the server, said as a sentence (fetch's own is "Failed to fetch"). */
 export class UnreachableError extends Error {
   constructor() {

@@ -1,116 +1,100 @@
-import type { EventRecord } from "../../../schemas/events.ts";
-import { storedToken } from "./api.ts";
-import { reachingFetch } from "./connection.ts";
+import { api, failureText, storedToken } from "./api.ts";
+import { onReachable, reachingFetch } from "./connection.ts";
+import { EventBus, type EventSubscription, type StreamEnvironment } from "./event-bus.ts";
 
-/** An event record as the stream sends it (the spec's Event record). */
-export type StreamedEvent = EventRecord;
-
-/** How long to wait before opening a dropped stream again. */
-const RECONNECT_MS = 1_000;
+export type { StreamedEvent } from "./event-bus.ts";
 
 const pageVisible = () => document.visibilityState !== "hidden";
 
-/** Resolves when the page is visible (at once if it is), or when `stopped` aborts. */
-function whenVisible(stopped: AbortSignal): Promise<void> {
-  if (pageVisible()) return Promise.resolve();
+/** Resolves at `wake`'s first call or when `signal` aborts, whichever comes first; `watch` starts the watching and returns its end. */
+function until(signal: AbortSignal, watch: (wake: () => void) => () => void): Promise<void> {
   return new Promise((resolve) => {
-    const shown = () => {
-      if (!pageVisible() && !stopped.aborted) return;
-      document.removeEventListener("visibilitychange", shown);
-      stopped.removeEventListener("abort", shown);
+    const wake = () => {
+      unwatch();
+      signal.removeEventListener("abort", wake);
       resolve();
     };
-    document.addEventListener("visibilitychange", shown);
-    stopped.addEventListener("abort", shown, { once: true });
+    const unwatch = watch(wake);
+    signal.addEventListener("abort", wake, { once: true });
+    if (signal.aborted) wake();
   });
 }
 
 /**
- * Follows `GET /v1/events/stream` with the bearer header (which EventSource cannot send), parsing the
- * frames as they come, and opens it again after a drop with `Last-Event-ID`, so nothing is missed.
- * While the page is hidden (another tab, a locked phone) the stream is closed: the server then knows
- * nobody watches (it pushes a notification instead, src/push/), the phone's radio rests, and the page
- * catches up from its last event when it is shown again. Returns the function that stops it.
+ * The page the bus runs in. The stream is read with fetch, whose bearer header EventSource cannot send.
+ * While the page is hidden (another tab, a locked phone) no stream is held: the server then knows nobody
+ * watches (it pushes a notification instead, src/push/), the phone's radio rests, and the page catches up
+ * from its last event when shown. A wait after a drop ends early when the network comes back or a request
+ * gets through to the server.
  */
-export function followEvents(query: string, onEvent: (event: StreamedEvent) => void): () => void {
-  const stopped = new AbortController();
-  let connection = new AbortController();
-  let lastEventId: string | undefined;
-  const hidden = () => {
-    if (!pageVisible()) connection.abort();
-  };
-  document.addEventListener("visibilitychange", hidden);
-  const run = async () => {
-    while (!stopped.signal.aborted) {
-      await whenVisible(stopped.signal);
-      if (stopped.signal.aborted) return;
-      connection = new AbortController();
-      try {
-        const response = await reachingFetch(`/v1/events/stream?${query}`, {
-          headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
-          signal: AbortSignal.any([stopped.signal, connection.signal]),
-        });
-        // A cursor past the newest event (409: the server's data was reset or restored) or behind the
-        // log's horizon (410: what followed it was compacted away while the page slept). Resuming would
-        // skip events; only reading everything again is right.
-        if (response.status === 409 || response.status === 410) {
-          location.reload();
-          return;
-        }
-        if (!response.ok || !response.body) throw new Error(`the event stream answered ${response.status}`);
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let end = buffer.indexOf("\n\n");
-          while (end !== -1) {
-            const frame = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = frame
-              .split("\n")
-              .filter((line) => line.startsWith("data:"))
-              .map((line) => line.slice(5).trimStart())
-              .join("\n");
-            const id = frame.split("\n").find((line) => line.startsWith("id:"));
-            if (id) lastEventId = id.slice(3).trim();
-            if (data) onEvent(JSON.parse(data) as StreamedEvent);
-            end = buffer.indexOf("\n\n");
-          }
-        }
-      } catch {
-        // dropped, refused, or closed because the page was hidden: open again below
-      }
-      if (!stopped.signal.aborted && pageVisible()) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
-    }
-  };
-  void run();
-  return () => {
-    stopped.abort();
-    document.removeEventListener("visibilitychange", hidden);
-  };
-}
+const browserPage: StreamEnvironment = {
+  open: (query, lastEventId, signal) =>
+    reachingFetch(`/v1/events/stream?${query}`, {
+      headers: { authorization: `Bearer ${storedToken() ?? ""}`, ...(lastEventId === null ? {} : { "last-event-id": lastEventId }) },
+      signal,
+    }),
+  whenShown: (signal) =>
+    pageVisible()
+      ? Promise.resolve()
+      : until(signal, (wake) => {
+          const shown = () => pageVisible() && wake();
+          document.addEventListener("visibilitychange", shown);
+          return () => document.removeEventListener("visibilitychange", shown);
+        }),
+  onHidden(listener) {
+    const hidden = () => pageVisible() || listener();
+    document.addEventListener("visibilitychange", hidden);
+    return () => document.removeEventListener("visibilitychange", hidden);
+  },
+  pause: (ms, signal) =>
+    until(signal, (wake) => {
+      const timer = setTimeout(wake, ms);
+      addEventListener("online", wake);
+      const stopReachable = onReachable(wake);
+      return () => {
+        clearTimeout(timer);
+        removeEventListener("online", wake);
+        stopReachable();
+      };
+    }),
+  nextFrame(flush) {
+    const frame = requestAnimationFrame(flush);
+    return () => cancelAnimationFrame(frame);
+  },
+  readAgain: () => location.reload(),
+  report: (message, failure) => console.error(`${message}:`, failure),
+};
+
+/** The console's event bus: 1 s after a first drop, twice that after each failure in a row, at most 15 s. */
+const bus = new EventBus(browserPage, { firstMs: 1_000, longestMs: 15_000, steadyMs: 10_000 });
+
+/** Follows what the subscription names from its cursor; returns the function that stops it. */
+export const subscribe = (subscription: EventSubscription): (() => void) => bus.subscribe(subscription);
+
+/** The event cursor now: what happens after it, a stream opened from it brings. */
+export const readEventCursor = async (): Promise<number> => (await api<{ cursor: number }>("GET", "/v1/events/cursor")).cursor;
 
 /**
- * `followEvents`, handing the events over once per animation frame in arrival order: a reply streaming
- * many deltas a second is drawn once per frame, not once per event.
+ * Follows the subscription from the event cursor read first, then runs `read`: a change made while the
+ * read runs comes as an event. A failure of either read is told to `onFailure`. Returns the function that
+ * stops following (at any point).
  */
-export function followEventsByFrame(query: string, onEvents: (events: StreamedEvent[]) => void): () => void {
-  let pending: StreamedEvent[] = [];
-  let frame = 0;
-  const flush = () => {
-    frame = 0;
-    const events = pending;
-    pending = [];
-    onEvents(events);
+export function followThenRead(
+  subscription: Omit<EventSubscription, "after">,
+  read: () => Promise<unknown>,
+  onFailure: (sentence: string) => void,
+): () => void {
+  let unsubscribe = () => {};
+  let stopped = false;
+  const start = async () => {
+    const after = await readEventCursor();
+    if (stopped) return;
+    unsubscribe = subscribe({ ...subscription, after });
+    await read();
   };
-  const stop = followEvents(query, (event) => {
-    pending.push(event);
-    if (frame === 0) frame = requestAnimationFrame(flush);
-  });
+  start().catch((failure: unknown) => onFailure(failureText(failure)));
   return () => {
-    stop();
-    if (frame !== 0) cancelAnimationFrame(frame);
+    stopped = true;
+    unsubscribe();
   };
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { SkillsListing } from "../../../schemas/skills.ts";
 import { api, failureText } from "../shared/api.ts";
-import { followThenRead } from "../shared/use-live-list.ts";
+import { followThenRead } from "../shared/event-stream.ts";
 
 const readListing = () => api<SkillsListing>("GET", "/v1/skills");
 
@@ -34,7 +34,7 @@ export function useSkills() {
         () => setError(null),
         (failure) => setError(failureText(failure)),
       );
-    return followThenRead("skills.changed", () => void reloadQuietly(), reload, setError);
+    return followThenRead({ kinds: ["skills.changed"], onEvents: () => void reloadQuietly(), onProblem: setError }, reload, setError);
   }, []);
 
   return { listing, error, show, reload };
