@@ -7,6 +7,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { readServerDatabase } from "../helpers/test-store.ts";
 import { lockDatabase } from "../helpers/locked-database.ts";
@@ -24,6 +25,13 @@ afterEach(async () => {
 /** Compaction only when the test says so. */
 const ON_DEMAND = { compaction: { firstPassMs: 3_600_000 } };
 const SECOND_IN_DAYS = 1 / 86_400;
+/** Moved on by the tests of a second's retention: the events then are past it. */
+const PAST_A_SECOND_MS = 1100;
+
+/** Compaction on demand, and a clock the test moves on (the events are dated by it, and retention reads it). */
+function onDemandWith(clock: ManualClock) {
+  return { ...ON_DEMAND, clock };
+}
 
 async function cursorAndHorizon(): Promise<{ cursor: number; horizon: number }> {
   const { status, body } = await t.json<{ cursor: number; horizon: number }>("GET", "/v1/events/cursor");
@@ -38,7 +46,8 @@ async function turn(sessionId: string, text: string, items: number) {
 }
 
 test("events past the retention period leave the log: the reply reads the same, sequences go on, and cursors behind the horizon get 410", async () => {
-  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: ON_DEMAND });
+  const clock = new ManualClock();
+  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
   t.script({
     prompts: { "*": [{ chunk: "# Heading\n\n" }, { chunks: { count: 40, text: "several words " } }, { thought: "thinking" }, { chunk: "the end" }] },
   });
@@ -53,7 +62,9 @@ test("events past the retention period leave the log: the reply reads the same, 
   const logged = await replayedEvents(t, 0);
   expect(logged.some((event) => event.kind === "session.message.delta")).toBe(true);
 
-  await Bun.sleep(1100);
+  // Within the retention period nothing goes; past it, everything.
+  expect((await t.server.compactor!.compact()).removed).toBe(0);
+  await clock.advance(PAST_A_SECOND_MS);
   const report = await t.server.compactor!.compact();
   expect(report.removed).toBe(logged.length);
   const now = await cursorAndHorizon();
@@ -117,7 +128,7 @@ test("past the size cap the oldest events go however young, but a reply being wr
 test("compaction killed with SIGKILL halfway leaves a consistent log; the next start finishes it and loses nothing live", async () => {
   const dataDir = makeTempDir("atrium-compact-");
   try {
-    t = await startSessionServer({ dataDir: dataDir.path, tuning: ON_DEMAND });
+    t = await startSessionServer({ dataDir: dataDir.path, tuning: onDemandWith(new ManualClock()) });
     t.script({ prompts: { "*": [{ chunk: "## Part\n\n" }, { chunks: { count: 20, text: "some words " } }, { thought: "hmm" }, { chunk: "done" }] } });
     const session = await t.newSession();
     for (let turnIndex = 1; turnIndex <= 4; turnIndex++) await turn(session.id, `prompt ${turnIndex}`, turnIndex * 2);
@@ -146,9 +157,11 @@ test("compaction killed with SIGKILL halfway leaves a consistent log; the next s
       expect(db.query<{ n: number }, [number]>("SELECT COUNT(*) AS n FROM events WHERE global_id > ?").get(stopped)?.n).toBeGreaterThan(0);
     });
 
-    t = await startSessionServer({ dataDir: dataDir.path, config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: ON_DEMAND });
+    // Its clock starts where the first server's did: the restart takes no time.
+    const clock = new ManualClock();
+    t = await startSessionServer({ dataDir: dataDir.path, config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
     expect((await t.detail(session.id)).conversation.map((item) => item.text)).toEqual(texts);
-    await Bun.sleep(1100);
+    await clock.advance(PAST_A_SECOND_MS);
     await t.server.compactor!.compact();
     expect((await cursorAndHorizon()).horizon).toBeGreaterThanOrEqual(cursor);
     expect((await t.detail(session.id)).conversation.map((item) => item.text)).toEqual(texts);
@@ -163,7 +176,8 @@ test("compaction killed with SIGKILL halfway leaves a consistent log; the next s
 });
 
 test("a replay that compaction passes while it runs ends, and resuming from where it stopped is 410: never a silent gap", async () => {
-  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: { ...ON_DEMAND, streamLimits: { replayPageSize: 2 } } });
+  const clock = new ManualClock();
+  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: { ...onDemandWith(clock), streamLimits: { replayPageSize: 2 } } });
   const base = await t.ready();
   // About 250 KB an event: more than the socket's buffers hold, so the replay waits for its reader.
   const longKey = "k".repeat(240);
@@ -172,7 +186,7 @@ test("a replay that compaction passes while it runs ends, and resuming from wher
     expect((await t.json("PUT", "/v1/sync/big", { entries })).status).toBe(200);
   }
   const { cursor } = await cursorAndHorizon();
-  await Bun.sleep(1100);
+  await clock.advance(PAST_A_SECOND_MS);
   // Plain: gzip would shrink these repetitive events below what the socket holds, and nothing would wait.
   const response = await t.api(`/v1/events/stream?after=${base + 1}`, { headers: { "accept-encoding": "identity" } });
   expect(response.status).toBe(200);
@@ -195,9 +209,12 @@ test("a replay that compaction passes while it runs ends, and resuming from wher
 }, 30_000);
 
 test("a pass that meets a locked database fails, health says why, the server serves on, and the next pass succeeds", async () => {
-  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: ON_DEMAND });
+  const clock = new ManualClock();
+  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
+  // The first harness scan's events, for the pass to remove.
+  await t.ready();
   const { cursor } = await cursorAndHorizon();
-  await Bun.sleep(1100);
+  await clock.advance(PAST_A_SECOND_MS);
   const unlock = lockDatabase(join(t.dataDir, "atrium.db"));
   try {
     await expect(t.server.compactor!.compact()).rejects.toThrow();
