@@ -6,6 +6,7 @@ import type { SkillsListing } from "../../src/schemas/skills.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole, overflowsSideways, refusedRequest } from "../helpers/console-browser.ts";
 import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { focusIs } from "./focused.ts";
 
 // The Skills page against the compiled server, with real skill folders and links in a temp HOME. The
 // fixtures' fake Claude Code, Codex and Gemini CLIs on the PATH make those harnesses present (Echo's
@@ -119,12 +120,22 @@ describe("the console's Skills page", () => {
     await screenshot(page, "console-skills-desktop");
 
     const lint = globalCard(page, "lint");
+    // The step drawn in the button's place takes the focus; Cancel and Escape give it to the button drawn again.
     await lint.getByRole("button", { name: "Delete lint" }).click();
+    await focusIs(page, "button: Delete lint?");
     await lint.getByRole("button", { name: "Cancel" }).click();
+    await focusIs(page, "button: Delete lint");
+    await page.keyboard.press("Enter");
+    await focusIs(page, "button: Delete lint?");
+    await page.keyboard.press("Escape");
+    await focusIs(page, "button: Delete lint");
     expect(existsSync(canonical("lint"))).toBe(true);
-    await lint.getByRole("button", { name: "Delete lint" }).click();
-    await lint.getByRole("button", { name: "Delete lint?" }).click();
+    await page.keyboard.press("Enter");
+    await focusIs(page, "button: Delete lint?");
+    await page.keyboard.press("Enter");
     await lint.waitFor({ state: "detached" });
+    // The card went with the focus in it: the page's heading has it, not the page's body.
+    await focusIs(page, "h2: Skills");
     expect(existsSync(canonical("lint"))).toBe(false);
     expect((await listing()).global.map((skill) => skill.name)).toEqual(["deploy", "review"]);
     expect(await overflowsSideways(page)).toBe(false);

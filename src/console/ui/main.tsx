@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, failureText, forgetToken, keepToken, storedToken, whenSignedOut } from "./shared/api.ts";
 import { HarnessesPage } from "./harnesses/harnesses-page.tsx";
 import { ProjectsPage } from "./projects/projects-page.tsx";
@@ -14,6 +14,7 @@ import { PluginsPage } from "./plugins/plugins-page.tsx";
 import { MachinesPage } from "./machines/machines-page.tsx";
 import { SignIn } from "./shell/sign-in.tsx";
 import { OfflineNotice } from "./shell/offline-notice.tsx";
+import { holdPageFocus } from "./shell/page-heading.tsx";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
 async function exchangeLinkCode(): Promise<string | null> {
@@ -56,6 +57,7 @@ function Console() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState<boolean | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const main = useRef<HTMLElement>(null);
 
   useEffect(() => {
     whenSignedOut(() => {
@@ -67,6 +69,9 @@ function Console() {
       setSignedIn(storedToken() !== null && refusal === null);
     });
   }, []);
+
+  // After the page's own effects: one that drew its heading has given it the focus already.
+  useEffect(() => holdPageFocus(main.current), [route]);
 
   if (signedIn === null) return null;
   if (!signedIn) return <SignIn problem={problem} signedIn={() => setSignedIn(true)} />;
@@ -99,7 +104,7 @@ function Console() {
           </button>
         </nav>
         <OfflineNotice />
-        <main>
+        <main tabIndex={-1} ref={main}>
           <Page route={route} />
         </main>
       </div>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { Harness, HarnessAccount } from "../../../schemas/harnesses.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { api } from "../shared/api.ts";
-import { ConfirmStep } from "../shared/confirm-button.tsx";
+import { ConfirmStep, useStepOpener } from "../shared/confirm-button.tsx";
 import { CopyButton } from "../shared/copy-button.tsx";
 import { AUTH, harnessPath } from "./harness-labels.ts";
 import { InlineForm } from "../shared/inline-form.tsx";
@@ -32,6 +32,7 @@ function AccountDetail({ detail }: { detail: string }) {
 function AccountRow({ account, apply }: { account: HarnessAccount; apply: ApplyHarnesses }) {
   const [mode, setMode] = useState<"view" | "rename" | "confirm-delete">("view");
   const action = useAction();
+  const deleteOpener = useStepOpener();
   const act = (call: () => Promise<void>) =>
     action.run(async () => {
       await call();
@@ -63,7 +64,10 @@ function AccountRow({ account, apply }: { account: HarnessAccount; apply: ApplyH
           busy={action.busy}
           small
           onConfirm={remove}
-          onCancel={() => setMode("view")}
+          onCancel={() => {
+            deleteOpener.cancelled();
+            setMode("view");
+          }}
         />
       ) : (
         <div class="harness-actions">
@@ -77,7 +81,7 @@ function AccountRow({ account, apply }: { account: HarnessAccount; apply: ApplyH
           </button>
           {/* The default account is the CLI's own config home: the server keeps it (409). */}
           {account.profileKind === "profile" && (
-            <button type="button" class="quiet-button small" onClick={() => setMode("confirm-delete")}>
+            <button type="button" ref={deleteOpener.ref} class="quiet-button small" onClick={() => setMode("confirm-delete")}>
               Delete
             </button>
           )}

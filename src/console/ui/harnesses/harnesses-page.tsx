@@ -3,6 +3,7 @@ import { api } from "../shared/api.ts";
 import { HarnessCard } from "./harness-card.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { useHarnesses } from "./use-harnesses.ts";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 /** The coding-agent CLIs on this machine: readiness, sign-in and accounts, install and update, followed live. */
 export function HarnessesPage() {
@@ -14,7 +15,7 @@ export function HarnessesPage() {
   return (
     <section class="harnesses-page">
       <header class="page-header">
-        <h2>Harnesses</h2>
+        <PageHeading text="Harnesses" />
         <div class="harness-actions">
           <button type="button" class="quiet-button" onClick={() => reload(refresh, "/v1/harnesses/auth/refresh")} disabled={refresh.busy}>
             {refresh.busy ? "Checking…" : "Refresh sign-in"}

@@ -3,6 +3,7 @@ import { PairForm } from "./pair-form.tsx";
 import { PairingCodePanel } from "./pairing-code-panel.tsx";
 import { Alert } from "../shared/use-action.tsx";
 import { useMachines } from "./use-machines.ts";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 /** This machine and the machines paired with it, followed live; pairing both ways, and unpairing. */
 export function MachinesPage() {
@@ -10,7 +11,7 @@ export function MachinesPage() {
   return (
     <section class="machines-page">
       <header class="page-header">
-        <h2>Machines</h2>
+        <PageHeading text="Machines" />
       </header>
       <Alert error={error} />
       {machines === null ? (

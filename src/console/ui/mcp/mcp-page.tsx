@@ -5,6 +5,7 @@ import { McpServerCard } from "./mcp-server-card.tsx";
 import { McpServerForm } from "./mcp-server-form.tsx";
 import { Alert } from "../shared/use-action.tsx";
 import { type ApplyMcp, useMcpServers } from "./use-mcp-servers.ts";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 interface GroupProps {
   title: string;
@@ -40,7 +41,7 @@ export function McpPage() {
   return (
     <section class="mcp-page">
       <header class="page-header">
-        <h2>MCP servers</h2>
+        <PageHeading text="MCP servers" />
         <button type="button" class="quiet-button" aria-expanded={adding} aria-controls="add-mcp-server" onClick={() => setAdding(!adding)}>
           Add a server
         </button>

@@ -3,6 +3,7 @@ import { PluginDiscoveryForm } from "./plugin-discovery.tsx";
 import { PaneView, useOpenPanes } from "./plugin-pane.tsx";
 import { Alert } from "../shared/use-action.tsx";
 import { usePlugins } from "./use-plugins.ts";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 /** The installed plugins, followed live: adding one with consent, changing each, and their panes shown in place. */
 export function PluginsPage() {
@@ -12,7 +13,7 @@ export function PluginsPage() {
   return (
     <section class="plugins-page">
       <header class="page-header">
-        <h2>Plugins</h2>
+        <PageHeading text="Plugins" />
       </header>
       <PluginDiscoveryForm progress={progress} onInstalled={add} />
       {panes.panes.map((pane) => (

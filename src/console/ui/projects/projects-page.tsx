@@ -8,6 +8,7 @@ import { Alert, useAction } from "../shared/use-action.tsx";
 import { useProjects } from "./use-projects.ts";
 import { MoreOnScroll } from "../shared/more-on-scroll.tsx";
 import { SearchField } from "../shared/search-field.tsx";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 /** Which way of adding a project is open; the forms stay mounted, so a clone keeps its progress while hidden. */
 type Adder = "folder" | "clone" | null;
@@ -28,7 +29,7 @@ export function ProjectsPage() {
   return (
     <section class="projects-page">
       <header class="page-header">
-        <h2>Projects</h2>
+        <PageHeading text="Projects" />
       </header>
       <div class="project-adders">
         <button type="button" class="quiet-button" aria-expanded={adder === "folder"} aria-controls="add-folder" onClick={() => toggle("folder")}>

@@ -1,15 +1,8 @@
 import type { ConversationItem } from "../../../schemas/sessions.ts";
+import { Alert, useAction } from "../shared/use-action.tsx";
 import { ReplyBody } from "./reply-body.tsx";
+import { STOP_NOTES } from "./reply-end.ts";
 import { StreamedText } from "./streamed-text.tsx";
-
-/** How a reply ended, when that is worth saying (a normal end says nothing). */
-const STOP_NOTES: Record<string, string> = {
-  cancelled: "Cancelled",
-  error: "Ended in error",
-  interrupted: "Interrupted by a server restart",
-  max_tokens: "Stopped at the token limit",
-  refusal: "The agent refused",
-};
 
 /** The replies read with the page, before they are drawn: where a session opens. */
 export const NEWEST_READ_AT_ONCE = 3;
@@ -37,21 +30,33 @@ function Message(props: { sessionId: string; item: ConversationItem; detailChang
   );
 }
 
+/**
+ * The button that reads the page of items before those shown; a failure is said beside it, and the same
+ * button tries again. It stays enabled while busy (a disabled button loses the focus) and ignores clicks.
+ */
+function EarlierMessages({ load }: { load: () => Promise<void> }) {
+  const { busy, error, run } = useAction();
+  return (
+    <div class="earlier-messages">
+      <button type="button" class="quiet-button" aria-disabled={busy} onClick={() => busy || run(load)}>
+        {busy ? "Reading earlier messages…" : error ? "Try again" : "Earlier messages"}
+      </button>
+      <Alert error={error && `Earlier messages could not be read: ${error}`} />
+    </div>
+  );
+}
+
 /** The conversation, oldest first; earlier items are read on demand. */
 export function Conversation(props: {
   sessionId: string;
   items: ConversationItem[];
   detailChanges: ReadonlyMap<string, number>;
   hasEarlier: boolean;
-  loadEarlier: () => void;
+  loadEarlier: () => Promise<void>;
 }) {
   return (
     <div class="conversation">
-      {props.hasEarlier && (
-        <button type="button" class="quiet-button" onClick={props.loadEarlier}>
-          Earlier messages
-        </button>
-      )}
+      {props.hasEarlier && <EarlierMessages load={props.loadEarlier} />}
       <ol class="messages" aria-label="Conversation">
         {props.items.map((item, index) => (
           <Message

@@ -9,7 +9,9 @@ import { ChangesView } from "../shared/changes-view.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
+import { PageHeading } from "../shell/page-heading.tsx";
 import { pageHref } from "../shell/router.ts";
+import { finishedReply, replyFinishedSentence } from "./reply-end.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
@@ -28,6 +30,13 @@ function countDetailChanges(current: ReadonlyMap<string, number>, events: Stream
   return next;
 }
 
+/** The last reply that ended while the page was open: said once in the page's polite live region. */
+interface EndedReply {
+  stopReason: string | null;
+  /** Counts the ends, so a second end said in the same words is a new node, and is said again. */
+  count: number;
+}
+
 /**
  * One session, live: the detail is read once, then moved forward by the session's events after its
  * `eventCursor`. A dropped stream reopens with `Last-Event-ID`, so nothing is missed or doubled.
@@ -38,6 +47,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [detailChanges, setDetailChanges] = useState<ReadonlyMap<string, number>>(new Map());
   const [error, setError] = useState<string | null>(null);
   const [streamProblem, setStreamProblem] = useState<string | null>(null);
+  const [ended, setEnded] = useState<EndedReply | null>(null);
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -61,6 +71,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             setDetail((current) => current && events.reduce(applySessionEvent, current));
             setDetailChanges((current) => countDetailChanges(current, events));
             if (events.some((event) => event.kind === "session.deleted")) setDeleted(true);
+            const reply = finishedReply(events);
+            if (reply) setEnded((last) => ({ stopReason: reply.stopReason, count: (last?.count ?? 0) + 1 }));
           },
           onProblem: setStreamProblem,
         });
@@ -86,6 +98,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   const loadEarlier = async () => {
     if (!detail?.nextBefore) return;
+    // A failure is the button's to say (conversation.tsx), with a second try.
     const earlier = await api<SessionDetail>("GET", `${path}?before=${detail.nextBefore}`);
     setDetail(
       (current) =>
@@ -103,7 +116,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <a href={pageHref("sessions")} class="back">
           ← Sessions
         </a>
-        <h2>{session.title}</h2>
+        <PageHeading text={session.title} />
         <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
         {session.sidebarState === "working" && (
           <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/cancel`))}>
@@ -113,6 +126,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       </header>
       {deleted && <p class="error">This session was deleted.</p>}
       <Alert error={streamProblem} />
+      <p class="visually-hidden" aria-live="polite">
+        {ended && <span key={ended.count}>{replyFinishedSentence(session.title, ended.stopReason)}</span>}
+      </p>
       {session.status && <p class="status quiet">{session.status}</p>}
       {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
       <Alert error={action.error} />

@@ -13,6 +13,7 @@ import { NewSessionForm } from "./new-session-form.tsx";
 import { sessionHref } from "../shell/router.ts";
 import { STANDING_LABELS, standingOf } from "./session-state.ts";
 import { Alert } from "../shared/use-action.tsx";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 /** Sessions on the first page: a phone's screen a few times over, and the server answers it in well under a millisecond. */
 const FIRST_SESSIONS = 50;
@@ -92,7 +93,7 @@ export function SessionsPage() {
   return (
     <section>
       <header class="page-header">
-        <h2>Sessions</h2>
+        <PageHeading text="Sessions" />
         {harnesses !== null && harnesses.length > 0 && (
           <button type="button" aria-expanded={starting} onClick={() => setStarting(!starting)}>
             {starting ? "Close" : "New session"}

@@ -7,6 +7,7 @@ import { SelectField } from "../shared/fields.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { PhoneSignIn } from "./phone-sign-in.tsx";
 import { PushNotifications } from "./push-notifications.tsx";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 const THEMES: { value: Theme; label: string }[] = [
   { value: "system", label: "As the system" },
@@ -34,7 +35,7 @@ export function SettingsPage() {
   return (
     <section class="settings">
       <header class="page-header">
-        <h2>Settings</h2>
+        <PageHeading text="Settings" />
       </header>
       <Group title="Appearance">
         <SelectField

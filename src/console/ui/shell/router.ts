@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { owePageFocus, pageTitle } from "./page-heading.tsx";
 
 /** The pages the top bar links to, in its order. */
 export const PAGE_LINKS = [
@@ -27,15 +28,26 @@ export function parseRoute(hash: string): Route {
   return { page: linked?.page ?? "sessions" };
 }
 
-/** The page the address names, followed as it changes. */
+/** What the window's title calls a page until its heading names it (a session's heading is its title). */
+const routeName = (route: Route) => PAGE_LINKS.find((link) => link.page === route.page)?.label ?? "Session";
+
+/**
+ * The page the address names, followed as it changes. A navigation names the page in the window's title
+ * and owes the new page the focus (page-heading.tsx); the page first opened leaves the focus to the browser.
+ */
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
     const follow = () => setRoute(parseRoute(location.hash));
-    addEventListener("hashchange", follow);
+    const navigated = () => {
+      owePageFocus();
+      document.title = pageTitle(routeName(parseRoute(location.hash)));
+      follow();
+    };
+    addEventListener("hashchange", navigated);
     // Effects run after the first paint: the address may have changed before the listener was there.
     follow();
-    return () => removeEventListener("hashchange", follow);
+    return () => removeEventListener("hashchange", navigated);
   }, []);
   return route;
 }

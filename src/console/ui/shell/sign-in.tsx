@@ -1,10 +1,14 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, failureText, keepToken } from "../shared/api.ts";
+import { pageTitle } from "./page-heading.tsx";
 
 /** Paste a token once; it is checked against the server before it is kept. */
 export function SignIn({ signedIn, problem }: { signedIn: () => void; problem: string | null }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(problem);
+  useEffect(() => {
+    document.title = pageTitle("Sign in");
+  }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     keepToken(token.trim());

@@ -5,6 +5,7 @@ import { HarnessSkillSetCard } from "./harness-skill-set.tsx";
 import { ImportSkillsForm } from "./import-skills-form.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { useSkills } from "./use-skills.ts";
+import { PageHeading } from "../shell/page-heading.tsx";
 
 interface SectionProps {
   listing: SkillsListing;
@@ -70,7 +71,7 @@ export function SkillsPage() {
   return (
     <section class="skills-page">
       <header class="page-header">
-        <h2>Skills</h2>
+        <PageHeading text="Skills" />
         <button type="button" class="quiet-button" disabled={reread.busy} onClick={() => reread.run(reload)}>
           Read folders again
         </button>
