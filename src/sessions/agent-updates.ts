@@ -59,32 +59,11 @@ export class AgentUpdates {
         turn.reply.recordToolCall(update);
         return;
       case "plan":
-        if (!turn) return;
-        // A plan update is a step of the turn like a tool call (Codex's update_plan sends no call): the text after it is a new paragraph.
-        turn.reply.breakText();
-        this.deps.records.update(this.deps.sessionId, (session) => {
-          session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
-          this.deps.records.emit(this.deps.sessionId, "session.plan", { plan: session.plan });
-        });
+        if (turn) this.recordPlan(turn, update);
         return;
-      case "usage_update": {
-        this.deps.turn()?.reply.flush();
-        let spent = false;
-        const connection = this.deps.agent.current;
-        const processCost = this.deps.agent.quirks.costPerProcess ? (connection?.reportedCost ?? 0) : undefined;
-        this.deps.records.update(this.deps.sessionId, (session) => {
-          session.usage = applyUsage(session.usage, update, processCost);
-          this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
-          if (connection && update.cost) connection.reportedCost = update.cost.amount;
-          turn?.tokens.noteContext(update.used);
-          if (session.goal?.status !== "active") return;
-          spent = this.deps.chargeGoal(session);
-          this.deps.records.emit(this.deps.sessionId, "session.goal", { goal: session.goal });
-        });
-        // The budget is spent: the turn stops here (its reply so far is kept).
-        if (spent) this.deps.budgetSpent();
+      case "usage_update":
+        this.recordUsage(turn, update);
         return;
-      }
       case "session_info_update":
         // A title the user gave stays; only then is there nothing to record.
         if (!update.title || this.deps.records.get(this.deps.sessionId).titleSource === "given") return;
@@ -109,6 +88,34 @@ export class AgentUpdates {
         // The user's own message echoed back, available commands: nothing the interface shows.
         return;
     }
+  }
+
+  private recordPlan(turn: UpdatedTurn, update: acp.Plan): void {
+    // A plan update is a step of the turn like a tool call (Codex's update_plan sends no call): the text after it is a new paragraph.
+    turn.reply.breakText();
+    this.deps.records.update(this.deps.sessionId, (session) => {
+      session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
+      this.deps.records.emit(this.deps.sessionId, "session.plan", { plan: session.plan });
+    });
+  }
+
+  /** The session's usage (and its cost), the turn's context, and an active goal charged with them. */
+  private recordUsage(turn: UpdatedTurn | undefined, update: acp.UsageUpdate): void {
+    this.deps.turn()?.reply.flush();
+    let spent = false;
+    const connection = this.deps.agent.current;
+    const processCost = this.deps.agent.quirks.costPerProcess ? (connection?.reportedCost ?? 0) : undefined;
+    this.deps.records.update(this.deps.sessionId, (session) => {
+      session.usage = applyUsage(session.usage, update, processCost);
+      this.deps.records.emit(this.deps.sessionId, "session.usage", { usage: session.usage });
+      if (connection && update.cost) connection.reportedCost = update.cost.amount;
+      turn?.tokens.noteContext(update.used);
+      if (session.goal?.status !== "active") return;
+      spent = this.deps.chargeGoal(session);
+      this.deps.records.emit(this.deps.sessionId, "session.goal", { goal: session.goal });
+    });
+    // The budget is spent: the turn stops here (its reply so far is kept).
+    if (spent) this.deps.budgetSpent();
   }
 
   recordConfig(options: ConfigOption[]): void {

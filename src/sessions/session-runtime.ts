@@ -44,6 +44,22 @@ export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTime
   clock: Clock;
 }
 
+/** The prompt a turn sends, and what its start recorded. */
+interface TurnPrompt {
+  text: string;
+  attachments: Attachment[];
+  /** The generating reply's conversation item. */
+  replyId: string;
+  /** The context the session had used before the turn (its goal counts from there). */
+  contextAtStart: number;
+}
+
+/** How a turn ended: the agent's stop reason (or cancelled, or error), and why when it failed. */
+interface TurnEnding {
+  stopReason: string;
+  failure?: string;
+}
+
 /** How soon a queue held by an update looks again (the update ends on its own). */
 const HOLD_RECHECK_MS = 1000;
 
@@ -219,19 +235,39 @@ export class SessionRuntime {
     }
   }
 
+  /** One turn: the prompt moves from the queue into the conversation, goes to the agent, and its end is written. */
   private async runTurn(promptId: string): Promise<void> {
     this.agent.holdIdleStop();
+    const prompt = this.recordTurnStart(promptId);
+    const turn = this.newTurn(promptId, prompt);
+    this.turn = turn;
+    try {
+      this.recordGoalActivity();
+    } catch (error) {
+      this.deps.logger.warn("the goal's activity could not be recorded", { sessionId: this.sessionId, error });
+    }
+    const answered = await this.promptAgent(turn, prompt);
+    // A reply that could not be written ends the turn in error, whatever the agent answered.
+    const { stopReason, failure } = turn.failure ? { stopReason: "error", failure: turn.failure } : answered;
+    // A question the agent left open (it crashed, or ended the turn without waiting) ends with the turn;
+    // if that cannot be written now, the turn's end clears it and says so.
+    try {
+      this.questions.withdraw();
+    } catch (error) {
+      this.deps.logger.warn("a question left open could not be cleared yet", { sessionId: this.sessionId, error });
+    }
+    await this.finishTurn(turn, stopReason, failure);
+  }
+
+  /** Takes the prompt off the queue: it and an empty, generating reply join the conversation, and the session is working. */
+  private recordTurnStart(promptId: string): TurnPrompt {
     const now = this.deps.records.timestamp();
     const userItemId = newId("msg");
     const replyId = newId("msg");
-    let promptText = "";
-    let attachments: Attachment[] = [];
-    let contextAtStart = 0;
+    let taken: TurnPrompt | undefined;
     this.deps.records.update(this.sessionId, (session) => {
       const prompt = this.deps.queue.get(promptId);
       if (!prompt) throw new NotFoundError(`prompt ${promptId} is gone`);
-      promptText = prompt.text;
-      attachments = prompt.attachments;
       this.deps.queue.remove(promptId);
       const user: ConversationItem = {
         id: userItemId,
@@ -255,8 +291,13 @@ export class SessionRuntime {
       }
       session.sidebarState = "working";
       session.status = null;
-      contextAtStart = session.usage.used;
+      taken = { text: prompt.text, attachments: prompt.attachments, replyId, contextAtStart: session.usage.used };
     });
+    return taken!;
+  }
+
+  /** The live state of a turn: its reply stream, the quiet-agent watch, its notices and tokens, and its abort. */
+  private newTurn(promptId: string, { replyId, contextAtStart }: TurnPrompt): Turn {
     let abort: (reason: Error) => void = () => undefined;
     const aborted = new Promise<never>((_, reject) => (abort = reject));
     aborted.catch(() => undefined);
@@ -285,47 +326,32 @@ export class SessionRuntime {
       failure: undefined,
       tokens: new TurnTokens(contextAtStart),
     };
-    this.turn = turn;
+    return turn;
+  }
+
+  /** Starts the agent if none runs and sends it the prompt; how the turn ended, and why when it failed. */
+  private async promptAgent(turn: Turn, prompt: TurnPrompt): Promise<TurnEnding> {
     try {
-      this.recordGoalActivity();
-    } catch (error) {
-      this.deps.logger.warn("the goal's activity could not be recorded", { sessionId: this.sessionId, error });
-    }
-    let stopReason: string;
-    let failure: string | undefined;
-    try {
-      const connection = await outlasting(this.ensureAgent(), aborted);
+      const connection = await outlasting(this.ensureAgent(), turn.aborted);
       if (turn.cancelled) throw new TurnCancelled();
-      const { blocks, files } = promptBlocks(promptText, attachments, connection.agent.capabilities.promptCapabilities ?? undefined, this.deps.files);
+      const capabilities = connection.agent.capabilities.promptCapabilities ?? undefined;
+      const { blocks, files } = promptBlocks(prompt.text, prompt.attachments, capabilities, this.deps.files);
       for (const path of files) this.agent.grantRead(path);
       turn.live = true;
-      const response = await outlasting(connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), aborted);
-      stopReason = turn.cancelled ? "cancelled" : response.stopReason;
+      const response = await outlasting(connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), turn.aborted);
       this.updates.recordTurnUsage(response);
+      return { stopReason: turn.cancelled ? "cancelled" : response.stopReason };
     } catch (error) {
-      stopReason = turn.cancelled ? "cancelled" : "error";
-      if (!turn.cancelled) {
-        const crash = await crashOf(error, this.agent.current?.agent);
-        failure = crash ?? failureReason(error, this.deps.launch(this.deps.records.get(this.sessionId)));
-        if (crash) void this.agent.stop();
-        this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure, prompt: promptText.length });
-      }
+      if (turn.cancelled) return { stopReason: "cancelled" };
+      const crash = await crashOf(error, this.agent.current?.agent);
+      const failure = crash ?? failureReason(error, this.deps.launch(this.deps.records.get(this.sessionId)));
+      if (crash) void this.agent.stop();
+      this.deps.logger.warn("a turn failed", { sessionId: this.sessionId, error: failure, prompt: prompt.text.length });
+      return { stopReason: "error", failure };
     } finally {
       clearTimeout(turn.escalation);
       turn.silence.stop();
     }
-    if (turn.failure) {
-      stopReason = "error";
-      failure = turn.failure;
-    }
-    // A question the agent left open (it crashed, or ended the turn without waiting) ends with the turn;
-    // if that cannot be written now, the turn's end clears it and says so.
-    try {
-      this.questions.withdraw();
-    } catch (error) {
-      this.deps.logger.warn("a question left open could not be cleared yet", { sessionId: this.sessionId, error });
-    }
-    await this.finishTurn(turn, stopReason, failure);
   }
 
   /**

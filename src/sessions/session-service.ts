@@ -139,12 +139,7 @@ export class SessionService {
 
   async create(body: Static<typeof CreateSessionBody>): Promise<Session> {
     const project = this.deps.projects.get(body.projectId);
-    const harness = this.deps.harnesses.get(body.harnessId);
-    if (!harness.enabled) {
-      const why =
-        harness.readiness.state === "ready" ? "disabled" : `${harness.readiness.state}${harness.readiness.detail ? ` (${harness.readiness.detail})` : ""}`;
-      throw new ConflictError(`${harness.name} is ${why}; it cannot run sessions`);
-    }
+    this.checkCanRun(body.harnessId);
     const account = this.deps.harnesses.launchSpec(body.harnessId, body.harnessAccountId).accountId;
     if (body.parentSessionId && !this.exists(body.parentSessionId)) throw new InvalidInputError(`parentSessionId: no session has id ${body.parentSessionId}`);
     const location = project.locations[0];
@@ -197,6 +192,15 @@ export class SessionService {
       this.records.emit(id, "session.created", { session: view });
       return view;
     });
+  }
+
+  /** Refuses (409) a harness that cannot run sessions now: disabled, or not ready. */
+  private checkCanRun(harnessId: string): void {
+    const harness = this.deps.harnesses.get(harnessId);
+    if (harness.enabled) return;
+    const why =
+      harness.readiness.state === "ready" ? "disabled" : `${harness.readiness.state}${harness.readiness.detail ? ` (${harness.readiness.detail})` : ""}`;
+    throw new ConflictError(`${harness.name} is ${why}; it cannot run sessions`);
   }
 
   /** The session with one page of its conversation, all read in one transaction with the cursor. */

@@ -1,4 +1,4 @@
-import type { ClientConnection } from "@agentclientprotocol/sdk";
+import type { ClientApp, ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AcpRefusal } from "./acp-refusal.ts";
 import { AgentStartError, spawnAgentChannel, type AgentChannel, type AgentChannelFactory, type AgentSpawn } from "./agent-channel.ts";
@@ -49,94 +49,11 @@ export class AgentProcess {
   static async start(launch: AgentLaunch, handlers: AgentClientHandlers, signal?: AbortSignal): Promise<AgentProcess> {
     if (signal?.aborted) throw new AgentStartError(`${launch.command[0]} was not started: the session was stopped`);
     const channel = await (launch.openChannel ?? spawnAgentChannel)(launch);
-    const { client, PROTOCOL_VERSION, RequestError } = await import("@agentclientprotocol/sdk");
-    /** Answers an agent's request; a refusal becomes the protocol's error of its kind. */
-    const serve =
-      <P, R>(handle: (params: P) => R | Promise<R>) =>
-      async ({ params }: { params: P }): Promise<R> => {
-        try {
-          return await handle(params);
-        } catch (error) {
-          if (!(error instanceof AcpRefusal)) throw error;
-          if (error.kind === "resourceNotFound") throw RequestError.resourceNotFound(error.message);
-          throw error.kind === "invalidParams" ? RequestError.invalidParams(undefined, error.message) : RequestError.internalError(undefined, error.message);
-        }
-      };
+    const sdk = await import("@agentclientprotocol/sdk");
     const lastUpdate = { atMs: 0 };
-    const app = client({ name: "atrium" })
-      .onNotification("session/update", ({ params }) => {
-        lastUpdate.atMs = performance.now();
-        handlers.onUpdate(params);
-      })
-      .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
-      .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
-      .onRequest(
-        "fs/read_text_file",
-        serve((params: acp.ReadTextFileRequest) => handlers.readTextFile(params)),
-      )
-      .onRequest(
-        "fs/write_text_file",
-        serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)),
-      )
-      .onRequest(
-        "terminal/create",
-        serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)),
-      )
-      .onRequest(
-        "terminal/output",
-        serve((params: acp.TerminalOutputRequest) => {
-          const { output, truncated, exitCode, signal } = handlers.terminals.output(params.terminalId);
-          const ended = exitCode !== null || signal !== null;
-          return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
-        }),
-      )
-      .onRequest(
-        "terminal/wait_for_exit",
-        serve((params: acp.WaitForTerminalExitRequest) => handlers.terminals.waitForExit(params.terminalId)),
-      )
-      .onRequest(
-        "terminal/kill",
-        serve((params: { terminalId: string }) => {
-          handlers.terminals.kill(params.terminalId);
-          return {};
-        }),
-      )
-      .onRequest(
-        "terminal/release",
-        serve((params: { terminalId: string }) => {
-          handlers.terminals.release(params.terminalId);
-          return {};
-        }),
-      );
-    const connection = app.connect(channel.stream);
-    const initialize = connection.agent.request("initialize", {
-      protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: !launch.noClientFileReads, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
-      clientInfo: { name: "atrium", version: "1" },
-    });
+    const connection = atriumClient(sdk, handlers, lastUpdate).connect(channel.stream);
     try {
-      // One promise settled by whichever comes first; later outcomes are no-ops, never unhandled.
-      const answer = await new Promise<acp.InitializeResponse>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new AgentStartError(`${launch.command[0]} did not answer initialize within ${launch.initializeTimeoutMs} ms`)),
-          launch.initializeTimeoutMs,
-        );
-        const exitedEarly = (code: number) =>
-          new AgentStartError(
-            `${launch.command[0]} exited with ${code} before answering initialize${channel.stderrTail() ? `: ${lastLines(channel.stderrTail())}` : ""}`,
-          );
-        void channel.exited.then((code) => reject(exitedEarly(code)));
-        const stoppedWhileStarting = () => reject(new AgentStartError(`${launch.command[0]} was stopped while it started`));
-        if (signal?.aborted) stoppedWhileStarting();
-        signal?.addEventListener("abort", stoppedWhileStarting, { once: true });
-        initialize
-          .then(resolve, async (error: unknown) => {
-            // The connection closes before the exit is seen; the exit (and its stderr) says more.
-            const code = await Promise.race([channel.exited, Bun.sleep(500).then(() => undefined)]);
-            reject(code === undefined ? error : exitedEarly(code));
-          })
-          .finally(() => clearTimeout(timer));
-      });
+      const answer = await initialized(connection, channel, launch, sdk.PROTOCOL_VERSION, signal);
       return new AgentProcess(channel, connection, answer.agentCapabilities ?? {}, answer.authMethods ?? [], lastUpdate);
     } catch (error) {
       connection.close();
@@ -226,4 +143,110 @@ export class AgentProcess {
     this.connection.close();
     await this.channel.stopGently(graceMs);
   }
+}
+
+/** The ACP SDK, loaded with the first agent (not at the server's start). */
+type AcpSdk = typeof import("@agentclientprotocol/sdk");
+
+/** The ACP client Atrium is: each of the agent's requests goes to the handlers; `lastUpdate` is when it last sent a `session/update`. */
+function atriumClient({ client, RequestError }: AcpSdk, handlers: AgentClientHandlers, lastUpdate: { atMs: number }): ClientApp {
+  const serve = answering(RequestError);
+  return client({ name: "atrium" })
+    .onNotification("session/update", ({ params }) => {
+      lastUpdate.atMs = performance.now();
+      handlers.onUpdate(params);
+    })
+    .onRequest("session/request_permission", ({ params, signal }) => handlers.requestPermission(params, signal))
+    .onRequest("elicitation/create", ({ params, signal }) => handlers.elicit(params, signal))
+    .onRequest(
+      "fs/read_text_file",
+      serve((params: acp.ReadTextFileRequest) => handlers.readTextFile(params)),
+    )
+    .onRequest(
+      "fs/write_text_file",
+      serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)),
+    )
+    .onRequest(
+      "terminal/create",
+      serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)),
+    )
+    .onRequest(
+      "terminal/output",
+      serve((params: acp.TerminalOutputRequest) => {
+        const { output, truncated, exitCode, signal } = handlers.terminals.output(params.terminalId);
+        const ended = exitCode !== null || signal !== null;
+        return { output, truncated, ...(ended ? { exitStatus: { exitCode, signal } } : {}) };
+      }),
+    )
+    .onRequest(
+      "terminal/wait_for_exit",
+      serve((params: acp.WaitForTerminalExitRequest) => handlers.terminals.waitForExit(params.terminalId)),
+    )
+    .onRequest(
+      "terminal/kill",
+      serve((params: { terminalId: string }) => {
+        handlers.terminals.kill(params.terminalId);
+        return {};
+      }),
+    )
+    .onRequest(
+      "terminal/release",
+      serve((params: { terminalId: string }) => {
+        handlers.terminals.release(params.terminalId);
+        return {};
+      }),
+    );
+}
+
+/** Answers an agent's request with `handle`; a refusal it throws becomes the protocol's error of its kind. */
+function answering(RequestError: AcpSdk["RequestError"]) {
+  return <P, R>(handle: (params: P) => R | Promise<R>) =>
+    async ({ params }: { params: P }): Promise<R> => {
+      try {
+        return await handle(params);
+      } catch (error) {
+        if (!(error instanceof AcpRefusal)) throw error;
+        if (error.kind === "resourceNotFound") throw RequestError.resourceNotFound(error.message);
+        throw error.kind === "invalidParams" ? RequestError.invalidParams(undefined, error.message) : RequestError.internalError(undefined, error.message);
+      }
+    };
+}
+
+/**
+ * Sends `initialize` and waits for its answer. The agent exiting first, no answer within
+ * `initializeTimeoutMs`, or an abort of `signal` ends the wait with an AgentStartError.
+ */
+function initialized(
+  connection: ClientConnection,
+  channel: AgentChannel,
+  launch: AgentLaunch,
+  protocolVersion: number,
+  signal: AbortSignal | undefined,
+): Promise<acp.InitializeResponse> {
+  const initialize = connection.agent.request("initialize", {
+    protocolVersion,
+    clientCapabilities: { fs: { readTextFile: !launch.noClientFileReads, writeTextFile: true }, terminal: true, elicitation: { form: {} } },
+    clientInfo: { name: "atrium", version: "1" },
+  });
+  const name = launch.command[0];
+  const exitedEarly = (code: number) =>
+    new AgentStartError(`${name} exited with ${code} before answering initialize${channel.stderrTail() ? `: ${lastLines(channel.stderrTail())}` : ""}`);
+  // One promise settled by whichever comes first; later outcomes are no-ops, never unhandled.
+  return new Promise<acp.InitializeResponse>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new AgentStartError(`${name} did not answer initialize within ${launch.initializeTimeoutMs} ms`)),
+      launch.initializeTimeoutMs,
+    );
+    void channel.exited.then((code) => reject(exitedEarly(code)));
+    const stoppedWhileStarting = () => reject(new AgentStartError(`${name} was stopped while it started`));
+    if (signal?.aborted) stoppedWhileStarting();
+    signal?.addEventListener("abort", stoppedWhileStarting, { once: true });
+    initialize
+      .then(resolve, async (error: unknown) => {
+        // The connection closes before the exit is seen; the exit (and its stderr) says more.
+        const code = await Promise.race([channel.exited, Bun.sleep(500).then(() => undefined)]);
+        reject(code === undefined ? error : exitedEarly(code));
+      })
+      .finally(() => clearTimeout(timer));
+  });
 }
