@@ -87,9 +87,21 @@ export class UploadedFiles {
   }
 }
 
-/** The file's name as a file system takes it: no folders, no NUL, at most 200 characters. */
+/** File systems count a name's bytes (255 at most); this leaves room for the `.partial` suffix while writing. */
+const STORED_NAME_MAX_BYTES = 200;
+
+/**
+ * The file's name as a file system takes it: no folders, no NUL, its last 200 bytes of UTF-8 cut
+ * between characters (the extension kept). The name it is shown by is kept whole in the database.
+ */
 function storedName(name: string): string {
-  const base = name.replace(/[/\\\0]/g, "_").slice(-200);
+  const characters = [...name.replace(/[/\\\0]/g, "_")];
+  let start = characters.length;
+  for (let bytes = 0; start > 0; start--) {
+    bytes += Buffer.byteLength(characters[start - 1]!);
+    if (bytes > STORED_NAME_MAX_BYTES) break;
+  }
+  const base = characters.slice(start).join("");
   return base === "" || base === "." || base === ".." ? "file" : base;
 }
 

@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck, type ValueError } from "@sinclair/typebox
 import { Value } from "@sinclair/typebox/value";
 import { HttpError } from "./http-error.ts";
 import { hasFreeFormField, MAX_FREE_FORM_DEPTH, tooDeepFreeFormField } from "./free-form-depth.ts";
+import { withCodePointLengths } from "./code-point-lengths.ts";
 
 export type RequestPart = "body" | "query" | "path";
 
@@ -123,8 +124,8 @@ interface Checker {
 /**
  * Validates one part of a request against the route's own schema and returns the value to hand the
  * route: query and path text converted to numbers and booleans where the schema says so, and
- * properties the schema does not know removed. Free-form body fields may nest MAX_FREE_FORM_DEPTH
- * levels deep. Refusals are 400 with the field named.
+ * properties the schema does not know removed. String lengths count characters (code points).
+ * Free-form body fields may nest MAX_FREE_FORM_DEPTH levels deep. Refusals are 400 with the field named.
  */
 export function requestValidator(schema: TSchema, part: RequestPart): (input: unknown) => unknown {
   // Compiled on a route's first request: compiling every route's schemas up front cost the server's
@@ -134,7 +135,8 @@ export function requestValidator(schema: TSchema, part: RequestPart): (input: un
   // A query string left out (the common read of a list) needs no checking when nothing is required.
   const emptyIsValid = part === "query" && nothingRequired;
   const prepare = (): Checker => ({
-    compiled: TypeCompiler.Compile(schema),
+    // Lengths in characters, as the OpenAPI document says (code-point-lengths.ts).
+    compiled: TypeCompiler.Compile(withCodePointLengths(schema)),
     checksDepth: part === "body" && hasFreeFormField(schema),
     kinds: part === "body" ? undefined : textKinds(schema),
     // A body whose every field is optional may be left out altogether.
