@@ -73,7 +73,7 @@ export class HarnessService {
   private closed = false;
   /** Counts changes to anything a harness view shows; the kept list JSON is of one revision. */
   private revision = 0;
-  private listed: { revision: number; json: Uint8Array } | undefined;
+  private listed: { revision: number; json: Uint8Array<ArrayBuffer> } | undefined;
 
   constructor(private readonly deps: HarnessServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -99,7 +99,7 @@ export class HarnessService {
    * is read far more often than it changes, and building it (settings, accounts, eight views) cost
    * most of a request.
    */
-  listJson(): Uint8Array {
+  listJson(): Uint8Array<ArrayBuffer> {
     this.refreshLatestVersions();
     if (this.listed?.revision !== this.revision) this.listed = { revision: this.revision, json: new TextEncoder().encode(JSON.stringify(this.views())) };
     return this.listed.json;

@@ -2,10 +2,10 @@ import { Elysia } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Logger } from "../logging/logger.ts";
-import { checkAccess, pathOf, ticketedRoutes } from "./auth-guard.ts";
+import { checkAccess, pathOf, routeAccess } from "./auth-guard.ts";
 import { errorResponse, mapError } from "./error-mapping.ts";
 import { jsonBodyParser } from "./json-body.ts";
-import { compressedJson } from "./compressed-json.ts";
+import { jsonAnswer } from "./compressed-json.ts";
 import { requestValidator } from "./request-validator.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
@@ -37,27 +37,28 @@ export function allRoutes(routes: Route[], version: string, eventPayloads: Recor
 type HandlerInput = Parameters<Route["handler"]>[0];
 type HandlerResult = ReturnType<Route["handler"]>;
 
-const utf8 = new TextEncoder();
-
-/** A compressible route's answer as JSON with its success status, compressed as the client asks (a Response it made itself goes as it is). */
-function compress(result: HandlerResult, request: Request, status: number): HandlerResult {
-  if (result instanceof Promise) return result.then((settled) => compress(settled, request, status) as Response);
+/**
+ * A route's answer: what it returns as JSON with its success status, compressed as the client asks from
+ * 1 KiB (compressed-json.ts); a Response it made itself goes as it is.
+ */
+function answer(result: HandlerResult, request: Request, status: number): HandlerResult {
+  if (result instanceof Promise) return result.then((settled) => answer(settled, request, status) as Response);
   if (result instanceof Response) return result;
-  return compressedJson(utf8.encode(JSON.stringify(result)), request, status);
+  return jsonAnswer(result, request, status);
 }
+
 interface ElysiaContext {
   params?: unknown;
   query?: unknown;
   body?: unknown;
   request: Request;
-  set: { status?: number | string };
 }
 
 /**
  * Adapts a route to Elysia. Elysia reads a handler's source to decide what to prepare for it: naming
- * query, params or body makes it parse them, and naming `set` sends the response through its slower
- * header-merging path. Each costs a noticeable share of throughput even when unused, so a route gets a
- * handler that names only what it needs.
+ * query, params or body makes it parse them, which costs a noticeable share of throughput even when
+ * unused, so a route gets a handler that names only what it needs. The status goes in the Response
+ * (naming `set` would send every answer through Elysia's slower header-merging path).
  */
 function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) => ReturnType<Route["handler"]> {
   const validate = {
@@ -65,14 +66,15 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
     query: route.query ? requestValidator(route.query, "query") : () => ({}),
     body: route.body ? requestValidator(route.body, "body") : () => undefined,
   };
-  const run = (input: Omit<ElysiaContext, "set">) => {
+  const status = route.successStatus ?? 200;
+  const run = (input: ElysiaContext) => {
     const result = route.handler({
       params: validate.params(input.params),
       query: validate.query(input.query),
       body: validate.body(input.body),
       request: input.request,
     } as HandlerInput);
-    const answered = route.compressible ? compress(result, input.request, route.successStatus ?? 200) : result;
+    const answered = answer(result, input.request, status);
     // Mapped here: in a compiled build Elysia does not pass such a rejection to onError, and Bun's own
     // error handler answered 500 instead of the mapped status.
     return answered instanceof Promise ? answered.catch((error: unknown) => errorResponse(mapError("UNKNOWN", error, input.request, logger))) : answered;
@@ -80,14 +82,6 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
   // Written as blocks with a named result: Elysia takes any handler whose source reads like
   // `=> call(` or `return call(` for async and awaits it on every request. A promise returned from
   // a synchronous-looking handler is still awaited; its rejection is mapped in `run`.
-  const status = route.successStatus;
-  if (status) {
-    return ({ params, query, body, request, set }) => {
-      set.status = status;
-      const result = run({ params, query, body, request });
-      return result;
-    };
-  }
   if (route.params || route.query || route.method !== "GET") {
     return ({ params, query, body, request }) => {
       const result = run({ params, query, body, request });
@@ -102,11 +96,11 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
 
 export function createHttpApp(deps: HttpAppDeps) {
   const { refusals } = deps;
-  const isTicketed = ticketedRoutes(deps.routes);
+  const access = routeAccess(deps.routes);
   const app = new Elysia()
     .onRequest(({ request, server }) => {
       deps.checkHost?.(request);
-      checkAccess(request, server, deps.tokens, isTicketed);
+      checkAccess(request, server, deps.tokens, access);
     })
     .onError(({ code, error, request, server, set }) => {
       const mapped = mapError(code, error, request, deps.logger);
@@ -129,13 +123,15 @@ export function createHttpApp(deps: HttpAppDeps) {
   }
 
   for (const route of allRoutes(deps.routes, deps.version, deps.eventPayloads)) {
-    const takesBody = route.method !== "GET";
-    app.route(
-      route.method,
-      route.path,
-      elysiaHandler(route, deps.logger),
-      takesBody ? { parse: route.rawBody ? "none" : jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) } : {},
-    );
+    const handler = elysiaHandler(route, deps.logger);
+    if (route.method !== "GET") {
+      app.route(route.method, route.path, handler, { parse: route.rawBody ? "none" : jsonBodyParser(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES) });
+      continue;
+    }
+    app.route("GET", route.path, handler);
+    // HEAD is answered as GET, and Bun sends that answer's status and headers without its body (a
+    // stream it cancels). Elysia's own HEAD read the whole body to count it, an event stream's forever.
+    app.route("HEAD", route.path, handler);
   }
   return app;
 }

@@ -1,7 +1,8 @@
 import type { Server } from "bun";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Logger } from "../logging/logger.ts";
-import { checkAccess, pathOf } from "./auth-guard.ts";
+import { checkAccess, pathOf, routeAccess } from "./auth-guard.ts";
+import { jsonAnswer } from "./compressed-json.ts";
 import { errorResponse, mapError } from "./error-mapping.ts";
 import { HttpError } from "./http-error.ts";
 import type { Route } from "./route.ts";
@@ -63,6 +64,7 @@ const RETRY_AFTER_SECONDS = "1";
  */
 export function startEarlyListener(options: EarlyListenerOptions): EarlyListener {
   const routes = new Map(options.routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const access = routeAccess(options.routes);
   let handOver!: (full: FullServer) => void;
   const fullServer = new Promise<FullServer>((resolve) => (handOver = resolve));
   let tokens = options.tokens;
@@ -79,9 +81,9 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     let response: Response;
     try {
       options.checkHost?.(request);
-      checkAccess(request, server, tokens);
+      checkAccess(request, server, tokens, access);
       const result = await route.handler({ params: {}, query: {}, body: undefined, request } as Parameters<Route["handler"]>[0]);
-      response = result instanceof Response ? result : Response.json(result);
+      response = result instanceof Response ? result : jsonAnswer(result, request);
     } catch (error) {
       response = refuse(error, request, server);
     }
@@ -105,11 +107,12 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     // The server behaves the same from source and compiled (development mode prints errors with source).
     development: false,
     async fetch(request, server) {
-      const route = routes.get(`${request.method} ${pathOf(request.url)}`);
+      // HEAD as GET: Bun sends the answer's status and headers without its body.
+      const route = routes.get(`${request.method === "HEAD" ? "GET" : request.method} ${pathOf(request.url)}`);
       if (route) return serveRoute(route, request, server);
       try {
         options.checkHost?.(request);
-        checkAccess(request, server, tokens);
+        checkAccess(request, server, tokens, access);
         const reason = options.unavailableReason();
         if (reason) throw new HttpError(503, reason, { "retry-after": RETRY_AFTER_SECONDS });
       } catch (error) {

@@ -2,7 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { ErrorBody } from "../schemas/common.ts";
 import { eventRecordSchema } from "../schemas/events.ts";
 import { EVENT_CURSOR_HEADER } from "./paging.ts";
-import { openApiPath, type Route } from "./route.ts";
+import { openApiPath, type Route, WILDCARD_PARAMETER } from "./route.ts";
 
 type JsonObject = Record<string, unknown>;
 
@@ -72,7 +72,7 @@ function parameters(schema: TSchema | undefined, location: "path" | "query", com
   return Object.entries(object.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property;
     return {
-      name,
+      name: name === "*" ? WILDCARD_PARAMETER : name,
       in: location,
       required: location === "path" || (object.required ?? []).includes(name),
       ...(description ? { description } : {}),
@@ -86,7 +86,6 @@ export interface OpenApiOptions {
   eventPayloads: Record<string, TSchema>;
 }
 
-/** The OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
 /** A route's success response: none for a 204, the event kinds for a stream, else its schema. */
 function successResponse(route: Route, eventRefs: JsonObject[], components: ComponentCollector): JsonObject {
   if (route.successStatus === 204) return { description: "Success, with no content." };
@@ -113,6 +112,29 @@ function successResponse(route: Route, eventRefs: JsonObject[], components: Comp
   };
 }
 
+/** Who may call a route: a ticket instead of the token, or the token or nothing from loopback (health). */
+function security(route: Route): JsonObject {
+  if (route.ticketed) return { security: [] };
+  if (route.openLocally) return { security: [{ bearerAuth: [] }, {}] };
+  return {};
+}
+
+/** The error statuses a route answers, each {error} in JSON unless the route answers it with a page. */
+function errorResponses(route: Route, errorRef: unknown): JsonObject {
+  const errors: Record<string, string> = {
+    ...ERROR_STATUSES,
+    ...(route.body ? { "413": "The request body is over the route's size limit." } : {}),
+    ...route.moreErrors,
+    ...route.errorPages,
+  };
+  const page = { [route.responseType ?? "application/json"]: { schema: { type: "string" } } };
+  const body = { "application/json": { schema: errorRef } };
+  return Object.fromEntries(
+    Object.entries(errors).map(([status, description]) => [status, { description, content: route.errorPages?.[status] ? page : body }]),
+  );
+}
+
+/** The OpenAPI 3.1 document of every route, from the same schemas that validate requests. */
 export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): JsonObject {
   const components = new ComponentCollector();
   const errorRef = components.ref(ErrorBody);
@@ -124,14 +146,6 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
   });
 
   for (const route of routes.filter((candidate) => !candidate.publicFile)) {
-    const errors: Record<string, string> = {
-      ...ERROR_STATUSES,
-      ...(route.body ? { "413": "The request body is over the route's size limit." } : {}),
-      ...route.moreErrors,
-    };
-    const errorResponses = Object.fromEntries(
-      Object.entries(errors).map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
-    );
     const success = successResponse(route, eventRefs, components);
     const operation: JsonObject = {
       operationId: operationId(route),
@@ -143,9 +157,9 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       responses: {
         [String(route.successStatus ?? 200)]: success,
         ...Object.fromEntries(Object.entries(route.moreSuccesses ?? {}).map(([status, description]) => [status, { ...success, description }])),
-        ...errorResponses,
+        ...errorResponses(route, errorRef),
       },
-      ...(route.ticketed ? { security: [] } : {}),
+      ...security(route),
     };
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
@@ -158,8 +172,10 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       version: options.version,
       description:
         "Coordinates the coding-agent CLIs on this machine. Every route needs `Authorization: Bearer <token>`, " +
-        "except a local `GET /v1/health` without an Authorization header, and the routes marked `security: []` " +
-        "(a browser's return from a sign-in), which check a one-time ticket in their URL instead.",
+        "except a local `GET /v1/health` without an Authorization header (its token is optional), and the routes marked " +
+        "`security: []` (a browser's return from a sign-in, a plugin's pane), which check a ticket of their own instead. " +
+        "HEAD answers as GET does on every route that has a GET, without the body. String lengths count characters " +
+        "(code points), as JSON Schema does. JSON answers of 1 KiB or more are compressed as `Accept-Encoding` asks.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],

@@ -37,17 +37,17 @@ export interface Route<
   /** A page of a list (`limit`, `cursor`): the next page's URL is in the `Link` header (http/paging.ts). */
   paged?: boolean;
   /**
-   * Its answer can be large (a session with its conversation's page, a reply's details): sent
-   * compressed as the client asks, from 1 KiB (http/compressed-json.ts). Only such routes pay for
-   * serialising here rather than in Elysia.
-   */
-  compressible?: boolean;
-  /**
    * Reached without Atrium's token (a browser coming back from a sign-in, a plugin pane in a web view,
    * an agent calling plugin tools with its session's token): the guard lets it through and the
    * handler checks the ticket it carries instead. Its answer is whatever the handler makes.
    */
   ticketed?: boolean;
+  /**
+   * A GET a loopback peer reaches without any Authorization header (health, so a local check tells a
+   * server problem from an auth problem); with a header, the token must be right. The OpenAPI document
+   * makes its token optional.
+   */
+  openLocally?: boolean;
   /**
    * One of the console's files (the web client at `/`): served without a token, as they hold no data,
    * and not part of the interface, so the OpenAPI document leaves it out.
@@ -64,6 +64,11 @@ export interface Route<
   moreSuccesses?: Record<string, string>;
   /** The success answer's media type when it is not JSON (`text/html`, `*\/*` for what a plugin serves). */
   responseType?: string;
+  /**
+   * Error statuses answered with a page of `responseType` rather than {error} (a browser's return from
+   * a sign-in shows why it failed), with what each means.
+   */
+  errorPages?: Record<string, string>;
   /** Largest accepted request body; 1 MiB unless a route needs more. */
   bodyLimitBytes?: number;
   // Method syntax on purpose: routes with different schemas must fit in one Route[] list.
@@ -81,7 +86,10 @@ export function defineRoute<
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** `/v1/sessions/:id` → `/v1/sessions/{id}` */
+/** What the OpenAPI document calls a route's wildcard `*` (the rest of its path): its paths have no wildcard. */
+export const WILDCARD_PARAMETER = "path";
+
+/** `/v1/sessions/:id` → `/v1/sessions/{id}`; a trailing `*` → `{path}` */
 export function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}").replace(/\/\*$/, `/{${WILDCARD_PARAMETER}}`);
 }

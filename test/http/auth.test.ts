@@ -54,9 +54,9 @@ describe("bearer guard", () => {
       "POST /v1/plugins/mcp",
       "GET /v1/plugins/mcp",
       "DELETE /v1/plugins/mcp",
-      "GET /v1/plugins/x/panes/x/*",
-      "POST /v1/plugins/x/panes/x/*",
-      "OPTIONS /v1/plugins/x/panes/x/*",
+      "GET /v1/plugins/x/panes/x/x",
+      "POST /v1/plugins/x/panes/x/x",
+      "OPTIONS /v1/plugins/x/panes/x/x",
       "POST /v1/machines/pair/accept",
       "POST /v1/console/sign-in",
     ]);

@@ -1,11 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { MODULES } from "../../src/modules/modules.ts";
 
 let t: TestServer;
 let document: {
   openapi: string;
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown>; security?: unknown }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters: Array<{ name: string; in: string }>;
+        responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
+        security?: unknown;
+      }
+    >
+  >;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
   security: unknown;
 };
@@ -28,6 +40,40 @@ function refs(node: unknown, found: string[] = []): string[] {
 }
 
 describe("OpenAPI document", () => {
+  test("passes an OpenAPI 3.1 validator", async () => {
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  test("each path's {parameters} are the operation's path parameters, no more, no fewer", () => {
+    for (const [path, methods] of Object.entries(document.paths)) {
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!).sort();
+      for (const [method, operation] of Object.entries(methods)) {
+        const declared = operation.parameters.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name);
+        expect(declared.sort(), `${method} ${path}`).toEqual(inPath);
+      }
+    }
+  });
+
+  test("a pane's content route names the rest of its path {path}", () => {
+    const pane = document.paths["/v1/plugins/{pluginId}/panes/{pane}/{path}"]!;
+    expect(Object.keys(pane).sort()).toEqual(["get", "options", "post"]);
+    expect(pane.get!.parameters.map((parameter) => parameter.name)).toEqual(["pluginId", "pane", "path"]);
+  });
+
+  test("health's token is optional (a local check without one answers); the rest need it unless ticketed", () => {
+    expect(document.paths["/v1/health"]!.get!.security).toEqual([{ bearerAuth: [] }, {}]);
+    expect(document.paths["/v1/info"]!.get!.security).toBeUndefined();
+  });
+
+  test("content types are as served: the sign-in callback's page is HTML, success or refusal", () => {
+    const callback = document.paths["/v1/mcps/oauth/callback"]!.get!.responses;
+    expect(Object.keys(callback["200"]!.content!)).toEqual(["text/html"]);
+    expect(Object.keys(callback["409"]!.content!)).toEqual(["text/html"]);
+    expect(Object.keys(callback["400"]!.content!)).toEqual(["application/json"]);
+  });
+
   test("is OpenAPI 3.1 with bearer auth for everything", () => {
     expect(document.openapi).toBe("3.1.0");
     expect(document.components.securitySchemes.bearerAuth).toEqual({ type: "http", scheme: "bearer" });
@@ -63,7 +109,7 @@ describe("OpenAPI document", () => {
 
   test("a plugin's 502 and a client's 504 are documented where they can happen", () => {
     expect(Object.keys(document.paths["/v1/plugins/{pluginId}/tools/{name}"]!.post!.responses)).toContain("502");
-    expect(Object.keys(document.paths["/v1/plugins/{pluginId}/panes/{pane}/*"]!.get!.responses)).toContain("502");
+    expect(Object.keys(document.paths["/v1/plugins/{pluginId}/panes/{pane}/{path}"]!.get!.responses)).toContain("502");
     expect(Object.keys(document.paths["/v1/clients/{clientId}/window"]!.post!.responses)).toContain("504");
     expect(Object.keys(document.paths["/v1/projects"]!.get!.responses)).not.toContain("504");
   });
@@ -75,7 +121,7 @@ describe("OpenAPI document", () => {
   });
 
   test("a pane's CORS preflight is documented as 204 with no body, and needs no token", () => {
-    const preflight = document.paths["/v1/plugins/{pluginId}/panes/{pane}/*"]!.options!;
+    const preflight = document.paths["/v1/plugins/{pluginId}/panes/{pane}/{path}"]!.options!;
     expect(preflight.responses["204"]).toEqual({ description: "Success, with no content." });
     expect(preflight.security).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { AccountLabelBody, Harness, HarnessAccount, HarnessList, LifecycleBody, Terminal, UpdateHarnessBody } from "../../schemas/harnesses.ts";
 import type { HarnessService } from "../../harness/harness-service.ts";
 import type { TerminalLogs } from "../../harness/terminal-logs.ts";
+import { keptJson } from "../compressed-json.ts";
 import { defineRoute } from "../route.ts";
 
 const HarnessParams = Type.Object({ id: Type.String({ minLength: 1 }) });
@@ -18,7 +19,7 @@ export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs
       tag: "harnesses",
       summary: "Every harness with its readiness and login state, from the last scan",
       response: HarnessList,
-      handler: () => new Response(harnesses.listJson(), { headers: { "content-type": "application/json" } }),
+      handler: ({ request }) => keptJson(harnesses.listJson(), request),
     }),
     defineRoute({
       method: "GET",

@@ -62,6 +62,7 @@ export function mcpRoutes(mcps: McpService) {
       query: CallbackQuery,
       response: Type.String(),
       responseType: "text/html",
+      errorPages: { "409": "The sign-in was refused, or could not be finished: a page saying why." },
       ticketed: true,
       handler: async ({ query }) => {
         if (query.error || !query.code) {

@@ -19,7 +19,11 @@ import { defineRoute, type HttpMethod } from "../route.ts";
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const PluginParams = Type.Object({ pluginId: Id });
 const PaneParams = Type.Object({ pluginId: Id, pane: Type.String({ minLength: 1, maxLength: 128 }) });
-const PaneContentParams = Type.Object({ pluginId: Id, pane: Type.String({ minLength: 1, maxLength: 128 }), "*": Type.String() });
+const PaneContentParams = Type.Object({
+  pluginId: Id,
+  pane: Type.String({ minLength: 1, maxLength: 128 }),
+  "*": Type.String({ description: "The rest of the path, what the pane asked its plugin for (it may hold `/`)." }),
+});
 const NOT_RUNNING = { "502": "The plugin is not running (the message names its state and how to restart it), or did not answer." };
 const ToolParams = Type.Object({ pluginId: Id, name: Type.String({ minLength: 1, maxLength: 64 }) });
 

@@ -3,6 +3,7 @@ import type { AccessTokens } from "../../auth/access-tokens.ts";
 import type { PushSubscriptions } from "../../push/push-subscriptions.ts";
 import { CreatePushSubscriptionBody, PushSubscription, PushSubscriptionList, PushVapidKey, UpdatePushSubscriptionBody } from "../../schemas/push.ts";
 import { bearerToken } from "../auth-guard.ts";
+import { jsonAnswer } from "../compressed-json.ts";
 import { unauthorized } from "../http-error.ts";
 import { defineRoute } from "../route.ts";
 
@@ -54,7 +55,7 @@ export function pushRoutes(subscriptions: PushSubscriptions, vapidKey: () => Pro
       // 201 or 200, so the status is the Response's own (a route's successStatus would override it).
       handler: ({ body, request }) => {
         const { subscription, created } = subscriptions.subscribe(callerOf(request, tokens), body);
-        return Response.json(subscription, { status: created ? 201 : 200 });
+        return jsonAnswer(subscription, request, created ? 201 : 200);
       },
     }),
     defineRoute({

@@ -64,7 +64,6 @@ export function sessionRoutes(sessions: SessionService) {
       method: "GET",
       path: "/v1/sessions/:id",
       tag: "sessions",
-      compressible: true,
       summary: "A session with a page of its conversation (newest first pages, oldest first within a page)",
       description: "Page back with before=nextBefore while hasMore. eventCursor is the event position the snapshot was read at.",
       params: SessionParams,
@@ -184,7 +183,6 @@ export function sessionRoutes(sessions: SessionService) {
       method: "GET",
       path: "/v1/sessions/:id/transcript/:itemId/details",
       tag: "sessions",
-      compressible: true,
       summary: "A page of a reply's details: its thoughts and tool calls, in the order they appeared",
       description:
         "`after` takes nextAfter (newer entries; still a cursor while the reply is generating) or previousBefore (older ones) of an " +
@@ -243,7 +241,6 @@ export function sessionRoutes(sessions: SessionService) {
       method: "GET",
       path: "/v1/sessions/:id/events",
       tag: "sessions",
-      compressible: true,
       summary: "The session's events, in its own gap-free sequence (`id`), after `after`",
       description:
         "Without `after` (or with 0), the oldest events still kept. An `after` behind what compaction removed is refused 410: re-read the session instead.",

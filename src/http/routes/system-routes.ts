@@ -11,6 +11,7 @@ export function systemRoutes(status: SystemStatus) {
       tag: "system",
       summary: "Health of the server: release, database, process, migrations",
       description: "Needs a token, except from a loopback peer that sends no Authorization header.",
+      openLocally: true,
       response: Health,
       handler: () => status.health(),
     }),
