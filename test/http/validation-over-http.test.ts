@@ -46,7 +46,9 @@ function urlOf(path: string, operation: Operation): string {
     return encodeURIComponent(value === "." || value === ".." ? "x" : value);
   });
   const query = new URLSearchParams(
-    operation.parameters.filter((parameter) => parameter.in === "query" && parameter.required).map((parameter) => [parameter.name, sampleOf(parameter.schema)]),
+    operation.parameters
+      .filter((parameter) => parameter.in === "query" && parameter.required)
+      .map((parameter): [string, string] => [parameter.name, sampleOf(parameter.schema)]),
   );
   return query.size > 0 ? `${filled}?${query}` : filled;
 }

@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, failureText, forgetToken, keepToken, storedToken, whenSignedOut } from "./shared/api.ts";
+import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./shared/api.ts";
+import { failureText } from "./shared/failure-text.ts";
 import { HarnessesPage } from "./harnesses/harnesses-page.tsx";
 import { ProjectsPage } from "./projects/projects-page.tsx";
 import { PAGE_LINKS, pageHref, type Route, useRoute } from "./shell/router.ts";

@@ -1,7 +1,8 @@
 import { useEffect, useId, useState } from "preact/hooks";
 import type { ProviderLoginAttempt } from "../../../schemas/harnesses.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
-import { api, failureText } from "../shared/api.ts";
+import { api } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 
 const LOGIN = "/v1/harnesses/opencode/providers";
 /** OpenCode's common providers; any other id can be typed. */

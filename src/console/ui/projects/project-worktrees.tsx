@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Worktree } from "../../../schemas/projects.ts";
-import { api, failureText } from "../shared/api.ts";
+import { api } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 import { Alert } from "../shared/use-action.tsx";
 import { ChangesToggle } from "../shared/changes-view.tsx";
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
-import { api, ApiError, failureText } from "../shared/api.ts";
+import { api, ApiError } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
 import { type StreamedEvent, subscribe } from "../shared/event-stream.ts";

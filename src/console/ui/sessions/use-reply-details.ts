@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { TranscriptDetailsPage } from "../../../schemas/transcript.ts";
-import { api, failureText } from "../shared/api.ts";
+import { api } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 import type { DetailEntry } from "./reply-segments.ts";
 
 /** Read this far ahead of the screen, so a reply's cards are there when it scrolls in. */

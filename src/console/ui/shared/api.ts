@@ -86,6 +86,3 @@ export async function readPages<T>(path: string, onPage: (items: T[]) => void): 
     next = page.next;
   }
 }
-
-/** The message of a failure, for an alert. */
-export const failureText = (failure: unknown): string => (failure instanceof Error ? failure.message : String(failure));

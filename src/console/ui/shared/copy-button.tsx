@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { failureText } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 import { Alert } from "./use-action.tsx";
 
 /** Copies a text where the browser allows it (a secure context); keep the text selectable beside it. */

@@ -1,5 +1,5 @@
 import type { EventRecord } from "../../../schemas/events.ts";
-import { failureText } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 import { type SseFrame, SseFrameReader } from "./sse-frames.ts";
 
 /** An event record as the stream sends it (the spec's Event record). */

@@ -1,4 +1,5 @@
-import { api, failureText, storedToken } from "./api.ts";
+import { api, storedToken } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 import { onReachable, reachingFetch } from "./connection.ts";
 import { EventBus, type EventSubscription, type StreamEnvironment } from "./event-bus.ts";
 

@@ -2,7 +2,8 @@ import type { Static } from "@sinclair/typebox";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Terminal } from "../../../schemas/harnesses.ts";
 import { Alert } from "./use-action.tsx";
-import { api, failureText } from "./api.ts";
+import { api } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 import type { TerminalFeed } from "./terminal-feed.ts";
 import { AnsiText, type StyledRun } from "./ansi-text.ts";
 

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { failureText } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 
 export interface Action {
   busy: boolean;

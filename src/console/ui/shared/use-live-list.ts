@@ -1,5 +1,6 @@
 import { useEffect, useReducer, useRef } from "preact/hooks";
-import { failureText, readPage } from "./api.ts";
+import { readPage } from "./api.ts";
+import { failureText } from "./failure-text.ts";
 import { readEventCursor, type StreamedEvent, subscribe } from "./event-stream.ts";
 
 /** How an event changes a list: a record kept in place of the one with its id, or forgotten. */

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, failureText, keepToken } from "../shared/api.ts";
+import { api, keepToken } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 import { pageTitle } from "./page-heading.tsx";
 
 /** Paste a token once; it is checked against the server before it is kept. */

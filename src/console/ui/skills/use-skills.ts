@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { SkillsListing } from "../../../schemas/skills.ts";
-import { api, failureText } from "../shared/api.ts";
+import { api } from "../shared/api.ts";
+import { failureText } from "../shared/failure-text.ts";
 import { followThenRead } from "../shared/event-stream.ts";
 
 const readListing = () => api<SkillsListing>("GET", "/v1/skills");
