@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type ClockTimer } from "../clock.ts";
 import type { Logger } from "../logging/logger.ts";
 
 export interface RefusalLogOptions {
@@ -5,7 +6,6 @@ export interface RefusalLogOptions {
   windowMs: number;
   /** Addresses tracked at once; refusals from more are counted together, so memory stays bounded. */
   maxAddresses: number;
-  now?: () => number;
 }
 
 const defaultRefusalLogOptions: RefusalLogOptions = { windowMs: 60_000, maxAddresses: 10_000 };
@@ -36,15 +36,13 @@ const firstLineMessage = (status: number) => (status === 401 ? "refused a reques
 export class RefusalLog {
   /** In the order the windows started (a renewed window is re-inserted), so the oldest ends first. */
   private readonly windows = new Map<string, AddressWindow>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly now: () => number;
+  private timer: ClockTimer | undefined;
 
   constructor(
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
     private readonly options: RefusalLogOptions = defaultRefusalLogOptions,
-  ) {
-    this.now = options.now ?? Date.now;
-  }
+  ) {}
 
   refused(address: string, refusal: Refusal): void {
     const key = this.windows.has(address) || this.windows.size < this.options.maxAddresses ? address : OTHER_ADDRESSES;
@@ -53,7 +51,7 @@ export class RefusalLog {
       window.unlogged++;
       return;
     }
-    this.windows.set(key, { startedAt: this.now(), unlogged: 0 });
+    this.windows.set(key, { startedAt: this.clock.now(), unlogged: 0 });
     this.logger.info(firstLineMessage(refusal.status), { address: key, ...refusal });
     this.scheduleWindowEnd();
   }
@@ -61,18 +59,18 @@ export class RefusalLog {
   private scheduleWindowEnd(): void {
     const oldest = this.windows.values().next().value;
     if (this.timer !== undefined || oldest === undefined) return;
-    const delay = Math.max(0, oldest.startedAt + this.options.windowMs - this.now());
-    this.timer = setTimeout(() => {
+    const delay = Math.max(0, oldest.startedAt + this.options.windowMs - this.clock.now());
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.endWindows();
       this.scheduleWindowEnd();
     }, delay);
     // Counting refusals is no reason to keep a stopping process alive.
-    this.timer.unref();
+    this.timer.unref?.();
   }
 
   private endWindows(): void {
-    const now = this.now();
+    const now = this.clock.now();
     for (const [address, window] of this.windows) {
       if (now - window.startedAt < this.options.windowMs) break;
       this.windows.delete(address);

@@ -111,7 +111,7 @@ export class ServerStart {
     const migrationStatus = () => migration.status();
     const status = new SystemStatus({ store, identity, build: buildInfo, startedAt, bindAddress, migration: migrationStatus, features: FEATURES });
     if (migration.pending) migration.started();
-    const refusals = new RefusalLog(logger);
+    const refusals = new RefusalLog(logger, this.clock);
     const checkHost = hostCheck(options.host, options.config.allowedHosts);
     const tls = options.tls ? readTls(options.tls) : undefined;
     const listener = startEarlyListener({

@@ -5,7 +5,7 @@ import { FileLogger } from "../../src/logging/logger.ts";
 import { RefusalLog } from "../../src/http/refusal-log.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer } from "../helpers/test-server.ts";
-import { until } from "../helpers/poll.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 
 interface LogLine {
   msg: string;
@@ -40,7 +40,9 @@ describe("refused requests are logged at a bounded rate", () => {
   test("later refusals are counted, one line per address and window; a quiet address is forgotten; addresses are bounded", async () => {
     const dir = makeTempDir();
     const file = join(dir.path, "atrium.log");
-    const refusals = new RefusalLog(new FileLogger({ file, level: "info", echoToStderr: false, maxBytes: 1 << 20 }), { windowMs: 300, maxAddresses: 2 });
+    const clock = new ManualClock();
+    const logger = new FileLogger({ file, level: "info", echoToStderr: false, maxBytes: 1 << 20 });
+    const refusals = new RefusalLog(logger, clock, { windowMs: 60_000, maxAddresses: 2 });
     const refusal = { status: 401, method: "GET", path: "/v1/info" };
     for (let i = 0; i < 1_000; i++) refusals.refused("10.0.0.1", refusal);
     refusals.refused("10.0.0.2", { ...refusal, status: 403 });
@@ -52,11 +54,9 @@ describe("refused requests are logged at a bounded rate", () => {
       ["other addresses", "refused a request without a valid token"],
     ]);
     // The window ends: one line with the count of 10.0.0.1 and of the other addresses; 10.0.0.2 was quiet.
-    await until(
-      async () => refusalLines(file).length,
-      (count) => count >= 5,
-      2_000,
-    );
+    await clock.advance(59_999);
+    expect(refusalLines(file)).toHaveLength(3);
+    await clock.advance(1);
     expect(
       refusalLines(file)
         .slice(3)
@@ -65,9 +65,11 @@ describe("refused requests are logged at a bounded rate", () => {
       ["10.0.0.1", 999],
       ["other addresses", 1],
     ]);
-    // A window with nothing to count writes nothing and forgets the address: its next refusal is logged at once.
-    await Bun.sleep(700);
+    // A window with nothing to count writes nothing and forgets the address (no timer is left waiting):
+    // its next refusal is logged at once.
+    await clock.advance(60_000);
     expect(refusalLines(file)).toHaveLength(5);
+    expect(clock.waiting).toBe(0);
     refusals.refused("10.0.0.1", refusal);
     expect(
       refusalLines(file)
