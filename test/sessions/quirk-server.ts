@@ -7,7 +7,8 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { SessionDetail } from "../../src/schemas/sessions.ts";
-import { lastReply, SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody, type SessionBody } from "./session-helpers.ts";
+import { scriptedAgents, type ScriptedAgents } from "../fixtures/scripted-agent/in-process.ts";
+import { lastReply, SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody, type SessionBody, type SessionServerOptions } from "./session-helpers.ts";
 
 /** A test server whose one harness is the scripted agent, run with a quirk a real agent showed. */
 export interface QuirkServer {
@@ -22,6 +23,8 @@ export interface QuirkServer {
   turn(id: string, text: string): Promise<DetailBody>;
   /** The scripted agent processes of this server (their command line carries its marker). */
   agents(): number[];
+  /** The scripted agents that run in this process (counted), and the gates agents wait at. */
+  scripted: ScriptedAgents;
 }
 
 /** What the test file's tests leave to undo (servers, temp dirs, processes), undone after each test. */
@@ -45,18 +48,21 @@ export function processesWith(marker: string): number[] {
 
 export async function quirkServer(
   script: unknown,
-  /** `quirks`: the harness's, as config.json declares them. */
-  options: { env?: Record<string, string>; server?: TestServerOptions; quirks?: Record<string, unknown> } = {},
+  /** `quirks`: the harness's, as config.json declares them; `agents`: how its agents run (see startSessionServer). */
+  options: { env?: Record<string, string>; server?: TestServerOptions; quirks?: Record<string, unknown>; agents?: SessionServerOptions["agents"] } = {},
 ): Promise<QuirkServer> {
   const dir = makeTempDir("atrium-quirks-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify(script));
   const marker = `quirk-${crypto.randomUUID()}`;
+  const env = scriptedAgentEnv(dir.path, scriptFile, options.env);
+  const scripted = scriptedAgents(env.SCRIPTED_AGENT_STATE!);
+  const inProcess = options.agents === "in-process" ? { openAgentChannel: scripted.open } : {};
   const defaults: TestServerOptions = {
     dataDir: join(dir.path, "data"),
     config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker], quirks: options.quirks }] },
     tuning: {
-      modules: { harnesses: { env: scriptedAgentEnv(dir.path, scriptFile, options.env), probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 10_000 } },
+      modules: { harnesses: { env, probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 10_000, ...inProcess } },
     },
   };
   const serverOptions = mergeOptions(defaults, options.server ?? {});
@@ -99,6 +105,7 @@ export async function quirkServer(
       return server.until(id, (d) => d.conversation.length >= before + 2 && !lastReply(d)!.isGenerating && d.session.sidebarState !== "working");
     },
     agents: () => processesWith(marker),
+    scripted,
   };
   return server;
 }

@@ -45,7 +45,7 @@ async function sessionEvents(sessionId: string): Promise<Events> {
 
 describe("a real agent's turn, as the scripted agent replays it", () => {
   test("text after a tool call is a paragraph of its own; each call and thought says where in the text it came", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         create: [
@@ -81,7 +81,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   });
 
   test("a plan update breaks the text like a tool call (Codex's update_plan sends none); a thought starts at its first words", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         plan: [
@@ -104,6 +104,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
 
   test("what the agent says about itself (its harness's selfNotice) is the session's notice, not reply text", async () => {
     t = await startSessionServer({
+      agents: "in-process",
       config: {
         harnesses: [
           { id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, quirks: { selfNotice: "^Falling back from WebSockets to HTTPS transport\\b" } },
@@ -122,7 +123,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   });
 
   test("a permission question carries the call it asks about, which is in the details from the moment it is asked", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         write: [
@@ -183,11 +184,14 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   test("a question ends with an event when its agent dies, and a late answer is refused", async () => {
     t = await startSessionServer();
     // The agent is killed while its question waits.
-    t.script({ prompts: { ask: [{ kill: "SIGKILL", afterMs: 500 }, { permission: { title: "Run rm", options: [{ optionId: "allow", name: "Allow" }] } }] } });
+    t.script({
+      prompts: { ask: [{ kill: "SIGKILL", afterGate: "kill" }, { permission: { title: "Run rm", options: [{ optionId: "allow", name: "Allow" }] } }] },
+    });
     const session = await t.newSession();
     await prompt("ask", session.id);
     const asking = await t.until(session.id, (d) => d.pendingQuestion !== null);
     const questionId = asking.pendingQuestion!.questionId;
+    t.agents.openGate("kill");
     const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
     expect(failed.pendingQuestion).toBeNull();
     expect(failed.session.status).toContain("signal SIGKILL");
@@ -210,9 +214,10 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(failed.session.status).toBe("the agent stopped unexpectedly (signal SIGSEGV); it last logged: fatal: out of memory");
   });
 
-  /** A server whose scripted harness has these quirks, and whose agent is stopped when idle for a minute of `clock`. */
-  const quirkyServer = (clock: ManualClock, quirks: Record<string, boolean>) =>
+  /** A server whose scripted harness has these quirks, and whose agent is stopped when idle for a minute of `clock`; its agents in this process unless said. */
+  const quirkyServer = (clock: ManualClock, quirks: Record<string, boolean>, agents: "in-process" | "processes" = "in-process") =>
     startSessionServer({
+      agents,
       config: { agentIdleMinutes: 1, harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, quirks }] },
       tuning: { clock },
     });
@@ -290,8 +295,8 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   test("history an agent replays after its load answered (Gemini) never lands in the new reply, restart after restart", async () => {
     const clock = new ManualClock();
     t = await quirkyServer(clock, {});
-    // The turn outlasts the replay, so replayed chunks would arrive while the reply streams.
-    t.script({ loadSession: true, historyAfterLoad: true, prompts: { "*": [{ sleep: 300 }, { describePrompt: true }] } });
+    // The turn lasts until the replay has all been sent, so replayed chunks would arrive while the reply streams.
+    t.script({ loadSession: true, historyAfterLoad: true, prompts: { "*": [{ awaitReplay: true }, { describePrompt: true }] } });
     const session = await t.newSession();
     for (let round = 1; round <= 5; round++) {
       await prompt(`turn ${round}`, session.id);
@@ -305,7 +310,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
 
   test("an agent stopped when idle finishes its writes before the next one starts and loads them", async () => {
     const clock = new ManualClock();
-    t = await quirkyServer(clock, {});
+    t = await quirkyServer(clock, {}, "processes");
     t.script({ loadSession: true, flushOnExitMs: 400, prompts: {} });
     const session = await t.newSession();
     await prompt("first", session.id);
@@ -334,8 +339,8 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     t.script({
       prompts: {
         old: [{ stderr: "an unrelated line from long ago" }, { chunk: "fine" }],
-        retry: [{ stderr: "\u001b[33mstream error: 429 Too Many Requests; retrying 1/5 in 2s…\u001b[0m" }, { sleep: 1_500 }, { chunk: "done" }],
-        quiet: [{ sleep: 1_000 }, { chunk: "late" }],
+        retry: [{ stderr: "\u001b[33mstream error: 429 Too Many Requests; retrying 1/5 in 2s…\u001b[0m" }, { gate: "retried" }, { chunk: "done" }],
+        quiet: [{ gate: "spoke" }, { chunk: "late" }],
       },
     });
     const session = await t.newSession();
@@ -344,11 +349,13 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     await prompt("retry", session.id);
     const retrying = await t.until(session.id, (d) => (d.session.status ?? "").startsWith("the agent reports"), 5_000);
     expect(retrying.session.status).toBe("the agent reports: stream error: 429 Too Many Requests; retrying 1/5 in 2s…");
+    t.agents.openGate("retried");
     await t.until(session.id, (d) => idle(d) && d.conversation.length === 4);
     await prompt("quiet", session.id);
     const quiet = await t.until(session.id, (d) => (d.session.status ?? "").startsWith("no word from the agent"), 5_000);
     expect(quiet.session.status).not.toContain("unrelated");
     expect(quiet.session.status).toMatch(/^no word from the agent for \d+ s$/);
+    t.agents.openGate("spoke");
     await t.until(session.id, (d) => idle(d) && d.conversation.length === 6);
   });
 });
@@ -367,7 +374,7 @@ test("a server that stops lets its agents finish their writes (Claude Code write
 });
 
 test("the stream of events keeps every usage figure within its schema", async () => {
-  t = await startSessionServer();
+  t = await startSessionServer({ agents: "in-process" });
   t.script({ prompts: { "*": [{ usage: { used: 1, size: 2 } }, { chunk: "ok" }] } });
   const session = await t.newSession();
   await prompt("hi", session.id);

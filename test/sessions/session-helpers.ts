@@ -6,17 +6,18 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { mergeOptions, type TestServerOptions } from "../helpers/test-server.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
+import { SCRIPTED_AGENT, scriptedAgents, type ScriptedAgents } from "../fixtures/scripted-agent/in-process.ts";
 
 export type SessionBody = Static<typeof Session>;
 export type DetailBody = Static<typeof SessionDetail>;
-
-const AGENT = join(import.meta.dir, "..", "fixtures", "scripted-agent", "scripted-agent");
 
 /** A server with the scripted ACP agent as harness `scripted`, driven by a script the test writes. */
 export interface SessionTestServer extends TestServer {
   script(value: unknown): void;
   /** Where the scripted agent keeps its sessions and markers ($SCRIPTED_AGENT_STATE). */
   stateDir: string;
+  /** The scripted agents (those that run in this process are counted), and the gates they wait at. */
+  agents: ScriptedAgents;
   /** Creates a scratch project and a session of `harnessId` in it. */
   newSession(harnessId?: string): Promise<SessionBody>;
   detail(id: string, query?: string): Promise<DetailBody>;
@@ -37,22 +38,39 @@ export function scriptedAgentEnv(dir: string, scriptFile: string, extra: Record<
   };
 }
 
-export const SCRIPTED_AGENT = AGENT;
+export { SCRIPTED_AGENT };
 
-export async function startSessionServer(options: TestServerOptions = {}): Promise<SessionTestServer> {
+export interface SessionServerOptions extends TestServerOptions {
+  /**
+   * How the scripted harness's agents run: `in-process` (ACP over in-memory streams, for what Atrium
+   * does with what an agent says) or `processes` (the default: child processes, for what is about
+   * processes: crashes, signals, stderr, exits, process groups).
+   */
+  agents?: "in-process" | "processes";
+}
+
+export async function startSessionServer({ agents: agentsAs = "processes", ...options }: SessionServerOptions = {}): Promise<SessionTestServer> {
   const dir = makeTempDir("atrium-sessions-");
   const scriptFile = join(dir.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify({ prompts: {} }));
+  const stateDir = join(dir.path, "agent-state");
+  const agents = scriptedAgents(stateDir);
   const defaults: TestServerOptions = {
-    config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: AGENT }] },
-    tuning: { modules: { harnesses: { env: scriptedAgentEnv(dir.path, scriptFile), probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
+    config: { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
+    tuning: {
+      modules: {
+        harnesses: { env: scriptedAgentEnv(dir.path, scriptFile), probeTimeoutMs: 5000 },
+        sessions: { initializeTimeoutMs: 5000, ...(agentsAs === "in-process" ? { openAgentChannel: agents.open } : {}) },
+      },
+    },
   };
   const t = await startTestServer(mergeOptions(defaults, options));
   const detail = async (id: string, query = "") => (await t.json<DetailBody>("GET", `/v1/sessions/${id}${query}`)).body;
   return {
     ...t,
     script: (value) => writeFileSync(scriptFile, JSON.stringify(value)),
-    stateDir: join(dir.path, "agent-state"),
+    stateDir,
+    agents,
     async newSession(harnessId = "scripted") {
       await t.ready();
       const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
