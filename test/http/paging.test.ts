@@ -3,6 +3,7 @@ import { brotliDecompressSync } from "node:zlib";
 import { Type, type TSchema } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { until } from "../helpers/poll.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { SessionDetail, SessionListItem } from "../../src/schemas/sessions.ts";
 import { pagesOf } from "../helpers/pages.ts";
@@ -126,15 +127,11 @@ test("a list page goes compressed as the client asks (zstd, else gzip, else brot
 test("a session's detail, a large answer, goes compressed too; the same JSON inside", async () => {
   const id = sessions[0]!;
   await t.json("POST", `/v1/sessions/${id}/prompts`, { text: "long ".repeat(400) });
-  const settled = async () => {
-    for (let tries = 0; tries < 200; tries++) {
-      const detail = (await t.json<{ conversation: Array<{ isGenerating: boolean }>; promptQueue: unknown[] }>("GET", `/v1/sessions/${id}`)).body;
-      if (detail.conversation.length === 2 && !detail.conversation[1]!.isGenerating && detail.promptQueue.length === 0) return;
-      await Bun.sleep(25);
-    }
-    throw new Error("the echo reply did not end");
-  };
-  await settled();
+  type Detail = { conversation: Array<{ isGenerating: boolean }>; promptQueue: unknown[] };
+  await until(
+    async () => (await t.json<Detail>("GET", `/v1/sessions/${id}`)).body,
+    (detail) => detail.conversation.length === 2 && !detail.conversation[1]!.isGenerating && detail.promptQueue.length === 0,
+  );
   const fetchAs = (acceptEncoding: string) =>
     fetch(`${t.url}/v1/sessions/${id}`, {
       headers: { authorization: `Bearer ${t.token}`, "accept-encoding": acceptEncoding },
