@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
@@ -32,23 +33,25 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
   };
 
   test("Atrium signs in with the method the credentials fit; after an idle stop and after a restart the session loads, and the replayed history stays out of the new reply", async () => {
+    const clock = new ManualClock();
     const s = await quirkServer(
       { auth, loadSession: true, prompts: {} },
-      { env: { SCRIPTED_API_KEY: "key" }, server: { config: { agentIdleMinutes: 300 / 60_000 } } },
+      { agents: "in-process", env: { SCRIPTED_API_KEY: "key" }, server: { config: { agentIdleMinutes: 1 }, tuning: { clock } } },
     );
     const session = await s.newSession();
     expect(texts(await s.turn(session.id, "one"))).toEqual([
       ["user", "one", null],
       ["assistant", "echo one", "end_turn"],
     ]);
-    // The idle stop ends the agent; the next prompt starts a new process, which must sign in to load.
+    // The idle stop ends the agent; the next prompt starts a new one, which must sign in to load.
+    await clock.advance(60_000);
     await until(
-      async () => s.agents(),
-      (pids) => pids.length === 0,
-      5000,
+      async () => s.scripted.running,
+      (running) => running === 0,
     );
     const afterIdle = await s.turn(session.id, "two");
     expect(lastReply(afterIdle)).toMatchObject({ text: "echo two", stopReason: "end_turn" });
+    expect(s.scripted.started).toBe(2);
     await s.restart();
     const afterRestart = await s.turn(session.id, "three");
     expect(afterRestart.session).toMatchObject({ sidebarState: "idle", status: null });
@@ -63,7 +66,7 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
   }, 30_000);
 
   test("without the credentials the turn fails with the agent's own refusal, named as a sign-in", async () => {
-    const s = await quirkServer({ auth, loadSession: true, prompts: {} });
+    const s = await quirkServer({ auth, loadSession: true, prompts: {} }, { agents: "in-process" });
     const session = await s.newSession();
     const failed = await s.turn(session.id, "one");
     expect(failed.session.sidebarState).toBe("error");
@@ -73,10 +76,10 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
   });
 
   test("an agent that kept no session (no turn was answered) gets a new one, and the reply holds nothing else", async () => {
-    const s = await quirkServer({
-      loadSession: true,
-      prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] },
-    });
+    const s = await quirkServer(
+      { loadSession: true, prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] } },
+      { agents: "in-process" },
+    );
     const session = await s.newSession();
     expect((await s.turn(session.id, "fail")).session.status).toBe("Internal error: Connection error.");
     await s.restart();
@@ -88,7 +91,7 @@ describe("sign-in and load (Gemini, Qwen and Codex refuse both until authenticat
 
 describe("config selections (Claude, OpenCode and Codex ran their defaults after a restart)", () => {
   test("selections are applied again on a new agent process, in order, and the agent runs them", async () => {
-    const s = await quirkServer({ models: true, loadSession: true, prompts: { describe: [{ describeConfig: true }] } });
+    const s = await quirkServer({ models: true, loadSession: true, prompts: { describe: [{ describeConfig: true }] } }, { agents: "in-process" });
     const session = await s.newSession();
     for (const [configId, value] of [
       ["model", "large"],
@@ -117,7 +120,7 @@ describe("config selections (Claude, OpenCode and Codex ran their defaults after
   });
 
   test("the older modes and models (Gemini) are config options that can be set and are applied again", async () => {
-    const s = await quirkServer({ dialect: "legacy", loadSession: true, prompts: { describe: [{ describeConfig: true }] } });
+    const s = await quirkServer({ dialect: "legacy", loadSession: true, prompts: { describe: [{ describeConfig: true }] } }, { agents: "in-process" });
     const session = await s.newSession();
     const set = await s.t.json<ConfigBody>("POST", `/v1/sessions/${session.id}/config`, { configId: "model", value: "large" });
     expect(set.status).toBe(200);
@@ -133,7 +136,7 @@ describe("config selections (Claude, OpenCode and Codex ran their defaults after
   });
 
   test("a current model the agent leaves out of its own list (Qwen) is listed", async () => {
-    const s = await quirkServer({ models: true, unlistedModel: true, prompts: {} });
+    const s = await quirkServer({ models: true, unlistedModel: true, prompts: {} }, { agents: "in-process" });
     const session = await s.newSession();
     const set = await s.t.json<ConfigBody>("POST", `/v1/sessions/${session.id}/config`, { configId: "mode", value: "default" });
     expect(set.status).toBe(200);
@@ -153,14 +156,17 @@ describe("turns that fail, stall or will not stop", () => {
         codex_error_info: "other",
       },
     };
-    const s = await quirkServer({ prompts: { codex: [{ fail: codexError }] } });
+    const s = await quirkServer({ prompts: { codex: [{ fail: codexError }] } }, { agents: "in-process" });
     const session = await s.newSession();
     const failed = await s.turn(session.id, "codex");
     expect(failed.session.status).toBe(`Internal error: ${codexError.data.message}`);
   });
 
   test("the queue moves on after a failed turn, and a failure is not held back waiting for a crash", async () => {
-    const s = await quirkServer({ prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] } });
+    const s = await quirkServer(
+      { prompts: { fail: [{ fail: { code: -32603, message: "Internal error", data: { details: "Connection error." } } }] } },
+      { agents: "in-process" },
+    );
     const session = await s.newSession();
     await s.turn(session.id, "warm up");
     const started = performance.now();
@@ -182,13 +188,12 @@ describe("turns that fail, stall or will not stop", () => {
   test("a cancel the agent does not honour (Gemini kept working a minute): the turn ends within the grace, the agent is stopped and starts again for the next prompt", async () => {
     const s = await quirkServer(
       { loadSession: true, prompts: { stuck: [{ chunk: "working" }, { hang: true }] } },
-      { server: { tuning: { modules: { sessions: { cancelGraceMs: 300 } } } } },
+      { agents: "in-process", server: { tuning: { modules: { sessions: { cancelGraceMs: 300 } } } } },
     );
     const session = await s.newSession();
     await s.prompt(session.id, "stuck");
     await s.until(session.id, (d) => lastReply(d)?.text === "working");
-    const [pid] = s.agents();
-    expect(pid).toBeGreaterThan(0);
+    expect(s.scripted.running).toBe(1);
     const started = performance.now();
     expect((await s.t.json("POST", `/v1/sessions/${session.id}/cancel`)).status).toBe(200);
     const settled = await s.until(session.id, (d) => !lastReply(d)!.isGenerating && d.session.sidebarState !== "working", 3000);
@@ -196,23 +201,25 @@ describe("turns that fail, stall or will not stop", () => {
     expect(lastReply(settled)).toMatchObject({ text: "working", stopReason: "cancelled" });
     expect(settled.session).toMatchObject({ sidebarState: "idle", status: null });
     await until(
-      async () => s.agents(),
-      (pids) => !pids.includes(pid!),
+      async () => s.scripted.running,
+      (running) => running === 0,
       3000,
     );
     expect(lastReply(await s.turn(session.id, "after"))).toMatchObject({ text: "echo after", stopReason: "end_turn" });
+    expect(s.scripted.started).toBe(2);
   });
 
   test("a quiet agent (retrying an unreachable provider): the status says so while the turn runs, and clears when it speaks", async () => {
     const s = await quirkServer(
-      { prompts: { slow: [{ sleep: 1500 }, { chunk: "done" }] } },
-      { server: { tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } } },
+      { prompts: { slow: [{ gate: "spoke" }, { chunk: "done" }] } },
+      { agents: "in-process", server: { tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } } },
     );
     const session = await s.newSession();
     await s.prompt(session.id, "slow");
     const quiet = await s.until(session.id, (d) => d.session.status !== null);
     expect(quiet.session.sidebarState).toBe("working");
     expect(quiet.session.status).toMatch(/^no word from the agent for \d+ s/);
+    s.scripted.openGate("spoke");
     const done = await s.until(session.id, (d) => !lastReply(d)!.isGenerating);
     expect(lastReply(done)).toMatchObject({ text: "done", stopReason: "end_turn" });
     expect(done.session.status).toBeNull();
@@ -221,7 +228,7 @@ describe("turns that fail, stall or will not stop", () => {
   test("a slow --version (Gemini takes 4 s on a busy machine) keeps the harness ready, and sessions run", async () => {
     const s = await quirkServer(
       { prompts: {} },
-      { env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { tuning: { modules: { harnesses: { probeTimeoutMs: 500 } } } } },
+      { agents: "in-process", env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { tuning: { modules: { harnesses: { probeTimeoutMs: 500 } } } } },
     );
     const harness = await s.t.json<Static<typeof Harness>>("GET", "/v1/harnesses/scripted");
     assertMatchesSchema(Harness, harness.body);
@@ -305,8 +312,11 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     );
     serve.child.kill("SIGKILL");
     await serve.child.exited;
-    await Bun.sleep(200);
-    // Nothing stopped them: they outlive the server.
+    // Nothing stopped them: they outlive the server, as the agent says once it sees its client gone.
+    await until(
+      async () => existsSync(join(home.path, "agent-state", "outlived-client")),
+      (said) => said,
+    );
     expect(processesWith(marker)).toEqual(orphans);
     serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
     await until(
@@ -321,7 +331,11 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
 
 describe("retries", () => {
   test("a prompt retried with the same clientId is one prompt for the session's life: queued, running, done, dropped, or after a restart", async () => {
-    const s = await quirkServer({ loadSession: true, prompts: { slow: [{ sleep: 300 }, { chunk: "done" }] } });
+    // Each turn runs until the test lets it end.
+    const s = await quirkServer(
+      { loadSession: true, prompts: { slow: [{ gate: "first" }, { chunk: "done" }], "slow again": [{ gate: "second" }, { chunk: "done" }] } },
+      { agents: "in-process" },
+    );
     const session = await s.newSession();
     const send = async (text: string, clientId: string) => {
       const sent = await s.t.json<Static<typeof QueuedPrompt>>("POST", `/v1/sessions/${session.id}/prompts`, { text, clientId });
@@ -333,17 +347,19 @@ describe("retries", () => {
     // Retried while it runs (it left the queue), then after it ended: the same prompt, no new turn.
     await s.until(session.id, (d) => d.session.sidebarState === "working");
     expect(await send("slow", "phone-1")).toEqual(first);
+    s.scripted.openGate("first");
     const done = await s.until(session.id, (d) => lastReply(d)?.isGenerating === false);
     expect(await send("slow", "phone-1")).toEqual(first);
     await s.restart();
     expect(await send("slow", "phone-1")).toEqual(first);
     // A queued prompt that was dropped stays dropped for that clientId.
-    await send("slow", "phone-2");
+    await send("slow again", "phone-2");
     const queued = await send("later", "phone-3");
     expect((await s.t.json("DELETE", `/v1/sessions/${session.id}/prompts/${queued.id}`)).status).toBe(200);
     expect(await send("later", "phone-3")).toEqual(queued);
+    s.scripted.openGate("second");
     const after = await s.until(session.id, (d) => d.conversation.length === done.conversation.length + 2 && !lastReply(d)!.isGenerating);
-    expect(after.conversation.map((item) => item.text)).toEqual(["slow", "done", "slow", "done"]);
+    expect(after.conversation.map((item) => item.text)).toEqual(["slow", "done", "slow again", "done"]);
     expect(after.promptQueue).toEqual([]);
   });
 });

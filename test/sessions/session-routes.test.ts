@@ -93,15 +93,17 @@ describe("the echo agent, end to end", () => {
 
 describe("turns with the scripted agent", () => {
   test("three rapid prompts run one at a time, in order; a queued prompt can be edited or dropped", async () => {
-    t = await startSessionServer();
-    t.script({ prompts: { "*": [{ sleep: 150 }, { chunk: "done" }] } });
+    t = await startSessionServer({ agents: "in-process" });
+    // The first turn runs until the test lets it go on; the others wait in the queue behind it.
+    t.script({ prompts: { "*": [{ gate: "go" }, { chunk: "done" }] } });
     const session = await t.newSession();
     const sent = await Promise.all(["one", "two", "three"].map((text) => t.json<{ id: string }>("POST", `/v1/sessions/${session.id}/prompts`, { text })));
-    const queued = await t.detail(session.id);
-    expect(queued.promptQueue.length).toBeGreaterThanOrEqual(1);
+    const queued = await t.until(session.id, (d) => d.session.sidebarState === "working" && d.conversation.length === 2);
+    expect(queued.promptQueue.map((prompt) => prompt.text)).toEqual(["two", "three"]);
     const last = sent[2]!.body.id;
     const edited = await t.json<{ text: string }>("PATCH", `/v1/sessions/${session.id}/prompts/${last}`, { text: "three, edited" });
     expect(edited.status).toBe(200);
+    t.agents.openGate("go");
     const done = await t.until(session.id, (d) => d.conversation.length === 6 && idle(d));
     expect(done.conversation.filter((item) => item.role === "user").map((item) => item.text)).toEqual(["one", "two", "three, edited"]);
     expect(done.conversation.filter((item) => item.role === "assistant").every((item) => item.text === "done" && item.stopReason === "end_turn")).toBe(true);
@@ -109,7 +111,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("cancel ends the turn as cancelled and keeps the partial reply; cancelling with no turn is 409", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({ prompts: { "*": [{ chunk: "partial" }, { waitForCancel: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "go" });
@@ -123,7 +125,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a permission request is the pending question; answered it goes to the agent, dismissed it is cancelled", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -167,7 +169,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a form elicitation becomes questions; the answers come back to the agent as the form's content", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -197,7 +199,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("plan, usage and leaving plan mode: the plan is recorded, approval is asked for and given", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -230,7 +232,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("config: set on the agent and returned; an unknown option or value is 400", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
     await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
@@ -248,7 +250,7 @@ describe("turns with the scripted agent", () => {
 
 describe("faults", () => {
   test("an agent that wants a sign-in: the turn fails and the status says how to sign in", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({ prompts: { "*": [{ authRequired: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
@@ -259,9 +261,12 @@ describe("faults", () => {
 
   test("a crash mid-turn: error with the agent's last words, partial reply kept; the next prompt starts a new agent", async () => {
     t = await startSessionServer();
-    t.script({ prompts: { boom: [{ chunk: "half a rep" }, { sleep: 100 }, { crash: "fatal: out of tokens" }], "*": [{ chunk: "back" }] } });
+    t.script({ prompts: { boom: [{ chunk: "half a rep" }, { gate: "crash" }, { crash: "fatal: out of tokens" }], "*": [{ chunk: "back" }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "boom" });
+    // It crashes once the server has the first half of its reply.
+    await t.until(session.id, (d) => lastReply(d)?.text === "half a rep");
+    t.agents.openGate("crash");
     const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
     expect(failed.session.status).toContain("fatal: out of tokens");
     expect(failed.session.hasUnreadError).toBe(true);
@@ -273,17 +278,17 @@ describe("faults", () => {
   });
 
   test("an agent that never answers initialize is stopped at the time limit with a clear error", async () => {
-    t = await startSessionServer({ tuning: { modules: { sessions: { initializeTimeoutMs: 800 } } } });
+    t = await startSessionServer({ agents: "in-process", tuning: { modules: { sessions: { initializeTimeoutMs: 300 } } } });
     t.script({ initialize: "hang", prompts: {} });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hello" });
     const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
-    expect(failed.session.status).toContain("did not answer initialize within 800 ms");
+    expect(failed.session.status).toContain("did not answer initialize within 300 ms");
     expect(lastReply(failed)).toMatchObject({ stopReason: "error", isGenerating: false });
   });
 
   test("file requests outside the session's folder are refused; inside it they are served", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     const session = await t.newSession();
     writeFileSync(join(session.cwd, "inside.txt"), "in here");
     const outside = join(t.dataDir, "secret.txt");
@@ -309,13 +314,15 @@ describe("faults", () => {
   });
 
   test("a graceful stop mid-turn leaves the reply for the restart to mark interrupted, not failed", async () => {
-    t = await startSessionServer();
-    const session = await t.newSession("echo");
-    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "/long 1000000" });
-    await t.until(session.id, (d) => (lastReply(d)?.text.length ?? 0) > 1000);
+    t = await startSessionServer({ agents: "in-process" });
+    // Still streaming when the server stops: the agent waits for a gate that is never opened.
+    t.script({ prompts: { long: [{ chunk: "the first part" }, { gate: "never" }] } });
+    const session = await t.newSession();
+    await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "long" });
+    await t.until(session.id, (d) => lastReply(d)?.text === "the first part");
     const dataDir = t.dataDir;
     await t.server.stop();
-    const again = await startSessionServer({ dataDir });
+    const again = await startSessionServer({ agents: "in-process", dataDir });
     const cleanupFirst = t.cleanup;
     t = {
       ...again,
@@ -325,13 +332,13 @@ describe("faults", () => {
       },
     };
     const after = await t.detail(session.id);
-    expect(lastReply(after)).toMatchObject({ isGenerating: false, stopReason: "interrupted" });
+    expect(lastReply(after)).toMatchObject({ text: "the first part", isGenerating: false, stopReason: "interrupted" });
     expect(after.session).toMatchObject({ sidebarState: "idle", status: "the turn was interrupted by a server restart", hasUnreadError: false });
   });
 
   test("a long conversation reads back page by page to the first message", async () => {
-    t = await startSessionServer();
-    const session = await t.newSession("echo");
+    t = await startSessionServer({ agents: "in-process" });
+    const session = await t.newSession();
     for (let index = 0; index < 12; index++) await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: `message ${index}` });
     await t.until(session.id, (d) => d.conversation.length >= 5 && idle(d) && d.session.latestAttentionSequence === 12, 20_000);
     const texts: string[] = [];
@@ -346,6 +353,6 @@ describe("faults", () => {
     expect(pages).toBe(5);
     expect(texts).toHaveLength(24);
     expect(texts[0]).toBe("message 0");
-    expect(texts.at(-1)).toBe("Echo: message 11");
+    expect(texts.at(-1)).toBe("echo message 11");
   });
 });
