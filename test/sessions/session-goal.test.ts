@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { Goal, Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { lastReply, startSessionServer, type SessionBody, type SessionTestServer } from "./session-helpers.ts";
 
@@ -10,10 +11,18 @@ afterEach(async () => {
 
 describe("goals and token budgets", () => {
   test("a spent budget cancels the turn, pauses the queue and says so; raising it lets the queue go on", async () => {
-    t = await startSessionServer();
+    const clock = new ManualClock();
+    t = await startSessionServer({ agents: "in-process", tuning: { clock } });
     t.script({
       prompts: {
-        big: [{ usage: { used: 400, size: 10_000 } }, { chunk: "working" }, { usage: { used: 1_600, size: 10_000 } }, { waitForCancel: true }],
+        // The budget is spent once the next prompt waits behind this turn (a prompt sent would resume the queue).
+        big: [
+          { usage: { used: 400, size: 10_000 } },
+          { chunk: "working" },
+          { gate: "spend" },
+          { usage: { used: 1_600, size: 10_000 } },
+          { waitForCancel: true },
+        ],
         next: [{ chunk: "next done" }, { turnUsage: { inputTokens: 50, outputTokens: 25, totalTokens: 75 } }],
       },
     });
@@ -25,6 +34,8 @@ describe("goals and token budgets", () => {
 
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "big" });
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "next" });
+    await t.until(session.id, (d) => lastReply(d)?.text === "working" && d.promptQueue.length === 1);
+    t.agents.openGate("spend");
     const spent = await t.until(session.id, (d) => lastReply(d)?.stopReason === "cancelled" && d.session.sidebarState === "idle");
     assertMatchesSchema(SessionDetail, spent);
     expect(lastReply(spent)?.text).toBe("working");
@@ -33,9 +44,9 @@ describe("goals and token budgets", () => {
     expect(spent.session.queuePaused).toBe(true);
     expect(spent.session.status).toContain("token budget is spent (1600 of 1000 tokens)");
     expect(spent.promptQueue.map((prompt) => prompt.text)).toEqual(["next"]);
-    // The queue stays paused: nothing starts on its own.
-    await Bun.sleep(300);
-    expect((await t.detail(session.id)).promptQueue).toHaveLength(1);
+    // The queue stays paused: an hour on, every timer the server set has fired, and nothing started.
+    await clock.advance(60 * 60_000);
+    expect((await t.detail(session.id)).promptQueue.map((prompt) => prompt.text)).toEqual(["next"]);
 
     const raised = await t.json<{ status: string; tokensUsed: number }>("PUT", `/v1/sessions/${session.id}/goal`, { objective: "Ship it", tokenBudget: 5_000 });
     expect(raised.body).toMatchObject({ status: "active", tokensUsed: 1_600 });
@@ -44,17 +55,31 @@ describe("goals and token budgets", () => {
     // The turn reported 75 tokens; the context did not grow in it, so the report is what counts.
     expect(resumed.goal).toMatchObject({ status: "active", tokensUsed: 1_675 });
 
-    const events = await t.json<Array<{ kind: string; payload: { goal: { status: string } | null } }>>("GET", `/v1/sessions/${session.id}/events`);
-    expect(events.body.filter((event) => event.kind === "session.goal").map((event) => event.payload.goal?.status)).toContain("budget_exhausted");
+    const events = await t.json<Array<{ kind: string; payload: { goal?: { status: string } | null; item?: { role: string; text: string } } }>>(
+      "GET",
+      `/v1/sessions/${session.id}/events?limit=1000`,
+    );
+    const goals = events.body.filter((event) => event.kind === "session.goal").map((event) => event.payload.goal?.status);
+    expect(goals).toContain("budget_exhausted");
+    // The queue stayed paused, nothing started on its own: in the session's ordered events the next
+    // prompt's turn begins only after the budget was raised.
+    const goalAt = (status: string, from: number) =>
+      events.body.findIndex((event, index) => index > from && event.kind === "session.goal" && event.payload.goal?.status === status);
+    const raisedAt = goalAt("active", goalAt("budget_exhausted", -1));
+    const nextAt = events.body.findIndex((event) => event.kind === "session.message.created" && event.payload.item?.text === "next");
+    expect(raisedAt).toBeGreaterThan(0);
+    expect(nextAt).toBeGreaterThan(raisedAt);
   });
 
   test("removing the goal resumes a paused queue; a new objective counts from zero; bad input changes nothing", async () => {
-    t = await startSessionServer();
-    t.script({ prompts: { big: [{ usage: { used: 900, size: 10_000 } }, { chunk: "done" }], after: [{ chunk: "after done" }] } });
+    t = await startSessionServer({ agents: "in-process" });
+    t.script({ prompts: { big: [{ gate: "spend" }, { usage: { used: 900, size: 10_000 } }, { chunk: "done" }], after: [{ chunk: "after done" }] } });
     const session = await t.newSession();
     await t.json("PUT", `/v1/sessions/${session.id}/goal`, { objective: "First", tokenBudget: 500 });
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "big" });
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "after" });
+    await t.until(session.id, (d) => d.session.sidebarState === "working" && d.promptQueue.length === 1);
+    t.agents.openGate("spend");
     const spent = await t.until(session.id, (d) => d.goal?.status === "budget_exhausted" && d.session.sidebarState === "idle");
     expect(spent.session.queuePaused).toBe(true);
     expect(spent.promptQueue.map((prompt) => prompt.text)).toEqual(["after"]);
