@@ -1,44 +1,45 @@
 import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
-import { SseClient } from "../helpers/sse-client.ts";
+import { SseClient, type SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { SessionEvents } from "../../src/schemas/sessions.ts";
-import type { DetailBody } from "./session-helpers.ts";
+import { startSessionServer, type DetailBody, type SessionTestServer } from "./session-helpers.ts";
 
-let t: TestServer | undefined;
+let t: SessionTestServer | undefined;
 afterEach(async () => {
-  await t?.stop();
+  await t?.cleanup();
   t = undefined;
 });
 
-const longReply = (count: number) => Array.from({ length: count }, (_, index) => `chunk ${index} `).join("");
 const MiB = 1024 * 1024;
+/**
+ * A reply's chunks, numbered so that one lost or out of order shows, and one alone longer than an
+ * event may be (its deltas must be cut), though not longer than a client's backlog.
+ */
+function replyChunks(): string[] {
+  const numbered = Array.from({ length: 1_200 }, (_, index) => `chunk ${index} ${"words ".repeat(170)}`);
+  return [...numbered.slice(0, 600), "long ".repeat((1.2 * MiB) / 5), ...numbered.slice(600)];
+}
 
 test("a long reply reaches every live client with none dropped, no event is over 1 MiB, and its text is written once", async () => {
   // A backlog limit well under the reply: before, the completed event carried the whole text and
   // alone overflowed it, dropping every client at the end of the reply.
-  t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 512 * 1024 } } });
-  await t.ready();
-  const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
-  const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
+  t = await startSessionServer({ agents: "in-process", tuning: { streamLimits: { maxQueuedBytes: 2 * MiB } } });
+  const chunks = replyChunks();
+  t.script({ prompts: { long: chunks.map((chunk) => ({ chunk })) } });
+  const session = await t.newSession();
   const headers = { authorization: `Bearer ${t.token}` };
-  const clients = [1, 2, 3].map(() => new SseClient(`${t!.url}/v1/events/stream?sessionId=${session.body.id}`, headers));
+  const clients = [1, 2, 3].map(() => new SseClient(`${t!.url}/v1/events/stream?sessionId=${session.id}`, headers));
   await Promise.all(clients.map((client) => client.ready));
-  const count = 130_000;
-  const expected = longReply(count);
-  expect(expected.length).toBeGreaterThan(1.4 * MiB);
-  await t.json("POST", `/v1/sessions/${session.body.id}/prompts`, { text: `/long ${count}` });
+  const expected = chunks.join("");
+  expect(expected.length).toBeGreaterThan(2.3 * MiB);
+  await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "long" });
 
-  const completedOf = (client: SseClient) =>
-    client.frames.find((frame) => frame.event === "session.message.completed" && frame.data.includes('"role":"assistant"'));
-  await until(
-    async () => clients.map(completedOf),
-    (found) => found.every((frame) => frame !== undefined),
-    60_000,
-  );
+  const isCompleted = (frame: SseFrame) => frame.event === "session.message.completed" && frame.data.includes('"role":"assistant"');
+  const completedOf = (client: SseClient) => client.frames.find(isCompleted);
+  await Promise.all(clients.map((client) => client.waitFor(isCompleted, 60_000)));
   for (const client of clients) {
     expect(client.closed).toBe(false);
     for (const frame of client.frames) expect(frame.data.length).toBeLessThan(MiB);
@@ -50,7 +51,7 @@ test("a long reply reaches every live client with none dropped, no event is over
     expect(completed).toMatchObject({ textOmitted: true, item: { text: "", isGenerating: false, stopReason: "end_turn" } });
     client.close();
   }
-  const detail = (await t.json<DetailBody>("GET", `/v1/sessions/${session.body.id}`)).body;
+  const detail = (await t.json<DetailBody>("GET", `/v1/sessions/${session.id}`)).body;
   const reply = detail.conversation[1]!;
   expect(reply.text).toBe(expected);
 
@@ -74,21 +75,16 @@ test("a long reply reaches every live client with none dropped, no event is over
 }, 90_000);
 
 test("a short reply's completed event still carries its text", async () => {
-  t = await startTestServer();
-  await t.ready();
-  const project = await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
-  const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
-  await t.json("POST", `/v1/sessions/${session.body.id}/prompts`, { text: "hello" });
+  t = await startSessionServer({ agents: "in-process" });
+  const session = await t.newSession();
+  await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hello" });
   await until(
-    async () => (await t!.json<DetailBody>("GET", `/v1/sessions/${session.body.id}`)).body,
+    async () => (await t!.json<DetailBody>("GET", `/v1/sessions/${session.id}`)).body,
     (d) => d.conversation[1]?.isGenerating === false,
   );
   const events = (
-    await t.json<Array<{ kind: string; payload: { item?: { role: string; text: string }; textOmitted?: boolean } }>>(
-      "GET",
-      `/v1/sessions/${session.body.id}/events`,
-    )
+    await t.json<Array<{ kind: string; payload: { item?: { role: string; text: string }; textOmitted?: boolean } }>>("GET", `/v1/sessions/${session.id}/events`)
   ).body;
   const completed = events.filter((event) => event.kind === "session.message.completed").map((event) => event.payload);
-  expect(completed).toEqual([expect.objectContaining({ textOmitted: false, item: expect.objectContaining({ role: "assistant", text: "Echo: hello" }) })]);
+  expect(completed).toEqual([expect.objectContaining({ textOmitted: false, item: expect.objectContaining({ role: "assistant", text: "echo hello" }) })]);
 });
