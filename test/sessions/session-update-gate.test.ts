@@ -3,6 +3,7 @@ import { ManualClock } from "../helpers/manual-clock.ts";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { scriptedAgents } from "../fixtures/scripted-agent/in-process.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
@@ -25,21 +26,29 @@ describe("a harness being updated", () => {
     const bin = join(dir.path, "bin");
     const script = join(dir.path, "script.json");
     writeFileSync(script, JSON.stringify({ prompts: {} }));
-    // The fake npm's Gemini CLI runs the scripted ACP agent for `gemini --acp`.
     const env = {
       PATH: [bin, join(fixtures, "fake-npm"), dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
       HOME: dir.path,
       FAKE_NPM_BIN: bin,
-      FAKE_NPM_AGENT: join(fixtures, "scripted-agent", "scripted-agent"),
       SCRIPTED_AGENT_SCRIPT: script,
-      SCRIPTED_AGENT_BUN: process.execPath,
+      SCRIPTED_AGENT_STATE: join(dir.path, "agent-state"),
     };
+    // The fake npm's Gemini CLI answers --version; `gemini --acp` is the scripted ACP agent, in the test's process.
+    const agents = scriptedAgents(env.SCRIPTED_AGENT_STATE, () => true);
+    // The update runs until the test lets it end.
+    const updateGate = join(dir.path, "update-may-end");
     mkdirSync(bin, { recursive: true });
     expect(spawnSync(join(fixtures, "fake-npm", "npm"), ["install", "-g", "@google/gemini-cli"], { env }).status).toBe(0);
     // The held queue looks again on the server's clock, which this test moves on.
     const clock = new ManualClock();
     t = await startTestServer({
-      tuning: { clock, modules: { harnesses: { env: { ...env, FAKE_NPM_DELAY: "1.5" }, probeTimeoutMs: 5000 }, sessions: { initializeTimeoutMs: 5000 } } },
+      tuning: {
+        clock,
+        modules: {
+          harnesses: { env: { ...env, FAKE_NPM_GATE: updateGate }, probeTimeoutMs: 5000 },
+          sessions: { initializeTimeoutMs: 5000, openAgentChannel: agents.open },
+        },
+      },
     });
     await until(
       () => t.json<Array<{ id: string; readiness: { state: string } }>>("GET", "/v1/harnesses"),
@@ -58,6 +67,7 @@ describe("a harness being updated", () => {
     assertMatchesSchema(SessionDetail, held);
     expect(held.updateGate).toEqual({ harnessId: "gemini", harnessName: "Gemini CLI" });
     // The update ends; until the queue's next look the prompt stays queued.
+    writeFileSync(updateGate, "");
     await until(
       () => t.json<{ lifecycle: { phase: string } }>("GET", "/v1/harnesses/gemini"),
       (harness) => harness.body.lifecycle.phase !== "updating",
