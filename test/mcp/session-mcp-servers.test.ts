@@ -3,16 +3,20 @@ import type { McpServer } from "../../src/schemas/mcps.ts";
 import { Session } from "../../src/schemas/sessions.ts";
 import { startHttpMcpServer, stdioFixtureCommand, type HttpMcpFixture } from "../helpers/mcp-fixtures.ts";
 import { until } from "../helpers/poll.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { idle, lastReply, startSessionServer, type SessionTestServer } from "../sessions/session-helpers.ts";
 
 // The scripted ACP agent receives the servers at session/new as a real agent does, and calls their
 // tools itself with the MCP SDK's client: proof that what Atrium hands over reaches a working server.
+// The agents run in the test's process; the clock is the test's, so an idle stop comes when it says.
 
 let t: SessionTestServer;
 let remote: HttpMcpFixture;
 let oauthRemote: HttpMcpFixture;
 let unsignedRemote: HttpMcpFixture;
+const clock = new ManualClock();
+const IDLE_MINUTES = 30;
 
 const PROMPTS = {
   "/mcp": [{ describeMcp: true }],
@@ -22,7 +26,11 @@ const PROMPTS = {
 };
 
 beforeAll(async () => {
-  t = await startSessionServer({ tuning: { modules: { mcps: { probeTimeoutMs: 5000 } } } });
+  t = await startSessionServer({
+    agents: "in-process",
+    config: { agentIdleMinutes: IDLE_MINUTES },
+    tuning: { clock, modules: { mcps: { probeTimeoutMs: 5000 } } },
+  });
   remote = startHttpMcpServer();
   oauthRemote = startHttpMcpServer({ oauth: { scope: "read" } });
   unsignedRemote = startHttpMcpServer({ oauth: { scope: "x" } });
@@ -92,11 +100,14 @@ describe("sessions get the servers that are on here", () => {
   });
 
   test("a new agent process that loads the session is given them again at session/load", async () => {
-    t.script({ prompts: { ...PROMPTS, "/crash": [{ crash: "scripted agent: gone" }] }, loadSession: true, mcpCapabilities: { http: true } });
+    t.script({ prompts: PROMPTS, loadSession: true, mcpCapabilities: { http: true } });
     const session = await t.newSession();
+    const started = t.agents.started;
     await reply(session.id, "/mcp");
-    await reply(session.id, "/crash");
+    // Stopped when idle: the next prompt starts a new agent, which loads the session.
+    await clock.advance(IDLE_MINUTES * 60_000);
     const given = JSON.parse(await reply(session.id, "/mcp")) as Array<{ name: string }>;
+    expect(t.agents.started).toBe(started + 2);
     expect(given.map((server) => server.name).sort()).toEqual(["files", "remote", "signed-in"]);
     // Loaded, not started afresh: the replayed history is there and no notice says otherwise.
     const { session: recorded } = await t.detail(session.id);

@@ -25,7 +25,7 @@ async function upload(name: string, mimeType: string, bytes: Buffer): Promise<Fi
 
 describe("files and attachments", () => {
   test("an image reaches an agent that takes images as an image; a text file as a link it can read", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({ promptCapabilities: { image: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -51,7 +51,7 @@ describe("files and attachments", () => {
   });
 
   test("an agent without image support gets a link; embedded context gets small text inline", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({ promptCapabilities: { embeddedContext: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -66,7 +66,7 @@ describe("files and attachments", () => {
   });
 
   test("bad uploads and unknown attachments are refused and change nothing", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     const session = await t.newSession();
     const before = readdirSync(join(t.dataDir, "files"));
     for (const body of [

@@ -42,7 +42,7 @@ async function sessionWithSecret(projectId?: string) {
 }
 
 test("a deleted session's words are in no event a replay serves, no table, and neither the database nor its WAL", async () => {
-  t = await startSessionServer();
+  t = await startSessionServer({ agents: "in-process" });
   const { sessionId, fileId } = await sessionWithSecret();
   // Another session keeps its own words.
   t.script({ prompts: { "*": [{ describePrompt: true }] } });
@@ -79,7 +79,7 @@ test("a deleted session's words are in no event a replay serves, no table, and n
 });
 
 test("a file another session still attaches stays when one of them is deleted", async () => {
-  t = await startSessionServer();
+  t = await startSessionServer({ agents: "in-process" });
   const { sessionId, fileId } = await sessionWithSecret();
   const other = await t.newSession();
   await t.json("POST", `/v1/sessions/${other.id}/prompts`, { text: "the same file", attachments: [{ fileId }] });
@@ -91,7 +91,7 @@ test("a file another session still attaches stays when one of them is deleted", 
 });
 
 test("deleting a project deletes its sessions the same way", async () => {
-  t = await startSessionServer();
+  t = await startSessionServer({ agents: "in-process" });
   await t.ready();
   const project = (await t.json<{ id: string }>("POST", "/v1/projects", { isScratch: true })).body;
   const { sessionId } = await sessionWithSecret(project.id);
@@ -108,7 +108,7 @@ test("deleting a project deletes its sessions the same way", async () => {
 });
 
 test("sessions left by a project deleted before they went with it are deleted at the next start", async () => {
-  t = await startSessionServer();
+  t = await startSessionServer({ agents: "in-process" });
   const { sessionId } = await sessionWithSecret();
   const projectId = (await t.detail(sessionId)).session.projectId;
   await t.server.stop();

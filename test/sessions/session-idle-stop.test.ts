@@ -1,11 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { idle, lastReply, startSessionServer, type SessionTestServer } from "./session-helpers.ts";
 
 // An agent with no turn for `agentIdleMinutes` is stopped; the next prompt starts it again. The clock
-// is the test's: time moves when the test says, and the agent processes are real.
+// is the test's: time moves when the test says. The agents run in the test's process, which counts them.
 
 const IDLE_MINUTES = 30;
 const IDLE_MS = IDLE_MINUTES * 60_000;
@@ -16,12 +14,12 @@ afterEach(async () => {
   t = undefined;
 });
 
-/** The agents the server runs now, as its child registry records them (an entry goes when its process has exited). */
-const runningAgents = (server: SessionTestServer) => readdirSync(join(server.dataDir, "children")).filter((name) => name.endsWith(".json")).length;
+/** The agents the server runs now (started and not stopped). */
+const runningAgents = (server: SessionTestServer) => server.agents.running;
 
 async function idleServer(): Promise<{ server: SessionTestServer; clock: ManualClock }> {
   const clock = new ManualClock();
-  const server = await startSessionServer({ config: { agentIdleMinutes: IDLE_MINUTES }, tuning: { clock } });
+  const server = await startSessionServer({ agents: "in-process", config: { agentIdleMinutes: IDLE_MINUTES }, tuning: { clock } });
   server.script({ prompts: { wait: [{ chunk: "working" }, { waitForCancel: true }] } });
   t = server;
   return { server, clock };

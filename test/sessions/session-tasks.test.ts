@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe("terminals the agent runs (background tasks)", () => {
   test("a command run to its end: the agent reads its output and exit code, then releases it", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         run: [{ terminal: { command: "sh", args: ["-c", "echo out; echo err >&2; exit 3"], wait: true, release: true } }],
@@ -40,7 +40,7 @@ describe("terminals the agent runs (background tasks)", () => {
   });
 
   test("a command left running is a background task whose output can be read; it ends with the agent", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         serve: [{ terminal: { command: "sh", args: ["-c", "echo $$; echo ready; sleep 60"] } }, { chunk: "started" }],

@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe("transcript details (endpoint 12)", () => {
   test("thoughts and tool calls become entries in order; updates merge in place with a new revision", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         work: [
@@ -100,7 +100,7 @@ describe("transcript details (endpoint 12)", () => {
   });
 
   test("while the reply streams, nextAfter stays a cursor to poll from", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({ prompts: { slow: [{ thought: "thinking" }, { toolCall: { id: "t1", title: "sleep" } }, { waitForCancel: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "slow" });
