@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ATRIUM_WORKERS } from "../../release/compile.ts";
 import { compiledBuild } from "../helpers/compiled-build.ts";
 import { releasedBuild, testReleaseSigner } from "../helpers/released-build.ts";
@@ -13,6 +13,7 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { sha256Of, startReleaseHost, testSigner, writeRelease } from "./release-fixtures.ts";
 import { versionScript } from "../release/release-fixture.ts";
+import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
 
 // The whole update with real compiled builds: an old server (1.0.0, build 1) runs from a folder of
 // its own, a loopback host publishes signed releases, and each test points the host at one of them.
@@ -31,10 +32,11 @@ const executable = join(installDir, "atrium");
 const home = join(work.path, "home");
 const serverLog = join(work.path, "server.log");
 const agentScript = join(work.path, "agent-script.json");
+const agentState = join(work.path, "agent-state");
 const AGENT = join(import.meta.dir, "..", "fixtures", "scripted-agent", "scripted-agent");
 const { INVOCATION_ID: _systemdInvocation, ...inheritedEnv } = process.env;
 // Re-executing is what happens without a service manager, even when the tests run under one.
-const serverEnv = { ...inheritedEnv, ATRIUM_HOME: home, ATRIUM_SUPERVISOR: "none", SCRIPTED_AGENT_SCRIPT: agentScript, SCRIPTED_AGENT_BUN: process.execPath };
+const serverEnv = { ...inheritedEnv, ATRIUM_HOME: home, ATRIUM_SUPERVISOR: "none", SCRIPTED_AGENT_SCRIPT: agentScript, SCRIPTED_AGENT_STATE: agentState, SCRIPTED_AGENT_BUN: process.execPath };
 
 let port = 0;
 let base = "";
@@ -208,7 +210,7 @@ describe("self-update of a compiled server", () => {
   test("a prompt in flight: 409 naming the session, and the prompt finishes normally", async () => {
     // Were the refusal to fail, this release could not be installed anyway (wrong key).
     host.root = release("other-key");
-    writeFileSync(agentScript, JSON.stringify({ prompts: { slow: [{ chunk: "started" }, { sleep: 2500 }, { chunk: " and finished" }] } }));
+    writeFileSync(agentScript, JSON.stringify({ prompts: { slow: [{ chunk: "started" }, { gate: "finish" }, { chunk: " and finished" }] } }));
     await until(
       () => api<{ readiness: { state: string } }>("GET", "/v1/harnesses/scripted"),
       (h) => h.body.readiness.state === "ready",
@@ -227,6 +229,8 @@ describe("self-update of a compiled server", () => {
     expect(refused.body.error).toContain(sessionId);
     expect(refused.body.error).toContain("in flight");
 
+    mkdirSync(dirname(gateFile(agentState, "finish")), { recursive: true });
+    writeFileSync(gateFile(agentState, "finish"), "");
     const finished = await until(detail, (d) => reply(d)?.isGenerating === false, 15_000);
     expect(reply(finished)).toMatchObject({ text: "started and finished", stopReason: "end_turn" });
     expect(sha256Of(executable)).toBe(oldSha);
