@@ -36,7 +36,14 @@ const agentState = join(work.path, "agent-state");
 const AGENT = join(import.meta.dir, "..", "fixtures", "scripted-agent", "scripted-agent");
 const { INVOCATION_ID: _systemdInvocation, ...inheritedEnv } = process.env;
 // Re-executing is what happens without a service manager, even when the tests run under one.
-const serverEnv = { ...inheritedEnv, ATRIUM_HOME: home, ATRIUM_SUPERVISOR: "none", SCRIPTED_AGENT_SCRIPT: agentScript, SCRIPTED_AGENT_STATE: agentState, SCRIPTED_AGENT_BUN: process.execPath };
+const serverEnv = {
+  ...inheritedEnv,
+  ATRIUM_HOME: home,
+  ATRIUM_SUPERVISOR: "none",
+  SCRIPTED_AGENT_SCRIPT: agentScript,
+  SCRIPTED_AGENT_STATE: agentState,
+  SCRIPTED_AGENT_BUN: process.execPath,
+};
 
 let port = 0;
 let base = "";
