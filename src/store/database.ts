@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { scrub } from "./scrub.ts";
 import { chmodSync, closeSync, openSync } from "node:fs";
-import { WalCheckpointer } from "./wal-checkpointer.ts";
+import { WalCheckpointer, type CheckpointTuning } from "./wal-checkpointer.ts";
 import { storageProblem, type StorageProblem } from "./storage-errors.ts";
 
 /** A write failure that has not been followed by a successful write yet. */
@@ -77,8 +77,8 @@ export class Store {
    * For the long-running server: checkpoints move to a worker thread, so their fsync no longer
    * stalls the write request that happens to cross SQLite's threshold.
    */
-  startBackgroundCheckpoints(onFailure: (error: unknown) => void): void {
-    this.checkpointer ??= WalCheckpointer.start(this.db, this.path, onFailure);
+  startBackgroundCheckpoints(onFailure: (error: unknown) => void, tuning?: CheckpointTuning): void {
+    this.checkpointer ??= WalCheckpointer.start(this.db, this.path, onFailure, tuning);
   }
 
   async stopBackgroundCheckpoints(): Promise<void> {

@@ -3,19 +3,25 @@ import { statSync } from "node:fs";
 
 /** SQLite's own threshold, restored if the background checkpoints stop working. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
-/** A backstop only: background checkpoints keep the WAL far below this in normal use. */
-const BACKSTOP_AUTOCHECKPOINT_PAGES = 4000;
-/**
- * Each checkpoint copies every page changed since the last one: seconds apart, the pages a streamed
- * reply's commits all touch (the tables' last pages, their indexes') are copied once, not once a commit.
- */
-const CHECKPOINT_INTERVAL_MS = 2000;
-/**
- * Past this, the writer copies the WAL itself, waiting for the worker if it must. The backstop alone
- * cannot bound a burst: its checkpoint is skipped whenever the worker holds the checkpoint lock, and a
- * worker slowed down by a busy machine holds it most of the time while the WAL grows on.
- */
-const WAL_LIMIT_BYTES = 20 * 1024 * 1024;
+
+/** How the background checkpoints run: the server keeps the defaults; tests make them small. */
+export interface CheckpointTuning {
+  /**
+   * Each checkpoint copies every page changed since the last one: seconds apart, the pages a streamed
+   * reply's commits all touch (the tables' last pages, their indexes') are copied once, not once a commit.
+   */
+  intervalMs: number;
+  /** The main connection's automatic checkpoint threshold, a backstop only: background checkpoints keep the WAL far below it. */
+  backstopPages: number;
+  /**
+   * Past this, the writer copies the WAL itself, waiting for the worker if it must. The backstop alone
+   * cannot bound a burst: its checkpoint is skipped whenever the worker holds the checkpoint lock, and a
+   * worker slowed down by a busy machine holds it most of the time while the WAL grows on.
+   */
+  walLimitBytes: number;
+}
+
+export const DEFAULT_CHECKPOINT_TUNING: CheckpointTuning = { intervalMs: 2000, backstopPages: 4000, walLimitBytes: 20 * 1024 * 1024 };
 /** How many commits go by between looks at the WAL's size (a stat each). */
 const COMMITS_PER_SIZE_CHECK = 64;
 /**
@@ -37,17 +43,18 @@ export class WalCheckpointer {
     private readonly worker: Worker,
     private readonly main: Database,
     private readonly walPath: string,
+    private readonly walLimitBytes: number,
   ) {}
 
-  static start(main: Database, path: string, onFailure: (error: unknown) => void): WalCheckpointer {
-    main.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+  static start(main: Database, path: string, onFailure: (error: unknown) => void, tuning: CheckpointTuning = DEFAULT_CHECKPOINT_TUNING): WalCheckpointer {
+    main.exec(`PRAGMA wal_autocheckpoint = ${tuning.backstopPages}`);
     const worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
-    const checkpointer = new WalCheckpointer(worker, main, `${path}-wal`);
+    const checkpointer = new WalCheckpointer(worker, main, `${path}-wal`, tuning.walLimitBytes);
     worker.addEventListener("error", (event) => {
       checkpointer.fallBack();
       onFailure(event.error ?? event.message);
     });
-    worker.postMessage({ type: "start", path, intervalMs: CHECKPOINT_INTERVAL_MS });
+    worker.postMessage({ type: "start", path, intervalMs: tuning.intervalMs });
     return checkpointer;
   }
 
@@ -61,7 +68,7 @@ export class WalCheckpointer {
     } catch {
       return;
     }
-    if (walBytes <= WAL_LIMIT_BYTES) return;
+    if (walBytes <= this.walLimitBytes) return;
     for (let attempt = 1; attempt <= TRUNCATE_ATTEMPTS; attempt++) {
       if (this.truncateWal()) return;
       Bun.sleepSync(TRUNCATE_RETRY_MS);
