@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { constants, createGunzip, type Gunzip } from "node:zlib";
 import { until } from "../helpers/poll.ts";
@@ -115,9 +115,16 @@ function rawStream(server: TestServer, done: (text: string) => boolean): Promise
 }
 
 describe("event stream compression", () => {
+  /** One server for the tests that only open streams on it and write; those that tune or stop it have their own. */
+  let shared: TestServer;
+  beforeAll(async () => {
+    shared = await serverForPhones();
+    await shared.ready();
+  });
+  afterAll(() => shared.stop());
+
   test("a client taking gzip gets a gzip stream in which each event decodes as soon as it is sent", async () => {
-    t = await serverForPhones();
-    await t.ready();
+    const t = shared;
     const stream = await GzipStreamReader.open(t, { ...REMOTE, "accept-encoding": "gzip, deflate, br, zstd" });
     try {
       expect(stream.response.status).toBe(200);
@@ -138,8 +145,7 @@ describe("event stream compression", () => {
   });
 
   test("gzip is not sent to a client that asks for identity, only brotli, or refuses gzip, nor to one on this machine", async () => {
-    t = await serverForPhones();
-    await t.ready();
+    const t = shared;
     const asked = [
       { ...REMOTE, "accept-encoding": "identity" },
       { ...REMOTE, "accept-encoding": "br" },
@@ -162,8 +168,7 @@ describe("event stream compression", () => {
   });
 
   test("a client behind a proxy on this machine (a loopback name, a forwarding header) gets gzip", async () => {
-    t = await serverForPhones();
-    await t.ready();
+    const t = shared;
     const stream = await GzipStreamReader.open(t, { "x-forwarded-for": "203.0.113.7", "accept-encoding": "gzip" });
     try {
       expect(stream.response.headers.get("content-encoding")).toBe("gzip");
@@ -174,8 +179,7 @@ describe("event stream compression", () => {
   });
 
   test("a client sending no Accept-Encoding gets the stream as plain text", async () => {
-    t = await startTestServer();
-    await t.ready();
+    const t = shared;
     const text = await rawStream(t, (received) => received.includes(": connected\n\n"));
     const head = text.slice(0, text.indexOf("\r\n\r\n")).toLowerCase();
     expect(head).toStartWith("http/1.1 200");
@@ -185,7 +189,7 @@ describe("event stream compression", () => {
   });
 
   test("heartbeats go through the compressor, flushed like events", async () => {
-    t = await serverForPhones({ streamLimits: { heartbeatMs: 100 } });
+    t = await serverForPhones({ streamLimits: { heartbeatMs: 20 } });
     await t.ready();
     const stream = await GzipStreamReader.open(t, { ...REMOTE, "accept-encoding": "gzip" });
     try {

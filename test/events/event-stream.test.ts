@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { until } from "../helpers/poll.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -7,7 +7,6 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { EventRecord } from "../../src/schemas/events.ts";
 
 let t: TestServer;
-afterEach(() => t.stop());
 
 let wallMs = 1;
 /** One acknowledged write through the public API; each appends one `sync.changed` event. */
@@ -40,10 +39,22 @@ function serverSideConnectionTo(clientPort: number): boolean {
 let base = 0;
 const ids = (client: SseClient) => client.frames.filter((frame) => frame.event === "sync.changed").map((frame) => Number(frame.id) - base);
 
+/**
+ * One server for the tests that count only their own events from the cursor they start at: small
+ * replay pages (a replay then spans several), and heartbeats often enough to wait on.
+ */
+let shared: TestServer;
 describe("event stream", () => {
-  test("frames carry id = globalEventId, event = kind and the record as data", async () => {
-    t = await startTestServer();
+  beforeAll(async () => {
+    shared = await startTestServer({ tuning: { streamLimits: { replayPageSize: 7, heartbeatMs: 10 } } });
+  });
+  afterAll(() => shared.stop());
+  beforeEach(async () => {
+    t = shared;
     base = await t.ready();
+  });
+
+  test("frames carry id = globalEventId, event = kind and the record as data", async () => {
     const client = stream(`?after=${base}`);
     await client.ready;
     expect(client.status).toBe(200);
@@ -57,8 +68,6 @@ describe("event stream", () => {
   });
 
   test("Last-Event-ID resume gets exactly the missed events, then live ones", async () => {
-    t = await startTestServer();
-    base = await t.ready();
     for (let i = 0; i < 3; i++) await write("a");
     const first = stream(`?after=${base}`);
     await first.waitForFrames(3);
@@ -70,43 +79,39 @@ describe("event stream", () => {
     await write("a");
     await write("a");
     await resumed.waitForFrames(7);
-    await Bun.sleep(50);
-    expect(ids(resumed)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    // A later event on the same ordered stream: anything sent twice would have come before it.
+    await write("a");
+    await resumed.waitFor((frame) => Number(frame.id) === base + 11);
+    expect(ids(resumed)).toEqual([4, 5, 6, 7, 8, 9, 10, 11]);
     resumed.close();
   });
 
   test("replay and live join with no gap and no duplicate while writes keep coming", async () => {
-    t = await startTestServer({ tuning: { streamLimits: { replayPageSize: 7 } } });
-    base = await t.ready();
     for (let i = 0; i < 40; i++) await write("a");
     const writer = (async () => {
       for (let i = 0; i < 40; i++) await write("a");
     })();
     const client = stream(`?after=${base}`);
     await writer;
-    await client.waitForFrames(80);
-    await Bun.sleep(50);
-    expect(ids(client)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    await write("a");
+    await client.waitFor((frame) => Number(frame.id) === base + 81);
+    expect(ids(client)).toEqual(Array.from({ length: 81 }, (_, i) => i + 1));
     client.close();
   });
 
   test("without a cursor only new events are sent", async () => {
-    t = await startTestServer();
-    base = await t.ready();
     await write("a");
+    // Its answer's head arrives once the stream has taken its place in the log: what follows is new.
     const client = stream();
     await client.ready;
-    await Bun.sleep(20);
     await write("a");
-    await client.waitForFrames(1);
-    await Bun.sleep(50);
-    expect(ids(client)).toEqual([2]);
+    await write("a");
+    await client.waitFor((frame) => Number(frame.id) === base + 3);
+    expect(ids(client)).toEqual([2, 3]);
     client.close();
   });
 
   test("50 concurrent clients all receive every event in order", async () => {
-    t = await startTestServer();
-    base = await t.ready();
     const clients = Array.from({ length: 50 }, () => stream(`?after=${base}`));
     await Promise.all(clients.map((client) => client.ready));
     for (let i = 0; i < 30; i++) await write(`ns${i % 3}`);
@@ -116,8 +121,6 @@ describe("event stream", () => {
   });
 
   test("kind and session filters keep only what matches", async () => {
-    t = await startTestServer();
-    base = await t.ready();
     const expectations: Array<[string, number]> = [
       ["", 1],
       ["&kind=sync.*", 1],
@@ -129,15 +132,15 @@ describe("event stream", () => {
     const clients = expectations.map(([filter]) => stream(`?after=${base}${filter}`));
     await Promise.all(clients.map((client) => client.ready));
     await write("a");
-    await clients[0]!.waitForFrames(1);
-    await Bun.sleep(50);
+    // Each stream is ordered, and a heartbeat is queued only behind an empty queue: the second one
+    // after the write's answer was queued after the event was published, so a match is ahead of it.
+    const heard = clients.map((client) => client.comments);
+    await Promise.all(clients.map((client, index) => client.waitForComments(heard[index]! + 2)));
     expect(clients.map((client) => client.frames.length)).toEqual(expectations.map(([, count]) => count));
     for (const client of clients) client.close();
   });
 
   test("heartbeats keep a quiet stream alive", async () => {
-    t = await startTestServer({ tuning: { streamLimits: { heartbeatMs: 30 } } });
-    base = await t.ready();
     const client = stream();
     await client.ready;
     // The connected comment, then heartbeats; waited for rather than timed, for a loaded CI.
@@ -147,9 +150,36 @@ describe("event stream", () => {
     client.close();
   });
 
+  test("a cursor ahead of the log (from a reset data dir) is 409, not a silent gap", async () => {
+    await write("a");
+    for (const request of [t.api("/v1/events/stream?after=100000"), t.api("/v1/events/stream", { headers: { "last-event-id": "100000" } })]) {
+      const response = await request;
+      expect(response.status).toBe(409);
+      expect(((await response.json()) as { error: string }).error).toContain(`ahead of this server's event log (${base + 1})`);
+    }
+    const atCursor = await t.api(`/v1/events/stream?after=${base + 1}`);
+    expect(atCursor.status).toBe(200);
+    await atCursor.body?.cancel();
+  });
+
+  test("a malformed Last-Event-ID is 400", async () => {
+    const response = await t.api("/v1/events/stream", { headers: { "last-event-id": "abc" } });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("Last-Event-ID");
+  });
+});
+
+describe("a slow client", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
   test("a client that stops reading is dropped without holding up the others", async () => {
     t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 1024 * 1024 } } });
     base = await t.ready();
+    const server = t;
+    cleanups.push(() => server.stop());
     // A separate process that sends the request and is then stopped: it cannot read, so first the
     // kernel's socket buffers fill, then the server's queue for it.
     const stalled = Bun.spawn(
@@ -174,8 +204,8 @@ describe("event stream", () => {
     );
     expect(t.server.openStreams).toBe(2);
     process.kill(stalled.pid, "SIGSTOP");
-    // Each write changes 1,000 long keys, so its event is about 250 KB; bounded in count and time.
-    const longKey = "k".repeat(240);
+    // Each write changes 1,000 long keys, so its event is about 500 KB; bounded in count and time.
+    const longKey = "k".repeat(490);
     let written = 0;
     const started = Date.now();
     while (t.server.openStreams > 1 && written < 100 && Date.now() - started < 20_000) {
@@ -201,26 +231,4 @@ describe("event stream", () => {
     expect(ids(healthy)).toEqual(Array.from({ length: written }, (_, i) => i + 1));
     healthy.close();
   }, 40_000);
-
-  test("a cursor ahead of the log (from a reset data dir) is 409, not a silent gap", async () => {
-    t = await startTestServer();
-    base = await t.ready();
-    await write("a");
-    for (const request of [t.api("/v1/events/stream?after=100000"), t.api("/v1/events/stream", { headers: { "last-event-id": "100000" } })]) {
-      const response = await request;
-      expect(response.status).toBe(409);
-      expect(((await response.json()) as { error: string }).error).toContain(`ahead of this server's event log (${base + 1})`);
-    }
-    const atCursor = await t.api(`/v1/events/stream?after=${base + 1}`);
-    expect(atCursor.status).toBe(200);
-    await atCursor.body?.cancel();
-  });
-
-  test("a malformed Last-Event-ID is 400", async () => {
-    t = await startTestServer();
-    base = await t.ready();
-    const response = await t.api("/v1/events/stream", { headers: { "last-event-id": "abc" } });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toContain("Last-Event-ID");
-  });
 });
