@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { runAtrium, sourceCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
@@ -8,6 +8,9 @@ import { Health, ServerInfo } from "../../src/schemas/system.ts";
 import { SyncNamespace } from "../../src/schemas/sync.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { SseClient } from "../helpers/sse-client.ts";
+import { logSays } from "../helpers/locked-database.ts";
+import { until } from "../helpers/poll.ts";
+import { connect } from "node:net";
 
 let home: ReturnType<typeof makeTempDir>;
 let serve: ServeProcess | undefined;
@@ -59,26 +62,6 @@ describe("atrium CLI", () => {
     expect(missing.stderr).toContain('no token is named "phone"');
   });
 
-  test("serve prints one listening line; status reports the server; a named token works against it", async () => {
-    serve = await startServe(sourceCommand, home.path);
-    expect(serve.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-    const status = await atrium("status", "--json");
-    expect(status.code).toBe(0);
-    const report = JSON.parse(status.stdout);
-    expect(report.running).toBe(true);
-    expect(report.url).toBe(serve.url);
-    assertMatchesSchema(Health, report.health);
-    assertMatchesSchema(ServerInfo, report.info);
-    // Harness readiness too; the built-in echo agent is there on every machine.
-    expect(report.harnesses.map((harness: { id: string }) => harness.id)).toContain("claude");
-    expect(report.harnesses.find((harness: { id: string }) => harness.id === "echo")).toMatchObject({ enabled: true, readiness: { state: "ready" } });
-    const human = await atrium("status");
-    expect(human.stdout).toContain("is running");
-    expect(human.stdout).toMatch(/echo\s+ready/);
-    const named = (await atrium("token", "create", "--name", "laptop")).stdout.trim();
-    expect((await fetch(`${serve.url}/v1/info`, { headers: { authorization: `Bearer ${named}` } })).status).toBe(200);
-  });
-
   test("status says clearly when no server runs, with exit code 1", async () => {
     const human = await atrium("status");
     expect(human.code).toBe(1);
@@ -90,28 +73,33 @@ describe("atrium CLI", () => {
 
   test("SIGTERM lets an in-flight request finish, then stops cleanly", async () => {
     serve = await startServe(sourceCommand, home.path);
-    // A request whose body is still arriving when the signal comes.
+    // A request whose body is still arriving when the signal comes. It asks before sending its body
+    // (Expect: 100-continue): the server's answer says the request is in its hands.
     const body = JSON.stringify({ entries: [{ key: "k", value: "v", timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }] });
-    let sendRest!: () => void;
-    const slowBody = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        controller.enqueue(new TextEncoder().encode(body.slice(0, 10)));
-        await new Promise<void>((resolve) => (sendRest = resolve));
-        controller.enqueue(new TextEncoder().encode(body.slice(10)));
-        controller.close();
-      },
+    const { hostname, port } = new URL(serve.url);
+    let answer = "";
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(
+        `PUT /v1/sync/shutdown HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${adminToken()}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      );
     });
-    const inFlight = fetch(`${serve.url}/v1/sync/shutdown`, {
-      method: "PUT",
-      body: slowBody,
-      headers: { authorization: `Bearer ${adminToken()}`, "content-type": "application/json" },
-    });
-    await Bun.sleep(200);
-    serve.child.kill("SIGTERM");
-    await Bun.sleep(200);
-    sendRest();
-    const response = await inFlight;
-    expect(response.status).toBe(200);
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    const answered = (text: string) =>
+      until(
+        async () => answer,
+        (received) => received.includes(text),
+      );
+    try {
+      await answered("HTTP/1.1 100 Continue\r\n\r\n");
+      socket.write(body.slice(0, 10));
+      serve.child.kill("SIGTERM");
+      await logSays(home.path, '"msg":"shutting down"');
+      socket.write(body.slice(10));
+      await answered("HTTP/1.1 200 OK\r\n");
+    } finally {
+      socket.destroy();
+    }
     expect(await serve.child.exited).toBe(0);
     expect(existsSync(join(home.path, "server.json"))).toBe(false);
     const log = readFileSync(join(home.path, "logs", "atrium.log"), "utf8");
@@ -137,13 +125,45 @@ describe("atrium CLI", () => {
     replay.close();
     expect(JSON.parse(event!.data).payload).toEqual({ namespace: "crash", keys: ["durable"] });
   });
+});
+
+/** One server for the tests that only talk to it: none of them stops, kills or restarts it. */
+describe("atrium CLI with a server running", () => {
+  let running: { home: ReturnType<typeof makeTempDir>; serve: ServeProcess };
+  beforeAll(async () => {
+    const runningHome = makeTempDir();
+    running = { home: runningHome, serve: await startServe(sourceCommand, runningHome.path) };
+  });
+  afterAll(async () => {
+    running.serve.child.kill("SIGTERM");
+    await running.serve.child.exited;
+    running.home.remove();
+  });
+  const atriumThere = (...args: string[]) => runAtrium(sourceCommand, args, running.home.path);
+
+  test("serve prints one listening line; status reports the server; a named token works against it", async () => {
+    const { serve } = running;
+    expect(serve.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const status = await atriumThere("status", "--json");
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout);
+    expect(report.running).toBe(true);
+    expect(report.url).toBe(serve.url);
+    assertMatchesSchema(Health, report.health);
+    assertMatchesSchema(ServerInfo, report.info);
+    // Harness readiness too; the built-in echo agent is there on every machine.
+    expect(report.harnesses.map((harness: { id: string }) => harness.id)).toContain("claude");
+    expect(report.harnesses.find((harness: { id: string }) => harness.id === "echo")).toMatchObject({ enabled: true, readiness: { state: "ready" } });
+    const human = await atriumThere("status");
+    expect(human.stdout).toContain("is running");
+    expect(human.stdout).toMatch(/echo\s+ready/);
+    const named = (await atriumThere("token", "create", "--name", "laptop")).stdout.trim();
+    expect((await fetch(`${serve.url}/v1/info`, { headers: { authorization: `Bearer ${named}` } })).status).toBe(200);
+  });
 
   test("a port in use and a bad port are clear errors", async () => {
-    serve = await startServe(sourceCommand, home.path);
-    const port = new URL(serve.url).port;
-    const otherHome = makeTempDir();
-    const busy = await runAtrium(sourceCommand, ["serve", "--port", port], otherHome.path);
-    otherHome.remove();
+    const port = new URL(running.serve.url).port;
+    const busy = await atrium("serve", "--port", port);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("already in use");
     const bad = await atrium("serve", "--port", "99999");
@@ -152,19 +172,18 @@ describe("atrium CLI", () => {
   });
 
   test("logs prints the log, and --follow keeps printing new lines", async () => {
-    serve = await startServe(sourceCommand, home.path);
-    const printed = await atrium("logs");
+    const printed = await atriumThere("logs");
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain('"msg":"listening"');
     const follower = Bun.spawn([...sourceCommand, "logs", "--follow", "--lines", "1"], {
-      env: { ...process.env, ATRIUM_HOME: home.path },
+      env: { ...process.env, ATRIUM_HOME: running.home.path },
       stdout: "pipe",
     });
     const output = new StreamedText(follower.stdout);
     // The last line first: the follower is reading before the new line is written (a loaded machine starts it slowly).
     await output.waitFor("\n");
     expect(output.text).not.toContain("refused a request");
-    await fetch(`${serve.url}/v1/info`); // refused: logged as such
+    await fetch(`${running.serve.url}/v1/info`); // refused: logged as such
     await output.waitFor("refused a request");
     follower.kill();
     expect(output.text).toContain("refused a request");

@@ -66,9 +66,10 @@ export async function startServe(
 export class StreamedText {
   text = "";
   private ended = false;
+  private readonly collected: Promise<void>;
 
   constructor(stream: ReadableStream<Uint8Array>) {
-    void this.collect(stream);
+    this.collected = this.collect(stream);
   }
 
   private async collect(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -85,5 +86,11 @@ export class StreamedText {
       timeoutMs,
     );
     if (!this.text.includes(wanted)) throw new Error(`the stream ended without ${JSON.stringify(wanted)}: ${this.text.slice(-2000)}`);
+  }
+
+  /** All of it, once the stream has ended (the child closed it, or exited): what it never printed is not there. */
+  async whole(): Promise<string> {
+    await this.collected;
+    return this.text;
   }
 }
