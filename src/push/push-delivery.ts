@@ -193,7 +193,7 @@ export class PushDelivery {
       const error = await answerOf(response);
       if (response.status === 404 || response.status === 410) return { kind: "gone", error };
       if (response.status === 429 || response.status >= 500) {
-        return { kind: "retry", error, retryAfterMs: retryAfterMs(response.headers.get("retry-after"), Date.now()) };
+        return { kind: "retry", error, retryAfterMs: retryAfterMs(response.headers.get("retry-after"), this.deps.clock.now()) };
       }
       return { kind: "refused", error };
     } catch (error) {
