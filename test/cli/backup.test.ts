@@ -6,52 +6,50 @@ import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiClient } from "../helpers/api-client.ts";
-import { runAtrium, sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import type { DetailBody } from "../sessions/session-helpers.ts";
+import { startTestServer } from "../helpers/test-server.ts";
+import { readServerDatabase } from "../helpers/test-store.ts";
+import { startSessionServer, type DetailBody } from "../sessions/session-helpers.ts";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function serve(home: string): Promise<ServeProcess> {
-  const started = await startServe(sourceCommand, home);
-  cleanups.push(async () => {
-    started.child.kill("SIGTERM");
-    await started.child.exited;
-  });
-  return started;
-}
-
-async function stop(server: ServeProcess): Promise<void> {
-  server.child.kill("SIGTERM");
-  await server.child.exited;
-}
-
 test("a backup taken while a reply streams is consistent, 0600, and restores to that moment after the server stopped", async () => {
-  const home = makeTempDir("atrium-backup-");
-  cleanups.push(() => home.remove());
-  const server = await serve(home.path);
-  const api = apiClient(server.url, readFileSync(join(home.path, "token"), "utf8").trim());
-  const project = await api.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
-  const session = await api.json<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "echo" });
-  const sessionId = session.body.id;
-  await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "before the backup" });
+  // The reply streams until the test lets it end, after the copy; the agent runs in this process.
+  const t = await startSessionServer({ agents: "in-process" });
+  cleanups.push(() => t.cleanup());
+  t.script({
+    prompts: {
+      "before the backup": [{ chunk: "the reply before" }],
+      streaming: [{ chunk: "streamed before the copy, " }, { gate: "copied" }, { chunk: "streamed after it" }],
+      "after the backup": [{ chunk: "the reply after" }],
+    },
+  });
+  const home = t.dataDir;
+  const sessionId = (await t.newSession()).id;
+  await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "before the backup" });
+  await t.until(sessionId, (detail) => detail.conversation[1]?.isGenerating === false);
+  await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "streaming" });
+  const streaming = (await t.until(sessionId, (detail) => detail.conversation[3]?.text === "streamed before the copy, ")).conversation[3]!;
+  // What it streamed so far is stored: a reply's text is its delta events, stored a moment after they are sent.
+  const storedDeltas = () =>
+    readServerDatabase(
+      home,
+      (db) =>
+        db
+          .query<{ n: number }, [string]>("SELECT count(*) AS n FROM events WHERE kind = 'session.message.delta' AND json_extract(payload, '$.itemId') = ?")
+          .get(streaming.id)!.n,
+    );
   await until(
-    () => api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
-    (answer) => answer.body.conversation[1]?.isGenerating === false,
+    async () => storedDeltas(),
+    (stored) => stored > 0,
   );
-  // A long reply streams while the copy is taken.
-  await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "/long 50000" });
-  await until(
-    () => api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
-    (answer) => (answer.body.conversation[3]?.text.length ?? 0) > 1000,
-  );
-  const file = join(home.path, "copies", "atrium-backup.db");
-  const backup = await runAtrium(sourceCommand, ["backup", file], home.path);
+  const file = join(home, "copies", "atrium-backup.db");
+  const backup = await runAtrium(sourceCommand, ["backup", file], home);
   expect(backup.stderr).toBe("");
   expect(backup.code).toBe(0);
   expect(backup.stdout).toMatch(/^backed up to .*atrium-backup\.db \(schema \d+, [\d.]+ MiB\)\n$/);
@@ -65,45 +63,38 @@ test("a backup taken while a reply streams is consistent, 0600, and restores to 
   expect(copied[0]!.text).toBe("before the backup");
 
   // A second backup to the same file is refused; restoring while the server runs is refused: nothing changes.
-  const again = await runAtrium(sourceCommand, ["backup", file], home.path);
+  const again = await runAtrium(sourceCommand, ["backup", file], home);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("exists already");
-  const busy = await runAtrium(sourceCommand, ["restore", file], home.path);
+  const busy = await runAtrium(sourceCommand, ["restore", file], home);
   expect(busy.code).toBe(1);
   expect(busy.stderr).toMatch(/another atrium \(pid \d+\) is using this data dir/);
 
   // Later work, then the restore puts the database back to the copy's moment.
-  await until(
-    () => api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
-    (answer) => answer.body.conversation[3]?.isGenerating === false,
-    60_000,
-  );
-  await api.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "after the backup" });
-  await until(
-    () => api.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
-    (answer) => answer.body.conversation[5]?.isGenerating === false,
-  );
-  await stop(server);
-  const restored = await runAtrium(sourceCommand, ["restore", file], home.path);
+  t.agents.openGate("copied");
+  await t.until(sessionId, (detail) => detail.conversation[3]?.isGenerating === false);
+  await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "after the backup" });
+  await t.until(sessionId, (detail) => detail.conversation[5]?.isGenerating === false);
+  await t.server.stop();
+  const restored = await runAtrium(sourceCommand, ["restore", file], home);
   expect(restored.stderr).toBe("");
   expect(restored.code).toBe(0);
   const kept = /kept at (\S+);/.exec(restored.stdout)?.[1];
   expect(kept && existsSync(kept)).toBe(true);
-  expect(statSync(join(home.path, "atrium.db")).mode & 0o777).toBe(0o600);
+  expect(statSync(join(home, "atrium.db")).mode & 0o777).toBe(0o600);
 
-  const after = await serve(home.path);
-  const restoredApi = apiClient(after.url, readFileSync(join(home.path, "token"), "utf8").trim());
+  const after = await startTestServer({ dataDir: home });
+  cleanups.push(() => after.stop());
   const detail = await until(
-    () => restoredApi.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
+    () => after.json<DetailBody>("GET", `/v1/sessions/${sessionId}`),
     (answer) => answer.status === 200 && answer.body.conversation[3]?.isGenerating === false,
   );
   const texts = detail.body.conversation.map((item) => item.text);
   expect(texts).not.toContain("after the backup");
-  expect(texts.slice(0, 3)).toEqual(["before the backup", "Echo: before the backup", "/long 50000"]);
+  expect(texts.slice(0, 3)).toEqual(["before the backup", "the reply before", "streaming"]);
   // The reply streaming at the copy's moment: what was stored then, marked interrupted by the restart.
-  expect(detail.body.conversation[3]).toMatchObject({ stopReason: "interrupted" });
-  expect(detail.body.conversation[3]!.text).toStartWith("chunk 0 chunk 1 ");
-}, 120_000);
+  expect(detail.body.conversation[3]).toMatchObject({ stopReason: "interrupted", text: "streamed before the copy, " });
+});
 
 test("a restore is refused for a file that is missing, damaged, not Atrium's, or from a newer Atrium, and changes nothing", async () => {
   const home = makeTempDir("atrium-restore-");
