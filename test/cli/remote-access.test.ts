@@ -18,10 +18,13 @@ const tempDir = () => {
 };
 const servers: ServeProcess[] = [];
 afterAll(async () => {
-  for (const server of servers) {
-    server.child.kill("SIGTERM");
-    await server.child.exited;
-  }
+  // Each stops gracefully (the agents and probes it started with it), all at once.
+  await Promise.all(
+    servers.map((server) => {
+      server.child.kill("SIGTERM");
+      return server.child.exited;
+    }),
+  );
   for (const dir of dirs) dir.remove();
 });
 
