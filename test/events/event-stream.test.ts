@@ -176,7 +176,7 @@ describe("a slow client", () => {
   });
 
   test("a client that stops reading is dropped without holding up the others", async () => {
-    t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 1024 * 1024 } } });
+    t = await startTestServer({ tuning: { streamLimits: { maxQueuedBytes: 256 * 1024 } } });
     base = await t.ready();
     const server = t;
     cleanups.push(() => server.stop());
@@ -204,13 +204,13 @@ describe("a slow client", () => {
     );
     expect(t.server.openStreams).toBe(2);
     process.kill(stalled.pid, "SIGSTOP");
-    // Each write changes 1,000 long keys, so its event is about 500 KB; bounded in count and time.
+    // Each write changes 250 long keys, so its event is about 120 KB; bounded in count and time.
     const longKey = "k".repeat(490);
     let written = 0;
     const started = Date.now();
-    while (t.server.openStreams > 1 && written < 100 && Date.now() - started < 20_000) {
+    while (t.server.openStreams > 1 && written < 200 && Date.now() - started < 20_000) {
       written++;
-      const entries = Array.from({ length: 1000 }, (_, j) => ({
+      const entries = Array.from({ length: 250 }, (_, j) => ({
         key: `${longKey}${j}`,
         value: written,
         timestamp: { wallMs: written, counter: 0, deviceId: "d" },
