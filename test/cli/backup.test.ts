@@ -7,6 +7,9 @@ import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { withStore } from "../../src/cli/cli-context.ts";
+import { dataPaths } from "../../src/config/paths.ts";
+import { backUpTo } from "../../src/store/backup.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer } from "../helpers/test-server.ts";
@@ -99,8 +102,9 @@ test("a backup taken while a reply streams is consistent, 0600, and restores to 
 test("a restore is refused for a file that is missing, damaged, not Atrium's, or from a newer Atrium, and changes nothing", async () => {
   const home = makeTempDir("atrium-restore-");
   cleanups.push(() => home.remove());
+  // A good backup to spoil (made as `atrium backup` makes one; the command itself is the test above's).
   const file = join(home.path, "good.db");
-  expect((await runAtrium(sourceCommand, ["backup", file], home.path)).code).toBe(0);
+  withStore(dataPaths(home.path), (store) => backUpTo(store, file));
   const before = readFileSync(join(home.path, "atrium.db"));
   const refused = async (path: string, message: string | RegExp) => {
     const answer = await runAtrium(sourceCommand, ["restore", path], home.path);

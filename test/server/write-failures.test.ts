@@ -107,7 +107,7 @@ test("writes that keep failing end the turn in error with its text kept; the nex
       ],
       after: [{ chunk: "after the lock" }],
     },
-    { tuning: { modules: { sessions: { writeFailureLimitMs: 400 } } } },
+    { tuning: { modules: { sessions: { writeFailureLimitMs: 100 } } } },
   );
   await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "long" });
   await t.until(sessionId, (d) => d.conversation[1]?.text === "before the lock. ");
