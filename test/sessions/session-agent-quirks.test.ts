@@ -212,7 +212,7 @@ describe("turns that fail, stall or will not stop", () => {
   test("a quiet agent (retrying an unreachable provider): the status says so while the turn runs, and clears when it speaks", async () => {
     const s = await quirkServer(
       { prompts: { slow: [{ gate: "spoke" }, { chunk: "done" }] } },
-      { agents: "in-process", server: { tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } } },
+      { agents: "in-process", server: { tuning: { modules: { sessions: { silenceNoticeMs: 200 } } } } },
     );
     const session = await s.newSession();
     await s.prompt(session.id, "slow");
@@ -228,12 +228,12 @@ describe("turns that fail, stall or will not stop", () => {
   test("a slow --version (Gemini takes 4 s on a busy machine) keeps the harness ready, and sessions run", async () => {
     const s = await quirkServer(
       { prompts: {} },
-      { agents: "in-process", env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { tuning: { modules: { harnesses: { probeTimeoutMs: 500 } } } } },
+      { agents: "in-process", env: { SCRIPTED_AGENT_VERSION_DELAY: "2" }, server: { tuning: { modules: { harnesses: { probeTimeoutMs: 200 } } } } },
     );
     const harness = await s.t.json<Static<typeof Harness>>("GET", "/v1/harnesses/scripted");
     assertMatchesSchema(Harness, harness.body);
     expect(harness.body).toMatchObject({ enabled: true, readiness: { state: "ready" } });
-    expect(harness.body.readiness.detail).toContain("did not answer within 500 ms");
+    expect(harness.body.readiness.detail).toContain("did not answer within 200 ms");
     const session = await s.newSession();
     expect(lastReply(await s.turn(session.id, "hi"))).toMatchObject({ text: "echo hi", stopReason: "end_turn" });
   });

@@ -278,12 +278,12 @@ describe("faults", () => {
   });
 
   test("an agent that never answers initialize is stopped at the time limit with a clear error", async () => {
-    t = await startSessionServer({ agents: "in-process", tuning: { modules: { sessions: { initializeTimeoutMs: 300 } } } });
+    t = await startSessionServer({ agents: "in-process", tuning: { modules: { sessions: { initializeTimeoutMs: 100 } } } });
     t.script({ initialize: "hang", prompts: {} });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hello" });
     const failed = await t.until(session.id, (d) => d.session.sidebarState === "error");
-    expect(failed.session.status).toContain("did not answer initialize within 300 ms");
+    expect(failed.session.status).toContain("did not answer initialize within 100 ms");
     expect(lastReply(failed)).toMatchObject({ stopReason: "error", isGenerating: false });
   });
 
