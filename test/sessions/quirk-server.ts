@@ -66,7 +66,11 @@ export async function quirkServer(
     },
   };
   const serverOptions = mergeOptions(defaults, options.server ?? {});
-  let t = await startTestServer(serverOptions);
+  let t = await startTestServer(serverOptions).catch((error: unknown) => {
+    // A start that fails leaves no temp dir behind.
+    dir.remove();
+    throw error;
+  });
   await t.ready();
   cleanups.push(async () => {
     await t.stop();

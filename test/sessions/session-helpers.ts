@@ -64,7 +64,11 @@ export async function startSessionServer({ agents: agentsAs = "processes", ...op
       },
     },
   };
-  const t = await startTestServer(mergeOptions(defaults, options));
+  const t = await startTestServer(mergeOptions(defaults, options)).catch((error: unknown) => {
+    // A start that fails leaves no temp dir behind.
+    dir.remove();
+    throw error;
+  });
   const detail = async (id: string, query = "") => (await t.json<DetailBody>("GET", `/v1/sessions/${id}${query}`)).body;
   return {
     ...t,
