@@ -106,7 +106,7 @@ test("events past the retention period leave the log: the reply reads the same, 
 
 test("past the size cap the oldest events go however young, but a reply being written keeps all of its deltas", async () => {
   t = await startSessionServer({ config: { eventLogMaxMB: 0.001 }, tuning: ON_DEMAND });
-  t.script({ prompts: { "*": [{ chunk: "before the pause, " }, { sleep: 1500 }, { chunk: "after the pause" }] } });
+  t.script({ prompts: { "*": [{ chunk: "before the pause, " }, { gate: "resume" }, { chunk: "after the pause" }] } });
   const session = await t.newSession();
   expect((await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "go" })).status).toBe(201);
   await t.until(session.id, (detail) => lastReply(detail)?.text === "before the pause, ");
@@ -117,6 +117,7 @@ test("past the size cap the oldest events go however young, but a reply being wr
   expect(firstDelta?.payload).toMatchObject({ text: "before the pause, " });
   expect(during.horizon).toBeLessThan(firstDelta!.globalEventId);
 
+  t.agents.openGate("resume");
   const done = await t.until(session.id, (detail) => idle(detail) && detail.conversation.length === 2);
   expect(lastReply(done)!.text).toBe("before the pause, after the pause");
   // Finished now: its deltas may go too, and its text stays.

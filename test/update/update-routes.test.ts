@@ -92,6 +92,7 @@ describe("POST /v1/update/apply on a release build", () => {
   let t: SessionTestServer;
   beforeAll(async () => {
     t = await startSessionServer({
+      agents: "in-process",
       config: { updateBaseUrl: host.url },
       tuning: { modules: { updates: { publicKey: signer.publicKeyPem, build: oldRelease, executable: installedExecutable, drainTimeoutMs: 1_000 } } },
     });
@@ -102,7 +103,7 @@ describe("POST /v1/update/apply on a release build", () => {
 
   test("is refused with 409 naming the session while a prompt is in flight, and the prompt finishes", async () => {
     host.root = join(dir.path, "good");
-    t.script({ prompts: { slow: [{ chunk: "started" }, { sleep: 1500 }, { chunk: " and finished" }] } });
+    t.script({ prompts: { slow: [{ chunk: "started" }, { gate: "finish" }, { chunk: " and finished" }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "slow" });
     await t.until(session.id, (detail) => lastReply(detail)?.text === "started");
@@ -110,6 +111,7 @@ describe("POST /v1/update/apply on a release build", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error).toContain(session.id);
     expect(refused.body.error).toContain("in flight");
+    t.agents.openGate("finish");
     const done = await t.until(session.id, (detail) => lastReply(detail)?.isGenerating === false);
     expect(lastReply(done)?.text).toBe("started and finished");
     expect(lastReply(done)?.stopReason).toBe("end_turn");
