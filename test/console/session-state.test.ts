@@ -27,7 +27,7 @@ const shown = (detail: DetailBody) => ({
 
 describe("the console's session state", () => {
   test("the detail read at the start plus every event since equals the detail read at the end", async () => {
-    t = await startSessionServer();
+    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         think: [
@@ -44,7 +44,7 @@ describe("the console's session state", () => {
           { chunk: "planned" },
         ],
         ask: [{ permission: { title: "Run it?", options: [{ optionId: "yes", name: "Yes" }] } }, { chunk: "ran" }],
-        slow: [{ sleep: 400 }, { chunk: "slow done" }],
+        slow: [{ gate: "slow" }, { chunk: "slow done" }],
         "*": [{ chunk: "ok" }],
       },
     });
@@ -72,6 +72,7 @@ describe("the console's session state", () => {
     await t.json("DELETE", `/v1/sessions/${session.id}/prompts/${dropped.body.id}`);
     await t.json("PUT", `/v1/sessions/${session.id}/goal`, { objective: "Finish", tokenBudget: 100000 });
     await t.json("PATCH", `/v1/sessions/${session.id}`, { title: "Renamed" });
+    t.agents.openGate("slow");
     const end = await t.until(session.id, (detail) => idle(detail) && detail.conversation.length === 10);
 
     const cursor = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
