@@ -30,6 +30,8 @@ export interface ServerTuning extends CoreTuning {
   clock?: Clock;
   /** How long a graceful stop waits for in-flight requests before closing their connections. */
   shutdownGraceMs?: number;
+  /** How long a write waits for another process's lock on the database before it fails (500 ms). */
+  busyTimeoutMs?: number;
   /** The schema changes this server applies; every released one by default. */
   migrations?: Migration[];
   /** Per module, by its name (src/modules/modules.ts). */

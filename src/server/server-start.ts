@@ -91,7 +91,7 @@ export class ServerStart {
   /** Opens the database (a new one gets its tables at once: nothing to serve meanwhile), and reads the identity and tokens. */
   openStore(): OpenedStore {
     this.updateGuard = beginUpdateStartupGuard(this.paths.root, this.logger);
-    const store = Store.open(this.paths.database, { busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS });
+    const store = Store.open(this.paths.database, { busyTimeoutMs: this.options.tuning?.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
     this.store = store;
     const migration = new MigrationProgress(currentSchemaVersion(store), this.migrations[this.migrations.length - 1]?.version ?? 0);
     if (migration.status().schemaVersion === 0) this.finishMigration(migration, migrate(store, { list: this.migrations }));

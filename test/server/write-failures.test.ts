@@ -23,10 +23,11 @@ const lines = (from: number, count: number) => Array.from({ length: count }, (_,
 /**
  * A server whose scripted agent runs in this process, and a session of it with the agent reading
  * `script`. Published deltas are stored 50 ms later (a second on a real server): the store that meets
- * the lock comes sooner.
+ * the lock comes sooner; and a write gives up on the lock after 50 ms (500 ms on a real server), so
+ * each write the lock refuses stalls the test less.
  */
 async function scriptedSession(script: Record<string, unknown[]>, options: SessionServerOptions = {}) {
-  const t = await startSessionServer(mergeOptions<SessionServerOptions>({ agents: "in-process", tuning: { writeBehindMs: 50 } }, options));
+  const t = await startSessionServer(mergeOptions<SessionServerOptions>({ agents: "in-process", tuning: { writeBehindMs: 50, busyTimeoutMs: 50 } }, options));
   cleanups.push(() => t.cleanup());
   t.script({ prompts: script });
   const session = await t.newSession();
