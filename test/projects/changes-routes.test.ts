@@ -3,7 +3,7 @@
  * folder against HEAD, read with real git on a real repository, bounded, paged, and refused clearly
  * for a folder that is not a repository.
  */
-import { afterEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ChangeList, FileDiff } from "../../src/schemas/changes.ts";
@@ -15,10 +15,15 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let t: TestServer;
 let dir: ReturnType<typeof makeTempDir>;
-afterEach(async () => {
-  await t.stop();
-  dir.remove();
+// One server for the file (its first harness scan done, for the echo sessions); a folder of its own for each test.
+beforeAll(async () => {
+  t = await startTestServer();
 });
+beforeEach(() => {
+  dir = makeTempDir("atrium-changes-");
+});
+afterEach(() => dir.remove());
+afterAll(() => t.stop());
 
 /** A repository with three committed files, then every kind of change a working tree can have. */
 function repositoryWithChanges(): string {
@@ -53,8 +58,6 @@ async function projectAt(folderPath: string): Promise<{ projectId: string; locat
 }
 
 test("a location's changes: every kind, with line counts, binaries and oversized files named; each file's diff on demand", async () => {
-  dir = makeTempDir("atrium-changes-");
-  t = await startTestServer();
   const repo = repositoryWithChanges();
   const { projectId, locationId } = await projectAt(repo);
   const base = `/v1/projects/${projectId}/locations/${locationId}/changes`;
@@ -99,8 +102,6 @@ test("a location's changes: every kind, with line counts, binaries and oversized
 });
 
 test("many changes come a page at a time; a repository without a commit compares against nothing; a plain folder is 409", async () => {
-  dir = makeTempDir("atrium-changes-");
-  t = await startTestServer();
   const fresh = join(dir.path, "fresh");
   mkdirSync(fresh);
   git(["init", "--quiet", fresh]);
@@ -134,11 +135,8 @@ test("many changes come a page at a time; a repository without a commit compares
 });
 
 test("a session's changes are those of the folder its agent works in", async () => {
-  dir = makeTempDir("atrium-changes-");
-  t = await startTestServer();
   const repo = repositoryWithChanges();
   const { projectId } = await projectAt(repo);
-  await t.ready();
   const session = await t.json<{ id: string }>("POST", "/v1/sessions", { projectId, harnessId: "echo" });
   expect(session.status).toBe(201);
   const listed = await t.json<ChangeList>("GET", `/v1/sessions/${session.body.id}/changes?limit=2`);
@@ -151,11 +149,8 @@ test("a session's changes are those of the folder its agent works in", async () 
 });
 
 test("a worktree made for a session: its own changes, apart from the project's folder", async () => {
-  dir = makeTempDir("atrium-changes-");
-  t = await startTestServer();
   const { work } = makeBareRepo(dir.path);
   const { projectId } = await projectAt(work);
-  await t.ready();
   const session = await t.json<{ id: string; cwd: string }>("POST", "/v1/sessions", { projectId, harnessId: "echo", runLocation: "worktree" });
   expect(session.status).toBe(201);
   const [worktree] = (await t.json<Array<{ id: string; path: string }>>("GET", `/v1/projects/${projectId}/worktrees`)).body;
