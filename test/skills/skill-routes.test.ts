@@ -1,28 +1,32 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { ImportedSkills, SkillsListing } from "../../src/schemas/skills.ts";
-import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
+import { makeBareRepo, makeBareRepoWith } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { echoAgentInProcess } from "./echo-agent-in-process.ts";
 
 // Real skill folders and links in a temp HOME; the fake CLIs on the PATH make claude, codex, gemini
-// and opencode present (goose reads no skills; echo's folder is in the data dir).
+// and opencode present (goose reads no skills; echo's folder is in the data dir). The echo agent runs in
+// this process, as `atrium acp-echo` would, on the folder the harness names.
 
 const fixtures = join(import.meta.dir, "..", "fixtures");
 const PATH = [join(fixtures, "fake-clis"), "/usr/bin", "/bin"].join(":");
 
 let t: TestServer;
-let home: ReturnType<typeof makeTempDir>;
 let dirs: Record<string, string>;
+const home = makeTempDir("atrium-skills-home-");
 
-beforeEach(async () => {
-  home = makeTempDir("atrium-skills-home-");
-  t = await startTestServer({ tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 } } } });
+// One server for the file; each test starts from an empty HOME and empty skill folders in the data dir.
+beforeAll(async () => {
+  t = await startTestServer({
+    tuning: { modules: { harnesses: { env: { PATH, HOME: home.path }, probeTimeoutMs: 2000 }, sessions: { openAgentChannel: echoAgentInProcess } } },
+  });
   dirs = {
     claude: join(home.path, ".claude", "skills"),
     codex: join(home.path, ".agents", "skills"),
@@ -31,14 +35,21 @@ beforeEach(async () => {
     echo: join(t.dataDir, "echo-skills"),
   };
 });
-afterEach(async () => {
+beforeEach(() => {
+  for (const folder of [home.path, join(t.dataDir, "skills"), dirs.echo!]) {
+    for (const name of existsSync(folder) ? readdirSync(folder) : []) rmSync(join(folder, name), { recursive: true, force: true });
+  }
+});
+afterAll(async () => {
   await t.stop();
   home.remove();
 });
 
-function writeSkill(dir: string, folder: string, name: string, body = "Do the thing.") {
+const skillText = (name: string, body = "Do the thing.") => `---\nname: ${name}\ndescription: >\n  What ${name}\n  does.\n---\n\n${body}\n`;
+
+function writeSkill(dir: string, folder: string, name: string, body?: string) {
   mkdirSync(join(dir, folder), { recursive: true });
-  writeFileSync(join(dir, folder, "SKILL.md"), `---\nname: ${name}\ndescription: >\n  What ${name}\n  does.\n---\n\n${body}\n`);
+  writeFileSync(join(dir, folder, "SKILL.md"), skillText(name, body));
 }
 
 async function listing(): Promise<SkillsListing> {
@@ -202,15 +213,14 @@ describe("installing, uninstalling and removing a global skill", () => {
 
 describe("importing skills (endpoint 10)", () => {
   /** A bare repository (the remote) whose `skills/` holds two skills, one with a link pointing outside it. */
-  function skillsRepository(): { url: string; work: string } {
-    const repo = makeBareRepo(home.path, "team-skills");
-    writeSkill(join(repo.work, "skills"), "review", "review");
-    writeSkill(join(repo.work, "skills", "nested"), "deploy", "deploy");
-    symlinkSync("/etc/hostname", join(repo.work, "skills", "review", "leak"));
-    git(["add", "."], repo.work);
-    git(["commit", "--quiet", "-m", "skills"], repo.work);
-    git(["push", "--quiet", "origin", "HEAD:main"], repo.work);
-    return { url: repo.url, work: repo.work };
+  function skillsRepository(): { url: string } {
+    const repo = makeBareRepoWith(home.path, "team-skills", {
+      "README.md": "# team-skills\n",
+      "skills/review/SKILL.md": skillText("review"),
+      "skills/review/leak": { link: "/etc/hostname" },
+      "skills/nested/deploy/SKILL.md": skillText("deploy"),
+    });
+    return { url: repo.url };
   }
 
   test("a folder of a git repository: every skill is imported into Atrium's folder, links inside left out", async () => {
@@ -263,7 +273,9 @@ describe("importing skills (endpoint 10)", () => {
     expect((await t.json("POST", "/v1/skills/import-remote", { source: empty.url })).status).toBe(400);
     const big = join(home.path, "big");
     writeSkill(big, "huge", "huge");
-    writeFileSync(join(big, "huge", "data.bin"), Buffer.alloc(21 * 1024 * 1024));
+    // 21 MiB as its size says, without writing them: a sparse file.
+    writeFileSync(join(big, "huge", "data.bin"), "");
+    truncateSync(join(big, "huge", "data.bin"), 21 * 1024 * 1024);
     const tooLarge = await t.json<{ error: string }>("POST", "/v1/skills/import-remote", { source: big });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error).toContain("20 MiB");
