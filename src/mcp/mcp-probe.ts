@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { systemClock, type Clock, type ClockTimer } from "../clock.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import { lastLinesSuffix, spawnStdioChild, type StdioChild } from "../process/stdio-child.ts";
 import type { McpTransport } from "../schemas/mcps.ts";
@@ -31,6 +32,8 @@ export interface ProbeOptions {
   baseEnv: Record<string, string | undefined>;
   cwd: string;
   version: string;
+  /** Times the time limit; the system clock when absent. */
+  clock?: Clock;
 }
 
 /** The most pages of tools/list a probe follows: a server that pages forever is still counted. */
@@ -57,14 +60,15 @@ export async function probeMcpServer(endpoint: McpEndpoint, options: ProbeOption
   const client = new Client({ name: "atrium", version: options.version }, { capabilities: {} });
   const refusals: HttpRefusal[] = [];
   let child: StdioChild | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const clock = options.clock ?? systemClock;
+  let timer: ClockTimer | undefined;
   try {
     const opened = await openTransport(endpoint, options, refusals);
     child = opened.child;
     const toolCount = await Promise.race([
       connectAndCount(client, opened.transport),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new ProbeTimeout()), options.timeoutMs);
+        timer = clock.setTimeout(() => reject(new ProbeTimeout()), options.timeoutMs);
       }),
       ...(child ? [child.exited.then((code) => Promise.reject(new ExitedEarly(code)))] : []),
     ]);
@@ -72,7 +76,7 @@ export async function probeMcpServer(endpoint: McpEndpoint, options: ProbeOption
   } catch (error) {
     return failure(await exitBehind(error, child), endpoint, options, refusals, child);
   } finally {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     await client.close().catch(() => undefined);
     child?.stop();
   }

@@ -62,7 +62,7 @@ export class McpProber {
       if (this.stopped || this.generations.get(serverId) !== generation) return;
       const endpoint = await this.deps.endpointOf(serverId);
       if (!endpoint) return;
-      const outcome = await probeMcpServer(endpoint, this.deps.probeOptions);
+      const outcome = await probeMcpServer(endpoint, { clock: this.deps.clock, ...this.deps.probeOptions });
       this.record(serverId, generation, toProbe(outcome, this.deps.clock));
     } catch (error) {
       this.deps.logger.warn("an MCP probe failed unexpectedly", { serverId, error: (error as Error).message });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { createServer, type Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
@@ -6,9 +7,38 @@ import { join } from "node:path";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { fixtureMcpServer } from "../fixtures/mcp-server/fixture-server.ts";
 
-/** The stdio fixture server as a command Atrium can run: Bun with the script and its options. */
+const root = join(import.meta.dir, "..", "..");
+const FIXTURE_DIR = join(root, "test", "fixtures", "mcp-server");
+/** Beside npm's own caches: kept across runs, never committed, removed with node_modules. */
+const CACHE = join(root, "node_modules", ".cache", "atrium-test-fixtures");
+let bundled: string | undefined;
+
+/**
+ * The stdio fixture and the MCP SDK it imports as one file, built once per version of its sources (and
+ * of the SDK) and shared by every test file and run: a server started from it answers in half the time
+ * the sources take to load.
+ */
+function bundledStdioFixture(): string {
+  if (bundled) return bundled;
+  const hash = createHash("sha256");
+  for (const file of ["stdio-server.ts", "fixture-server.ts"]) hash.update(readFileSync(join(FIXTURE_DIR, file)));
+  hash.update(readFileSync(join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")));
+  const file = join(CACHE, `mcp-stdio-server-${hash.digest("hex").slice(0, 16)}.js`);
+  if (!existsSync(file)) {
+    mkdirSync(CACHE, { recursive: true });
+    // Built aside and renamed into place whole: a test file running beside this one never reads half a file.
+    const partial = `${file}.partial-${process.pid}`;
+    const built = Bun.spawnSync([process.execPath, "build", join(FIXTURE_DIR, "stdio-server.ts"), "--target=bun", `--outfile=${partial}`], { stderr: "pipe" });
+    if (built.exitCode !== 0) throw new Error(`could not bundle the stdio MCP fixture: ${built.stderr.toString()}`);
+    renameSync(partial, file);
+  }
+  bundled = file;
+  return file;
+}
+
+/** The stdio fixture server as a command Atrium can run: Bun with the (bundled) script and its options. */
 export function stdioFixtureCommand(...options: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: [join(import.meta.dir, "..", "fixtures", "mcp-server", "stdio-server.ts"), ...options] };
+  return { command: process.execPath, args: [bundledStdioFixture(), ...options] };
 }
 
 export interface HttpMcpFixture {

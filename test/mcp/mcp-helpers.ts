@@ -1,25 +1,33 @@
 import { afterAll, afterEach, beforeAll, expect } from "bun:test";
+import { readFileSync } from "node:fs";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { McpServer, McpServerList } from "../../src/schemas/mcps.ts";
 import { startHttpMcpServer, type HttpMcpFixture, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
 import { until } from "../helpers/poll.ts";
+import { processAlive } from "../helpers/processes.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { MovableClock } from "../helpers/movable-clock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
-/** A probe that has not answered by then has failed; long enough for a real SDK server on a busy 2-core machine. */
-export const PROBE_TIMEOUT_MS = 2500;
+/**
+ * A probe that has not answered by then has failed. No server a test starts takes that long on the
+ * busiest machine: a test that means a probe to fail there moves the server's clock on instead.
+ */
+export const PROBE_TIMEOUT_MS = 60_000;
 
 /**
  * One server for a test file, the HTTP fixtures it starts and a scratch folder, all stopped and removed
- * after the file; every managed server is removed after each test.
+ * after the file; every managed server is removed after each test. Its clock is the real one, which a
+ * test moves on to pass the probes' time limit.
  */
 export function mcpTestServer() {
   const state = { t: undefined as unknown as TestServer };
   const fixtures: HttpMcpFixture[] = [];
   const scratch = makeTempDir("atrium-mcp-");
+  const clock = new MovableClock();
   beforeAll(async () => {
-    state.t = await startTestServer({ tuning: { modules: { mcps: { probeTimeoutMs: PROBE_TIMEOUT_MS } } } });
+    state.t = await startTestServer({ tuning: { clock, modules: { mcps: { probeTimeoutMs: PROBE_TIMEOUT_MS } } } });
   });
   afterAll(async () => {
     await state.t.stop();
@@ -42,6 +50,7 @@ export function mcpTestServer() {
       return state.t;
     },
     scratch: scratch.path,
+    clock,
     list,
     http(options: HttpMcpOptions = {}): HttpMcpFixture {
       const fixture = startHttpMcpServer(options);
@@ -71,4 +80,19 @@ export async function expectError(answer: Promise<{ status: number; body: unknow
   expect(got).toBe(status);
   assertMatchesSchema(ErrorBody, body);
   expect((body as { error: string }).error).toContain(words);
+}
+
+/**
+ * Whether a process has ended: it is gone, or it is a zombie (Linux) that only waits to be reaped. A
+ * grandchild killed with its process group is an orphan, reaped by init, which on some machines takes
+ * a second or two; it has ended all the same.
+ */
+export function processEnded(pid: number): boolean {
+  if (!processAlive(pid)) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return !processAlive(pid);
+  }
 }

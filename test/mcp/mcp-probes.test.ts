@@ -1,15 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { McpServer } from "../../src/schemas/mcps.ts";
 import { startSseMcpServer, stdioFixtureCommand, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
 import { until } from "../helpers/poll.ts";
-import { processAlive } from "../helpers/processes.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
-import { mcpTestServer, PROBE_TIMEOUT_MS } from "./mcp-helpers.ts";
+import { mcpTestServer, PROBE_TIMEOUT_MS, processEnded } from "./mcp-helpers.ts";
 
 // Probes of real MCP servers: what each failure says, that no process outlives a probe (nor a stopped
 // server), that a result the database cannot take is logged, and that servers outlive a restart.
@@ -29,19 +28,28 @@ describe("probes", () => {
   test("servers that hang fail at the time limit, and neither a stdio one nor what it started outlives the probe", async () => {
     const pidFile = join(mcp.scratch, "grandchild.pid");
     const limit = `no answer to initialize and tools/list within ${PROBE_TIMEOUT_MS / 1000} s`;
-    // Both at once: each waits out the time limit.
-    const [stdio, remote] = await Promise.all([
-      create({ name: "hangs", transport: "stdio", ...stdioFixtureCommand("--hang", "--grandchild", pidFile) }).then((server) => settled(server.id)),
-      create({ name: "silent", transport: "http", url: http({ hang: true }).url }).then((server) => settled(server.id)),
-    ]);
-    expect(stdio.connectionState).toBe("failed");
-    expect(stdio.detail).toContain(limit);
-    expect(stdio.detail).toContain("waiting forever");
-    expect(remote).toMatchObject({ connectionState: "failed", detail: limit });
+    const silent = http({ hang: true });
+    const stdio = await create({ name: "hangs", transport: "stdio", ...stdioFixtureCommand("--hang", "--grandchild", pidFile) });
+    const remote = await create({ name: "silent", transport: "http", url: silent.url });
+    // Both are hanging: the stdio server has started (and said so on stderr before it wrote the pid
+    // file), the HTTP one has been asked. Each probe's time limit was set before that.
+    await until(
+      async () => ({ started: existsSync(pidFile), asked: silent.requests.length }),
+      (seen) => seen.started && seen.asked > 0,
+    );
+    // A request to the server takes its event loop through more than one turn: the stdio server's
+    // line, written before its pid file, has been read by then.
+    await list();
+    await mcp.clock.advance(PROBE_TIMEOUT_MS);
+    const [hung, silenced] = [await settled(stdio.id), await settled(remote.id)];
+    expect(hung.connectionState).toBe("failed");
+    expect(hung.detail).toContain(limit);
+    expect(hung.detail).toContain("waiting forever");
+    expect(silenced).toMatchObject({ connectionState: "failed", detail: limit });
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await until(
-      async () => processAlive(grandchild),
-      (alive) => !alive,
+      async () => processEnded(grandchild),
+      (ended) => ended,
       5000,
     );
     // No child is recorded as running any more (the record goes when the process has ended).
@@ -112,10 +120,13 @@ describe("across a restart", () => {
 
 describe("when the database cannot be written", () => {
   test("a probe's outcome that cannot be recorded is logged; the list still answers; a later probe records", async () => {
-    const server = await create({ name: "slow", transport: "stdio", ...stdioFixtureCommand("--delay", "1500") });
+    // The server answers once the test holds the database's write lock.
+    const hold = join(mcp.scratch, "answer-now");
+    const server = await create({ name: "slow", transport: "stdio", ...stdioFixtureCommand("--hold", hold) });
     const other = new Database(join(mcp.t.dataDir, "atrium.db"));
     other.exec("BEGIN IMMEDIATE");
     try {
+      writeFileSync(hold, "");
       await until(
         async () => readFileSync(join(mcp.t.dataDir, "logs", "atrium.log"), "utf8"),
         (log) => log.includes("could not record an MCP server's state"),
@@ -160,8 +171,8 @@ describe("stopping the server", () => {
     }
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await until(
-      async () => processAlive(grandchild),
-      (alive) => !alive,
+      async () => processEnded(grandchild),
+      (ended) => ended,
       5000,
     );
   });
