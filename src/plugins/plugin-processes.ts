@@ -32,8 +32,8 @@ export const DEFAULT_PLUGIN_TIMINGS: PluginProcessTimings = {
   crashWindowMs: 60_000,
 };
 
-/** A health request that gets no answer within this long counts as no answer. */
-const HEALTH_REQUEST_TIMEOUT_MS = 3_000;
+/** A health request that gets no answer within this long (on the supervisor's clock) counts as no answer. */
+export const HEALTH_REQUEST_TIMEOUT_MS = 3_000;
 const STDERR_LINES = 3;
 
 interface Supervised {
@@ -144,7 +144,7 @@ export class PluginProcesses {
   private watch(plugin: Supervised, generation: number, child: StdioChild): void {
     plugin.timer = this.deps.clock.setTimeout(async () => {
       if (plugin.generation !== generation || plugin.child !== child) return;
-      if (await answers(plugin.port!)) return this.watch(plugin, generation, child);
+      if (await this.answers(plugin.port!)) return this.watch(plugin, generation, child);
       if (plugin.generation !== generation || plugin.child !== child) return;
       plugin.child = undefined;
       child.stop();
@@ -179,21 +179,25 @@ export class PluginProcesses {
   private async answersWithin(port: number, timeoutMs: number, stillWanted: () => boolean): Promise<boolean> {
     const deadline = this.deps.clock.now() + timeoutMs;
     while (stillWanted() && this.deps.clock.now() < deadline) {
-      if (await answers(port)) return true;
+      if (await this.answers(port)) return true;
       await this.deps.clock.sleep(100);
     }
     return false;
   }
-}
 
-/** Any HTTP answer at `/` counts: the plugin is up. */
-async function answers(port: number): Promise<boolean> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(HEALTH_REQUEST_TIMEOUT_MS), redirect: "manual" });
-    await response.body?.cancel();
-    return true;
-  } catch {
-    return false;
+  /** Any HTTP answer at `/` counts: the plugin is up. */
+  private async answers(port: number): Promise<boolean> {
+    const abort = new AbortController();
+    const timer = this.deps.clock.setTimeout(() => abort.abort(), HEALTH_REQUEST_TIMEOUT_MS);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/`, { signal: abort.signal, redirect: "manual" });
+      await response.body?.cancel();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      this.deps.clock.clearTimeout(timer);
+    }
   }
 }
 

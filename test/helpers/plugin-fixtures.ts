@@ -1,6 +1,6 @@
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { git, makeBareRepo, type BareRepo } from "./git-fixtures.ts";
+import { commitFiles, makeBareRepoWith, type BareRepo } from "./git-fixtures.ts";
 
 const DEMO_SERVER = join(import.meta.dir, "..", "fixtures", "plugins", "demo-server.ts");
 
@@ -16,8 +16,9 @@ export function demoManifest(version: string, overrides: Record<string, unknown>
     minServiceVersion: "0.0.1",
     runCommand: ["bun", "demo-server.ts"],
     setupCommands: [
-      { argv: ["bun", "-e", "require('fs').writeFileSync('setup-ran', process.cwd())"], platforms: [] },
-      { argv: ["bun", "-e", "process.exit(9)"], platforms: ["plan9"] },
+      // The shell, not Bun: every install runs it, and a shell starts in a fraction of the time.
+      { argv: ["sh", "-c", "printf '%s' \"$(pwd)\" > setup-ran"], platforms: [] },
+      { argv: ["sh", "-c", "exit 9"], platforms: ["plan9"] },
     ],
     requirements: { executables: [{ name: "git", installHint: "apt install git", helpUrl: "https://git-scm.com" }] },
     panes: [
@@ -36,23 +37,30 @@ export function demoManifest(version: string, overrides: Record<string, unknown>
   };
 }
 
+/** A plugin's files: the manifest and the demo server with its version. */
+function pluginFiles(manifest: Record<string, unknown>): Record<string, string> {
+  return {
+    "atrium-plugin.json": JSON.stringify(manifest, null, 2),
+    "demo-server.ts": readFileSync(DEMO_SERVER, "utf8"),
+    "DEMO_VERSION.txt": String(manifest.version),
+  };
+}
+
 /** Writes a plugin's files into `folder`: the manifest and the demo server with its version. */
 export function writePlugin(folder: string, manifest: Record<string, unknown>): void {
   mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, "atrium-plugin.json"), JSON.stringify(manifest, null, 2));
-  copyFileSync(DEMO_SERVER, join(folder, "demo-server.ts"));
-  writeFileSync(join(folder, "DEMO_VERSION.txt"), String(manifest.version));
+  for (const [name, content] of Object.entries(pluginFiles(manifest))) writeFileSync(join(folder, name), content);
 }
 
 /** A bare git repository holding the plugin (standing in for its remote), and how to publish a new version. */
 export function pluginRepo(root: string, name: string, manifest: Record<string, unknown>): BareRepo & { publish(manifest: Record<string, unknown>): void } {
-  const repo = makeBareRepo(root, name);
-  const publish = (next: Record<string, unknown>) => {
-    writePlugin(repo.work, next);
-    git(["add", "."], repo.work);
-    git(["commit", "--quiet", "-m", `version ${String(next.version)}`], repo.work);
-    git(["push", "--quiet", "origin", "HEAD:main"], repo.work);
+  const repo = makeBareRepoWith(root, name, pluginFiles(manifest));
+  return {
+    bare: repo.bare,
+    url: repo.url,
+    get work() {
+      return repo.work;
+    },
+    publish: (next) => commitFiles(repo.bare, pluginFiles(next), `version ${String(next.version)}`),
   };
-  publish(manifest);
-  return { ...repo, publish };
 }

@@ -11,6 +11,9 @@ import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { MovableClock } from "../helpers/movable-clock.ts";
+import { DEFAULT_PANE_TIMINGS } from "../../src/plugins/plugin-panes.ts";
+import { HEALTH_REQUEST_TIMEOUT_MS } from "../../src/plugins/plugin-processes.ts";
 
 // Real plugins: git repositories (local bare ones stand in for remotes) and folders holding a Bun
 // server, installed and run by a real server; their processes are real children.
@@ -19,16 +22,18 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 const PATH = [join(import.meta.dir, "..", "..", "node_modules", ".bin"), "/usr/bin", "/bin"].join(":");
 const PANE_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
 const scratch = makeTempDir("atrium-plugins-");
+/** The server's clock: the real one, moved on past a pane's or a health check's time limit. */
+const clock = new MovableClock();
 let t: TestServer;
 
 beforeAll(async () => {
   t = await startTestServer({
     tuning: {
+      clock,
       modules: {
         plugins: {
           env: { PATH, HOME: scratch.path },
           processes: { startTimeoutMs: 10_000, healthIntervalMs: 500, restartBackoffMs: [100, 200], maxCrashes: 3, crashWindowMs: 60_000 },
-          panes: { firstUseMs: 1_500 },
           serverVersion: "1.0.0",
         },
       },
@@ -96,7 +101,7 @@ describe("discovery and consent", () => {
     const repo = pluginRepo(scratch.path, "discover", demoManifest("1.0.0"));
     const found = await discover(repo.url);
     expect(found).toMatchObject({ id: "demo", version: "1.0.0", alreadyInstalled: false, runCommand: "bun demo-server.ts", sourceRepo: repo.url });
-    expect(found.installCommand).toBe(`bun -e 'require('\\''fs'\\'').writeFileSync('\\''setup-ran'\\'', process.cwd())'`);
+    expect(found.installCommand).toBe(`sh -c 'printf '\\''%s'\\'' "$(pwd)" > setup-ran'`);
     expect(found.sourceCommit).toMatch(/^[0-9a-f]{40}$/);
     expect(readdirSync(join(t.dataDir, "plugins"))).toEqual([]);
     repo.publish(demoManifest("1.0.0", { runCommand: ["bun", "other.ts"] }));
@@ -130,10 +135,7 @@ describe("discovery and consent", () => {
       409,
       "needs no-such-tool, which is not on the PATH: apt install no-such-tool",
     );
-    const failing = folderOf(
-      "failing",
-      demoManifest("1.0.0", { setupCommands: [{ argv: ["bun", "-e", "console.error('cannot build'); process.exit(3)"], platforms: [] }] }),
-    );
+    const failing = folderOf("failing", demoManifest("1.0.0", { setupCommands: [{ argv: ["sh", "-c", "echo 'cannot build' >&2; exit 3"], platforms: [] }] }));
     await expectError(
       t.json("POST", "/v1/plugins/install", { source: failing, consentKey: (await discover(failing)).consentKey }),
       409,
@@ -163,7 +165,7 @@ describe("an installed plugin", () => {
     expect(progress.map((each) => each.step)).toEqual(["fetching", "setup", "done"]);
     const terminal = await t.json<{ command: string; exitCode: number }>("GET", `/v1/terminals/${progress[1]!.terminalId}`);
     expect(terminal.body).toMatchObject({ exitCode: 0 });
-    expect(terminal.body.command).toStartWith("bun -e");
+    expect(terminal.body.command).toStartWith("sh -c");
     for (const event of events.filter((each) => each.kind === "plugin.updated")) assertMatchesSchema(PluginEvents["plugin.updated"], event.payload);
     expect(events.some((event) => event.kind === "plugin.updated" && (event.payload as { plugin: Plugin }).plugin.state === "running")).toBe(true);
   });
@@ -246,7 +248,7 @@ describe("an installed plugin", () => {
     await install(folderOf("expiry", demoManifest("1.0.0")));
     await inState("demo", "running");
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
-    await Bun.sleep(1_600);
+    await clock.advance(DEFAULT_PANE_TIMINGS.firstUseMs);
     const late = await fetch(opened.url);
     expect(late.status).toBe(404);
     expect(((await late.json()) as { error: string }).error).toContain("expired or was closed");
@@ -292,6 +294,12 @@ describe("supervision", () => {
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
     const pid = await pluginPid(opened.url);
     expect(await (await fetch(new URL("freeze", opened.url), { method: "POST" })).text()).toBe("frozen");
+    // A health check has reached the plugin and gets no answer; its time limit passes.
+    await until(
+      async () => Number(await (await fetch(new URL("held", opened.url))).text()),
+      (held) => held > 0,
+    );
+    await clock.advance(HEALTH_REQUEST_TIMEOUT_MS);
     await ended(pid);
     const back = await inState("demo", "running");
     expect(back.lastError).toBeNull();
@@ -299,7 +307,7 @@ describe("supervision", () => {
   });
 
   test("a plugin that crashes at start is failed after repeated crashes, with the reason; its panes answer 502; the CLI lists it", async () => {
-    const crashing = demoManifest("1.0.0", { id: "crashy", runCommand: ["bun", "-e", "console.error('no config file'); process.exit(7)"] });
+    const crashing = demoManifest("1.0.0", { id: "crashy", runCommand: ["sh", "-c", "echo 'no config file' >&2; exit 7"] });
     await install(folderOf("crashy", crashing));
     const failed = await inState("crashy", "failed");
     expect(failed.lastError).toContain("exited with code 7: no config file");
@@ -309,15 +317,20 @@ describe("supervision", () => {
     expect(refused.status).toBe(502);
     expect(((await refused.json()) as { error: string }).error).toContain("plugin crashy is failed (exited with code 7");
 
-    const listed = await runAtrium(sourceCommand, ["plugin", "list"], t.dataDir);
+    // Each pair at once: the two lists read, the two restarts come after them.
+    const [listed, json] = await Promise.all([
+      runAtrium(sourceCommand, ["plugin", "list"], t.dataDir),
+      runAtrium(sourceCommand, ["plugin", "list", "--json"], t.dataDir),
+    ]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/crashy\s+1\.0\.0\s+failed\s+yes\s+1\s+exited with code 7/);
-    const json = await runAtrium(sourceCommand, ["plugin", "list", "--json"], t.dataDir);
     const plugins = JSON.parse(json.stdout) as Plugin[];
     for (const each of plugins) assertMatchesSchema(Plugin, each);
-    const restarted = await runAtrium(sourceCommand, ["plugin", "restart", "crashy"], t.dataDir);
+    const [restarted, unknown] = await Promise.all([
+      runAtrium(sourceCommand, ["plugin", "restart", "crashy"], t.dataDir),
+      runAtrium(sourceCommand, ["plugin", "restart", "nope"], t.dataDir),
+    ]);
     expect(restarted.stdout).toContain("crashy 1.0.0: starting");
-    const unknown = await runAtrium(sourceCommand, ["plugin", "restart", "nope"], t.dataDir);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no plugin nope");
   });

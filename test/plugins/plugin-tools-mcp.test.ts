@@ -6,15 +6,16 @@ import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { idle, lastReply, startSessionServer, type SessionTestServer } from "../sessions/session-helpers.ts";
 
-// A session's agent (the scripted ACP agent, with the MCP SDK's client) calls a plugin's tool through
-// Atrium's own MCP endpoint, with the token its session was given.
+// A session's agent (the scripted ACP agent, with the MCP SDK's client; in this process, as what is
+// tested is the MCP call over HTTP, not the agent's process) calls a plugin's tool through Atrium's own
+// MCP endpoint, with the token its session was given.
 
 const PATH = [join(import.meta.dir, "..", "..", "node_modules", ".bin"), "/usr/bin", "/bin"].join(":");
 const scratch = makeTempDir("atrium-plugin-tools-");
 let t: SessionTestServer;
 
 beforeAll(async () => {
-  t = await startSessionServer({ tuning: { modules: { plugins: { env: { PATH, HOME: scratch.path }, serverVersion: "1.0.0" } } } });
+  t = await startSessionServer({ agents: "in-process", tuning: { modules: { plugins: { env: { PATH, HOME: scratch.path }, serverVersion: "1.0.0" } } } });
 });
 afterAll(async () => {
   await t.cleanup();
