@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { SseClient } from "../helpers/sse-client.ts";
 import { until } from "../helpers/poll.ts";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -103,18 +104,26 @@ describe("install and update", () => {
 
 describe("operations in progress and failures", () => {
   test("a second operation while one runs is 409; the output streams as terminal.output events", async () => {
-    await start({ FAKE_NPM_DELAY: "1" });
-    const cursor = await t.ready();
-    const first = await t.json<HarnessBody>("POST", "/v1/harnesses/gemini/install", {});
-    const second = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", {});
-    expect(second.status).toBe(409);
-    expect(second.body.error).toContain("already installing");
-    await settled("gemini");
-    const stream = new SseClient(`${t.url}/v1/events/stream?after=${cursor}&kind=terminal.output`, { authorization: `Bearer ${t.token}` });
-    await stream.waitFor((frame) => frame.data.includes("added 1 package"), 3000).finally(() => stream.close());
-    const text = stream.frames.map((frame) => frame.data).join("\n");
-    expect(text).toContain(`"terminalId":"${first.body.lifecycle.terminalId}"`);
-    expect(text).toContain("added 1 package");
+    // npm waits until the test lets it go: the second request comes while the first install runs.
+    const holdDir = makeTempDir("atrium-npm-hold-");
+    const hold = join(holdDir.path, "go");
+    try {
+      await start({ FAKE_NPM_GATE: hold });
+      const cursor = await t.ready();
+      const first = await t.json<HarnessBody>("POST", "/v1/harnesses/gemini/install", {});
+      const second = await t.json<{ error: string }>("POST", "/v1/harnesses/gemini/install", {});
+      expect(second.status).toBe(409);
+      expect(second.body.error).toContain("already installing");
+      writeFileSync(hold, "");
+      await settled("gemini");
+      const stream = new SseClient(`${t.url}/v1/events/stream?after=${cursor}&kind=terminal.output`, { authorization: `Bearer ${t.token}` });
+      await stream.waitFor((frame) => frame.data.includes("added 1 package"), 3000).finally(() => stream.close());
+      const text = stream.frames.map((frame) => frame.data).join("\n");
+      expect(text).toContain(`"terminalId":"${first.body.lifecycle.terminalId}"`);
+      expect(text).toContain("added 1 package");
+    } finally {
+      holdDir.remove();
+    }
   });
 
   test("a failing install ends in phase failed with the reason, and the harness stays missing", async () => {

@@ -13,8 +13,11 @@ import type { EventRecord } from "../../src/schemas/events.ts";
 type HarnessBody = Static<typeof Harness>;
 
 const fixtures = join(import.meta.dir, "..", "fixtures");
-// The fakes first; /usr/bin and /bin only for the shell and sleep the fakes themselves use.
-const PATH = [join(fixtures, "fake-clis"), join(fixtures, "hanging-cli"), "/usr/bin", "/bin"].join(":");
+// The fakes first; /usr/bin and /bin only for the shell and sleep the fakes themselves use. Qwen and
+// Copilot, which hang and fail, are on the PATH of the one test about them: every other scan would
+// wait out the hang.
+const PATH = [join(fixtures, "fake-clis"), "/usr/bin", "/bin"].join(":");
+const HANGING_PATH = [join(fixtures, "fake-clis"), join(fixtures, "hanging-cli"), "/usr/bin", "/bin"].join(":");
 const PROBE_TIMEOUT_MS = 1000;
 
 let t: TestServer;
@@ -67,10 +70,15 @@ describe("harness detection", () => {
   });
 
   test("a CLI that hangs is cut off by the time limit and reported but stays ready; one that fails is an error with its reason", async () => {
+    const t3 = await startTestServer({
+      tuning: { modules: { harnesses: { env: { PATH: HANGING_PATH, HOME: home.path }, probeTimeoutMs: PROBE_TIMEOUT_MS } } },
+    });
     const started = performance.now();
-    const harnesses = byId((await t.json<HarnessBody[]>("POST", "/v1/harnesses/rescan")).body);
+    // The scan this asks for is the start-up's, if that one runs already: concurrent scans are one.
+    const harnesses = byId((await t3.json<HarnessBody[]>("POST", "/v1/harnesses/rescan")).body);
     // Every probe runs in parallel, so the whole scan takes about one time limit, not 30 s of sleep.
     expect(performance.now() - started).toBeLessThan(PROBE_TIMEOUT_MS * 4);
+    await t3.stop();
     // Slow is not broken (gemini --version takes 4 s on a busy 2-core machine): sessions can still start.
     expect(harnesses.qwen!.readiness).toMatchObject({ state: "ready", version: null });
     expect(harnesses.qwen!.readiness.detail).toContain(`did not answer within ${PROBE_TIMEOUT_MS} ms`);
