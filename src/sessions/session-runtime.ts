@@ -4,15 +4,15 @@ import type { ConversationRepository } from "../store/conversation-repository.ts
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { Attachment, BackgroundTask, ConfigOption, ConversationItem, Goal } from "../schemas/sessions.ts";
-import { ConflictError, NotFoundError } from "../errors.ts";
-import { newId } from "../ids.ts";
+import type { BackgroundTask, ConfigOption, Goal } from "../schemas/sessions.ts";
+import { ConflictError } from "../errors.ts";
 import type { AgentConnection } from "./agent-connection.ts";
 import { crashOf, failureReason, outlasting, TurnCancelled } from "./turn-failure.ts";
 import type { TerminalOutput } from "./acp/terminals.ts";
 import { SessionAgent, type SessionLaunch } from "./session-agent.ts";
 import { SessionQuestions } from "./session-questions.ts";
-import { SessionRecords, titleFrom } from "./session-records.ts";
+import { SessionRecords } from "./session-records.ts";
+import { takePrompt, type TurnPrompt } from "./turn-start.ts";
 import type { QuestionAnswer } from "./question-mapping.ts";
 import { isPlanMode } from "./acp-mapping.ts";
 import { AgentUpdates } from "./agent-updates.ts";
@@ -42,16 +42,6 @@ export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTime
   heldBy: (session: StoredSession) => string | undefined;
   /** Times the idle stop and the held queue's next look. */
   clock: Clock;
-}
-
-/** The prompt a turn sends, and what its start recorded. */
-interface TurnPrompt {
-  text: string;
-  attachments: Attachment[];
-  /** The generating reply's conversation item. */
-  replyId: string;
-  /** The context the session had used before the turn (its goal counts from there). */
-  contextAtStart: number;
 }
 
 /** How a turn ended: the agent's stop reason (or cancelled, or error), and why when it failed. */
@@ -238,7 +228,7 @@ export class SessionRuntime {
   /** One turn: the prompt moves from the queue into the conversation, goes to the agent, and its end is written. */
   private async runTurn(promptId: string): Promise<void> {
     this.agent.holdIdleStop();
-    const prompt = this.recordTurnStart(promptId);
+    const prompt = takePrompt(this.deps, this.sessionId, promptId);
     const turn = this.newTurn(promptId, prompt);
     this.turn = turn;
     try {
@@ -257,43 +247,6 @@ export class SessionRuntime {
       this.deps.logger.warn("a question left open could not be cleared yet", { sessionId: this.sessionId, error });
     }
     await this.finishTurn(turn, stopReason, failure);
-  }
-
-  /** Takes the prompt off the queue: it and an empty, generating reply join the conversation, and the session is working. */
-  private recordTurnStart(promptId: string): TurnPrompt {
-    const now = this.deps.records.timestamp();
-    const userItemId = newId("msg");
-    const replyId = newId("msg");
-    let taken: TurnPrompt | undefined;
-    this.deps.records.update(this.sessionId, (session) => {
-      const prompt = this.deps.queue.get(promptId);
-      if (!prompt) throw new NotFoundError(`prompt ${promptId} is gone`);
-      this.deps.queue.remove(promptId);
-      const user: ConversationItem = {
-        id: userItemId,
-        role: "user",
-        messageId: null,
-        text: prompt.text,
-        createdAt: now,
-        isGenerating: false,
-        attachments: prompt.attachments,
-        stopReason: null,
-      };
-      const reply: ConversationItem = { ...user, id: replyId, role: "assistant", text: "", isGenerating: true, attachments: [] };
-      this.deps.conversation.append(this.sessionId, user);
-      this.deps.conversation.append(this.sessionId, reply, true);
-      this.deps.records.emit(this.sessionId, "session.prompt.started", { promptId, itemId: userItemId });
-      this.deps.records.emit(this.sessionId, "session.message.created", { item: user });
-      this.deps.records.emit(this.sessionId, "session.message.created", { item: reply });
-      if (session.titleSource === "default") {
-        session.title = titleFrom(prompt.text);
-        session.titleSource = "prompt";
-      }
-      session.sidebarState = "working";
-      session.status = null;
-      taken = { text: prompt.text, attachments: prompt.attachments, replyId, contextAtStart: session.usage.used };
-    });
-    return taken!;
   }
 
   /** The live state of a turn: its reply stream, the quiet-agent watch, its notices and tokens, and its abort. */
