@@ -1,29 +1,21 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+/** Building the binary under test and starting it: the launcher every measurement uses for Atrium. */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary } from "../../release/compile.ts";
-import { SERVER_CPU, onCpu, startServer, tempDir, type RunningServer } from "./processes.ts";
-
-export interface BuiltBinary {
-  path: string;
-  buildSeconds: number;
-  remove(): void;
-}
+import { EventStream, type EventStreamOptions, wallMs } from "./events.ts";
+import { SERVER_CPU, launch, onCpu, tempDir, until, type Launched } from "./processes.ts";
 
 /**
  * Compiles the working tree exactly as `npm run build` does, into a temporary folder; with
  * `entrypoints`, compiles those with the same flags instead.
  */
-export async function buildBinary(entrypoints?: string[]): Promise<BuiltBinary> {
+export async function buildBinary(entrypoints?: string[]) {
   const dir = tempDir("build");
   const path = join(dir, "atrium");
   const started = performance.now();
   await compileBinary({ outfile: path, version: packageJson.version, buildNumber: 0, channel: "bench", commit: gitRevision(), entrypoints });
-  return {
-    path,
-    buildSeconds: (performance.now() - started) / 1000,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return { path, buildSeconds: (performance.now() - started) / 1000, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The commit the figures belong to, marked dirty when the working tree has uncommitted changes. */
@@ -37,35 +29,221 @@ export function atriumCommand(binary: string, port: number): string[] {
   return [binary, "serve", "--host", "127.0.0.1", "--port", String(port), "--log-level", "info"];
 }
 
-/** Added to the inherited environment: the data dir is all Atrium needs to know. */
-export function atriumEnv(home: string): Record<string, string> {
-  return { ATRIUM_HOME: home };
-}
-
-export interface RunningAtrium {
-  server: RunningServer;
-  token: string;
-  stop(): Promise<void>;
-}
-
-/** A config.json that keeps the server off the network: no npm lookups of harness versions, no release checks. */
+/** A config.json that keeps the server off the network: no registry lookups of harness versions, no release checks. */
 export const OFFLINE_CONFIG = { harnessUpdateCheck: false, updateCheckIntervalHours: 0 };
 
-/**
- * The compiled server on a fresh data dir and a free port, pinned to the server CPU. `env` is added
- * to its environment (the harness measurement puts fake CLIs first on its PATH); `config`, when
- * given, is its config.json.
- */
-export async function startAtrium(binary: string, env: Record<string, string> = {}, config?: Record<string, unknown>): Promise<RunningAtrium> {
-  const home = tempDir("home");
-  if (config) writeFileSync(join(home, "config.json"), JSON.stringify(config, null, 2));
-  const server = await startServer(onCpu(SERVER_CPU, atriumCommand(binary, 0)), { ...env, ...atriumEnv(home) });
-  return {
-    server,
-    token: readFileSync(join(home, "token"), "utf8").trim(),
-    stop: async () => {
-      await server.stop();
-      rmSync(home, { recursive: true, force: true });
+/** Calls the server's interface with a token; an answer other than `status` throws with its body. */
+export type ApiCall = <T>(status: number, method: string, path: string, body?: unknown) => Promise<T>;
+
+export function apiCaller(base: string, token: string): ApiCall {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  return async <T>(status: number, method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status !== status) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+}
+
+/** One GET timed from sending to the last byte of the body, read as bytes; anything but 200 throws. */
+export async function timedGet(base: string, headers: Record<string, string>, path: string): Promise<{ ms: number; body: Uint8Array }> {
+  const started = performance.now();
+  const response = await fetch(base + path, { headers });
+  const body = new Uint8Array(await response.arrayBuffer());
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+  return { ms, body };
+}
+
+/** `count` sequential timed GETs of `pathOf(request)`, in ms. */
+export async function timeGets(base: string, headers: Record<string, string>, count: number, pathOf: (request: number) => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let request = 0; request < count; request++) times.push((await timedGet(base, headers, pathOf(request))).ms);
+  return times;
+}
+
+export interface AtriumOptions {
+  /** Its data dir, which outlives the server; a temp dir removed at stop when not given. */
+  home?: string;
+  /** Written as config.json over the offline settings; without it, no config.json. */
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** A port of its own (to come back on after a restart, or to be polled); else one the OS picks. */
+  port?: number;
+  /** Unpinned, as a user starts it, rather than on the server CPU. */
+  unpinned?: boolean;
+  /** Ready once `GET /v1/health` answers 200 without a token (needs `port`), rather than on "listening on". */
+  pollHealth?: boolean;
+  /** Waits until the server's first scan finds this harness ready. */
+  harness?: string;
+}
+
+export interface Atrium extends Launched {
+  /** Wall ms (bench/lib/events.ts `wallMs`) when it was ready: its compactor's first pass is timed from about then. */
+  startedAt: number;
+  token: string;
+  home: string;
+  headers: Record<string, string>;
+  call: ApiCall;
+  events(query?: string, options?: EventStreamOptions): Promise<EventStream>;
+}
+
+/** The compiled server on a data dir, as `AtriumOptions` say; a step after the start that fails stops it first. */
+export async function startAtrium(binary: string, options: AtriumOptions = {}): Promise<Atrium> {
+  const home = options.home ?? tempDir("home");
+  const removeHome = () => (options.home ? undefined : rmSync(home, { recursive: true, force: true }));
+  if (options.config) writeFileSync(join(home, "config.json"), JSON.stringify({ ...OFFLINE_CONFIG, ...options.config }, null, 2));
+  const command = atriumCommand(binary, options.port ?? 0);
+  let launched: Launched;
+  try {
+    launched = await launch({
+      command: options.unpinned ? command : onCpu(SERVER_CPU, command),
+      env: { ...options.env, ATRIUM_HOME: home },
+      poll: options.pollHealth ? { url: `http://127.0.0.1:${options.port}/v1/health` } : undefined,
+      timeoutMs: options.pollHealth ? 5_000 : 30_000,
+    });
+  } catch (error) {
+    removeHome();
+    throw error;
+  }
+  const startedAt = wallMs();
+  const token = readFileSync(join(home, "token"), "utf8").trim();
+  const headers = { authorization: `Bearer ${token}` };
+  const call = apiCaller(launched.url, token);
+  const atrium: Atrium = {
+    ...launched,
+    startedAt,
+    token,
+    home,
+    headers,
+    call,
+    events: (query = "", eventOptions) => EventStream.open(`${launched.url}/v1/events/stream${query}`, token, eventOptions),
+    // The server stops its agents and waits for them, so their CPU comes back to us with its own.
+    async stop() {
+      await launched.stop();
+      removeHome();
     },
   };
+  if (options.harness) {
+    try {
+      await until(() => harnessReady(call, options.harness!), 15_000, `harness ${options.harness} ready`, 50);
+    } catch (error) {
+      await atrium.stop();
+      throw error;
+    }
+  }
+  return atrium;
+}
+
+async function harnessReady(call: ApiCall, id: string): Promise<true | undefined> {
+  const harnesses = await call<{ id: string; enabled: boolean; readiness: { state: string } }[]>(200, "GET", "/v1/harnesses");
+  return harnesses.some((harness) => harness.id === id && harness.enabled && harness.readiness.state === "ready") || undefined;
+}
+
+/** A scratch project, for sessions that need one. */
+export async function scratchProject(atrium: Atrium, name?: string): Promise<string> {
+  return (await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name })).id;
+}
+
+export async function newSession(atrium: Atrium, projectId: string, harnessId: string, title?: string): Promise<string> {
+  return (await atrium.call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId, title })).id;
+}
+
+export const prompt = (atrium: Atrium, sessionId: string, text: string) => atrium.call(201, "POST", `/v1/sessions/${sessionId}/prompts`, { text });
+
+/** A page of a session's conversation, as GET /v1/sessions/{id} answers it. */
+export interface ConversationPage {
+  session: { sidebarState: string; status: string | null };
+  conversation: { role: string; text: string; isGenerating: boolean }[];
+  promptQueue: unknown[];
+  hasMore: boolean;
+  nextBefore: string | null;
+}
+
+/** Every page of a session's conversation, newest first, each with the `before` cursor that read it. */
+export async function* conversationPages(atrium: Atrium, sessionId: string, limit = 200): AsyncGenerator<ConversationPage & { before: string | null }> {
+  for (let before: string | null = null; ; ) {
+    const page: ConversationPage = await atrium.call<ConversationPage>(
+      200,
+      "GET",
+      `/v1/sessions/${sessionId}?limit=${limit}${before ? `&before=${before}` : ""}`,
+    );
+    yield { ...page, before };
+    if (!page.hasMore || !page.nextBefore) return;
+    before = page.nextBefore;
+  }
+}
+
+/** Sends `prompts` at once (the server queues them and runs one turn at a time), then waits until none is queued or running. */
+export async function runTurns(atrium: Atrium, sessionId: string, prompts: string[], timeoutMs: number): Promise<void> {
+  for (const text of prompts) await prompt(atrium, sessionId, text);
+  const idle = async () => {
+    const detail = await atrium.call<ConversationPage>(200, "GET", `/v1/sessions/${sessionId}?limit=1`);
+    if (detail.session.sidebarState === "error") throw new Error(`the session went into error: ${detail.session.status}`);
+    const newest = detail.conversation.at(-1);
+    return detail.session.sidebarState !== "working" && detail.promptQueue.length === 0 && newest?.role === "assistant" && !newest.isGenerating
+      ? true
+      : undefined;
+  };
+  await until(idle, timeoutMs, `${prompts.length} turns`, 250);
+}
+
+/**
+ * `projects` scratch projects named "Project 1".., one after the other, then `sessions` echo sessions
+ * titled "Session 1".., spread over the projects in turn, a few at a time.
+ */
+export async function seedEchoSessions(call: ApiCall, sessions: number, projects: number): Promise<void> {
+  const ids: string[] = [];
+  for (let index = 1; index <= projects; index++) {
+    ids.push((await call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name: `Project ${index}` })).id);
+  }
+  await inParallel(sessions, async (index) => {
+    await call(201, "POST", "/v1/sessions", { projectId: ids[index % projects], harnessId: "echo", title: `Session ${index + 1}` });
+  });
+}
+
+export interface ServerLogLine {
+  time: string;
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** Every line of a server's JSON log in `home` (logs/atrium.log and the files it rotated to), oldest file first. */
+export function serverLogLines(home: string): ServerLogLine[] {
+  const dir = join(home, "logs");
+  if (!existsSync(dir)) return [];
+  const files = readdirSync(dir)
+    .filter((name) => name.startsWith("atrium.log"))
+    .sort((a, b) => b.localeCompare(a));
+  return files.flatMap((name) =>
+    readFileSync(join(dir, name), "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as ServerLogLine),
+  );
+}
+
+/** A server's warnings and errors, each message once with its count: what a run should not have. */
+export function serverTrouble(home: string): { count: number; messages: Record<string, number> } {
+  const trouble = serverLogLines(home).filter((line) => line.level === "warn" || line.level === "error");
+  const messages: Record<string, number> = {};
+  for (const line of trouble) {
+    const key = `${line.level}: ${line.msg}${line.error ? ` (${(line.error as { message?: string }).message ?? ""})` : ""}`.slice(0, 300);
+    messages[key] = (messages[key] ?? 0) + 1;
+  }
+  return { count: trouble.length, messages };
+}
+
+/** Requests made at once while seeding a server; the servers take them one by one anyway. */
+const SEED_CONCURRENCY = 8;
+
+/** Runs `run(index)` for 0..count-1, `SEED_CONCURRENCY` at a time, in index order of starting. */
+export async function inParallel(count: number, run: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SEED_CONCURRENCY }, async () => {
+      while (next < count) await run(next++);
+    }),
+  );
 }

@@ -14,13 +14,13 @@ export interface Viewport {
 
 export interface BenchBrowser {
   browser: Browser;
-  /** A fresh context (empty cache and storage) whose pages start signed in with `token`. */
-  signedInContext(token: string, viewport: Viewport): Promise<BrowserContext>;
+  /** A fresh context (empty cache) whose pages find `storage` in localStorage before their own script runs, as a returning visitor's would. */
+  context(viewport: Viewport, storage: Record<string, string>): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
-/** Where the console keeps its token (src/console/ui/shared/api.ts). */
-const TOKEN_KEY = "atrium.token";
+/** Where the console keeps its token (src/console/ui/shared/api.ts): a page with it starts signed in. */
+export const signedIn = (token: string) => ({ "atrium.token": token });
 
 /**
  * Debian's headless Chromium, every one of its processes pinned to the load CPU like the other
@@ -47,10 +47,12 @@ export async function launchBenchBrowser(): Promise<BenchBrowser> {
   const tree = browserPid === undefined ? undefined : watchProcessTree(browserPid);
   return {
     browser,
-    async signedInContext(token, viewport) {
+    async context(viewport, storage) {
       const context = await browser.newContext({ viewport });
-      // Runs before the page's own script on every load, as a browser that signed in before would be.
-      await context.addInitScript(([key, value]) => localStorage.setItem(key, value), [TOKEN_KEY, token] as const);
+      await context.addInitScript((items: Record<string, string>) => {
+        const { localStorage } = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
+        for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
+      }, storage);
       return context;
     },
     async close() {

@@ -37,20 +37,15 @@ function ownCpuSeconds(): number {
 /** Often enough that a process's last unsampled moments, when it ends, are a rounding error. */
 const TREE_SAMPLE_MS = 250;
 
-export interface ProcessTreeWatch {
-  /** Reads every process of the tree now, as just before it is stopped. */
-  sample(): void;
-  /** Call once the root has ended and been reaped: counts what never came back as this process's CPU. */
-  settle(): void;
-}
-
 /**
  * Keeps the CPU time of `rootPid` and every process under it, sampled while they live, because not all
  * of them come back to this process when reaped: Chromium's zygote leaves its renderers to init, and
  * their CPU would count as other processes'. Assumes no other child of this process is reaped
- * meanwhile (one that is only makes the figure for other processes larger).
+ * meanwhile (one that is only makes the figure for other processes larger). `sample` reads the tree
+ * now, as just before it is stopped; `settle`, once the root has ended and been reaped, counts what
+ * never came back as this process's CPU.
  */
-export function watchProcessTree(rootPid: number): ProcessTreeWatch {
+export function watchProcessTree(rootPid: number) {
   const reapedAtStart = reapedChildrenSeconds();
   const lastSeen = new Map<number, number>();
   const sample = () => {
@@ -82,17 +77,12 @@ function machineCpuSeconds(): number {
   return (fields[0]! + fields[1]! + fields[2]!) / clockTicksPerSecond;
 }
 
-export interface InterferenceMeter {
-  /** CPU used by anything but us since the meter started, as a percentage of all CPUs. */
-  read(): number;
-}
-
 /**
  * Measures what the rest of the machine did while we measured: CPU time of all CPUs minus that of
- * this process, its reaped children and the still-running `livePids`. The figures assume a quiet
- * machine; this says whether it was one.
+ * this process, its reaped children and the still-running `livePids`, as a percentage of all CPUs.
+ * The figures assume a quiet machine; this says whether it was one.
  */
-export function interferenceMeter(livePids: number[] = []): InterferenceMeter {
+export function interferenceMeter(livePids: number[] = []) {
   const ours = () => ownCpuSeconds() + livePids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const start = { machine: machineCpuSeconds(), ours: ours(), at: performance.now() };
   return {

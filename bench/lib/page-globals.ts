@@ -11,7 +11,7 @@ export interface PageElement {
   setAttribute(name: string, value: string): void;
   hasAttribute(name: string): boolean;
   querySelector(selector: string): PageElement | null;
-  getBoundingClientRect(): { top: number; bottom: number };
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
 }
 
 /** A PerformanceEntry with the fields of the kinds read here (element, paint, resource). */
@@ -29,10 +29,8 @@ export interface PageGlobals {
     querySelector(selector: string): PageElement | null;
     querySelectorAll(selector: string): ArrayLike<PageElement>;
     createElement(tag: string): PageElement;
-    readonly body: PageElement;
-    getElementsByClassName(name: string): { readonly length: number };
+    readonly body: PageElement | null;
   };
-  innerHeight: number;
   requestAnimationFrame(callback: (frameTime: number) => void): number;
   MutationObserver: new (
     callback: () => void,

@@ -1,6 +1,6 @@
 import type { Subprocess } from "bun";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const cpuCount = availableParallelism();
@@ -21,6 +21,16 @@ export function onCpu(cpu: number, command: string[]): string[] {
   return taskset !== null && cpuCount >= 2 ? [taskset, "-c", String(cpu), ...command] : command;
 }
 
+/** Pins every thread of this process to `cpu` (the client side) and returns how to undo it. */
+export function pinThisProcess(cpu: number): () => void {
+  if (taskset === null || cpuCount < 2) return () => {};
+  const mask = /:\s*([0-9a-f]+)\s*$/.exec(Bun.spawnSync([taskset, "-p", String(process.pid)]).stdout.toString())?.[1];
+  Bun.spawnSync([taskset, "-a", "-p", "-c", String(cpu), String(process.pid)], { stdout: "ignore" });
+  return () => {
+    if (mask) Bun.spawnSync([taskset, "-a", "-p", mask, String(process.pid)], { stdout: "ignore" });
+  };
+}
+
 export function tempDir(purpose: string): string {
   return mkdtempSync(join(tmpdir(), `atrium-bench-${purpose}-`));
 }
@@ -37,6 +47,34 @@ export async function withTimeout<T>(work: Promise<T>, ms: number, message: stri
   }
 }
 
+/** Polls `check` every `everyMs` until it gives a value; throws `what` past `timeoutMs`. */
+export async function until<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string, everyMs = 20): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await Bun.sleep(everyMs);
+  }
+}
+
+/** Runs `step` over and over, `pauseMs` apart, until the returned stop is awaited (which also awaits the step under way). */
+export function repeatUntilStopped(step: () => unknown, pauseMs = 0): () => Promise<void> {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await step();
+      if (pauseMs > 0) await Bun.sleep(pauseMs);
+    }
+  })();
+  // A step that throws ends the loop; the error comes out of stop.
+  loop.catch(() => undefined);
+  return async () => {
+    running = false;
+    await loop;
+  };
+}
+
 /** SIGTERM (the servers shut down gracefully on it), then SIGKILL if the child outlives the grace period. */
 export async function stopProcess(child: Subprocess, graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -49,67 +87,101 @@ export async function stopProcess(child: Subprocess, graceMs = 5_000): Promise<v
   }
 }
 
-export interface RunningServer {
+export interface LaunchOptions {
+  command: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Ready once this answers 200 (polled); otherwise once the process prints `listening on <url>`. */
+  poll?: { url: string; headers?: Record<string, string> };
+  timeoutMs?: number;
+}
+
+export interface Launched {
   url: string;
   pid: number;
+  /** Spawn to ready. */
+  readyMs: number;
   stop(): Promise<void>;
 }
 
-const LISTENING = /listening on (http:\/\/\S+)/;
+const LISTENING = /listening on (http:\/\/\S+)\s/;
+/** What a failed start shows of the process's output. */
+const OUTPUT_TAIL = 4_000;
 
 /**
- * Starts a server process and resolves once it prints `listening on <url>`, which both Atrium and the
- * bare baseline print only when they accept connections.
+ * The one way the benchmarks start a server, Atrium or any other: spawned, its output read all along
+ * (so that it never blocks on a full pipe), ready when it says it listens or when `poll` answers 200.
+ * A start that fails stops the process and throws with the tail of its output.
  */
-export async function startServer(command: string[], env: Record<string, string>, timeoutMs = 10_000): Promise<RunningServer> {
-  const child = Bun.spawn(command, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const stderr = new Response(child.stderr).text();
+export async function launch(options: LaunchOptions): Promise<Launched> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const started = performance.now();
+  const child = Bun.spawn(options.command, { env: { ...process.env, ...options.env }, cwd: options.cwd, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  const listening = Promise.withResolvers<string>();
+  // Only waited for without `poll`; ending unheard is no failure then.
+  listening.promise.catch(() => undefined);
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      output = (output + decoder.decode(chunk, { stream: true })).slice(-OUTPUT_TAIL);
+      const match = LISTENING.exec(output);
+      if (match) listening.resolve(match[1]!);
+    }
+  };
+  void Promise.all([read(child.stdout), read(child.stderr)])
+    .catch(() => undefined)
+    .then(() => listening.reject(new Error("the process ended")));
   try {
-    const url = await withTimeout(readUntil(child.stdout, LISTENING), timeoutMs, `${command.join(" ")} did not print "listening on" within ${timeoutMs} ms`);
-    return { url, pid: child.pid, stop: () => stopProcess(child) };
+    const readyAt = options.poll
+      ? await pollUntilOk(options.poll.url, options.poll.headers ?? {}, child, started + timeoutMs)
+      : await withTimeout(listening.promise, timeoutMs, `no "listening on" within ${timeoutMs} ms`).then((url) => ({ url, at: performance.now() }));
+    return { url: readyAt.url, pid: child.pid, readyMs: readyAt.at - started, stop: () => stopProcess(child) };
   } catch (error) {
     await stopProcess(child);
-    throw new Error(`${(error as Error).message}\n${await stderr}`);
+    throw new Error(`${options.command.join(" ")} did not start: ${(error as Error).message}\n${output}`);
   }
 }
 
-async function readUntil(stream: ReadableStream<Uint8Array>, pattern: RegExp): Promise<string> {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the process ended before printing ${pattern}; it printed: ${text}`);
-    text += decoder.decode(value, { stream: true });
-    const match = pattern.exec(text);
-    if (match) {
-      // Keep reading so that later output can never fill the pipe and block the server.
-      void drain(reader);
-      return match[1]!;
+/** While requests go unanswered, a new one this often, up to this many unanswered at once. */
+const POLL_GAP_MS = 10;
+const MAX_PENDING_POLLS = 1_000;
+
+/**
+ * Asks back to back until an answer is 200 (a refused loopback connection fails at once) and returns
+ * the URL's origin with the time the 200 came. A request is not waited for before the next: opencode
+ * accepts connections before it prints that it listens and never answers a request that came that early.
+ */
+async function pollUntilOk(url: string, headers: Record<string, string>, child: Subprocess, deadline: number): Promise<{ url: string; at: number }> {
+  const controller = new AbortController();
+  const pending = new Set<Promise<void>>();
+  let readyAt: number | undefined;
+  while (readyAt === undefined && performance.now() < deadline && child.exitCode === null) {
+    if (pending.size < MAX_PENDING_POLLS) {
+      const attempt = (async () => {
+        try {
+          const response = await fetch(url, { headers, signal: controller.signal });
+          await response.arrayBuffer();
+          if (response.status === 200) readyAt ??= performance.now();
+        } catch {
+          // refused (not listening yet), or cut short once another answered
+        }
+      })();
+      pending.add(attempt);
+      void attempt.finally(() => pending.delete(attempt));
     }
+    await Promise.race([...pending, Bun.sleep(POLL_GAP_MS)]);
   }
+  controller.abort();
+  if (readyAt === undefined) throw new Error(child.exitCode === null ? `${url} did not answer 200 in time` : `it exited with ${child.exitCode}`);
+  return { url: new URL(url).origin, at: readyAt };
 }
 
-async function drain(reader: { read(): Promise<{ done: boolean }> }): Promise<void> {
-  try {
-    while (!(await reader.read()).done);
-  } catch {
-    // the process is gone
-  }
-}
-
-export interface Completed {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
-export async function runToCompletion(command: string[], timeoutMs: number): Promise<Completed> {
+export async function runToCompletion(command: string[], timeoutMs: number): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const child = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
   const finished = Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   try {
-    const message = `${command.join(" ")} ran longer than ${timeoutMs} ms`;
-    const [stdout, stderr, exitCode] = await withTimeout(finished, timeoutMs, message);
+    const [stdout, stderr, exitCode] = await withTimeout(finished, timeoutMs, `${command.join(" ")} ran longer than ${timeoutMs} ms`);
     return { exitCode, stdout, stderr };
   } catch (error) {
     child.kill("SIGKILL");
@@ -122,14 +194,13 @@ export async function runToCompletion(command: string[], timeoutMs: number): Pro
  * prints as its last line. The config travels as JSON in argv.
  */
 export async function runWorker<T>(script: string, config: unknown, cpu: number, timeoutMs: number): Promise<T> {
-  const path = join(import.meta.dir, "..", "workers", script);
-  const command = onCpu(cpu, [process.execPath, path, JSON.stringify(config)]);
+  const command = onCpu(cpu, [process.execPath, join(import.meta.dir, "..", "workers", script), JSON.stringify(config)]);
   const { exitCode, stdout, stderr } = await runToCompletion(command, timeoutMs);
   if (exitCode !== 0) throw new Error(`worker ${script} failed (exit ${exitCode}):\n${stderr}`);
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as T;
 }
 
-/** A port that was free a moment ago, for runs that must know the URL before the server prints it. */
+/** A port that was free a moment ago, for servers that must come back where their clients expect them. */
 export function freePort(): number {
   const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const { port } = listener;
@@ -137,11 +208,13 @@ export function freePort(): number {
   return port;
 }
 
-/** Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS is in KiB). */
+/** Resident memory of a process in bytes, from /proc/<pid>/status (VmRSS is in KiB); NaN once it is gone. */
 export function rssBytes(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(match[1]) * 1024;
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) * 1024;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Every process's parent, from /proc/<pid>/stat's ppid field (zombies too, until reaped). */

@@ -1,36 +1,18 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type Unit =
-  | "ratio"
-  | "req/s"
-  | "ms"
-  | "KiB"
-  | "MiB"
-  | "%"
-  | "clients"
-  | "runs"
-  | "projects"
-  | "harnesses"
-  | "chunks/s"
-  | "turns/s"
-  | "sessions"
-  | "items"
-  | "s"
-  | "events"
-  | "servers"
-  | "fps"
-  | "requests";
+export type Unit = "ratio" | "req/s" | "ms" | "B" | "KiB" | "MiB" | "%" | "fps" | "s" | "count" | "chunks/s" | "turns/s" | "events/s";
 
 export interface Target {
   comparison: "<" | ">=";
   value: number;
-  /** A gated target that fails makes the whole run fail (exit 1): a regression, not a report. */
+  /** A gated target that fails, or whose figure is missing, makes the whole run fail (exit 1). */
   gate?: boolean;
 }
 
 export interface Figure {
   label: string;
+  /** NaN when an input was missing (a comparator not installed, a start that never answered): printed n/a. */
   value: number;
   unit: Unit;
   /** Figures without a target are context for the ones with one. */
@@ -38,46 +20,34 @@ export interface Figure {
 }
 
 export interface MeasurementResult {
-  /** One sentence on how the figures were obtained, printed under the table. */
+  /** What was seeded, what was measured against what, in how many rounds: printed under the table. */
   method: string;
   figures: Figure[];
-  details: Record<string, unknown>;
+  details: unknown;
 }
 
 export type Outcome = { name: string; result: MeasurementResult } | { name: string; error: string };
 
-export type Verdict = "PASS" | "FAIL" | "info";
+/** A figure with a target that is missing is "n/a": never a pass. */
+export type Verdict = "PASS" | "FAIL" | "n/a" | "info";
 
-export function verdictOf(figure: Figure): Verdict {
+function verdictOf(figure: Figure): Verdict {
   if (!figure.target) return "info";
+  if (!Number.isFinite(figure.value)) return "n/a";
   const { comparison, value } = figure.target;
-  const met = comparison === "<" ? figure.value < value : figure.value >= value;
-  return met ? "PASS" : "FAIL";
+  return (comparison === "<" ? figure.value < value : figure.value >= value) ? "PASS" : "FAIL";
 }
 
-export function formatValue(value: number, unit: Unit): string {
+/** Decimals by unit; ms get two under 10. */
+const DECIMALS: Partial<Record<Unit, number>> = { KiB: 1, MiB: 1, fps: 1, s: 1, "turns/s": 1 };
+
+function formatValue(value: number, unit: Unit): string {
   if (!Number.isFinite(value)) return "n/a";
-  switch (unit) {
-    case "ratio":
-      return value.toFixed(3);
-    case "req/s":
-      return `${Math.round(value).toLocaleString("en-US")} req/s`;
-    case "ms":
-      return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-    case "KiB":
-    case "MiB":
-      return `${value.toFixed(1)} ${unit}`;
-    case "%":
-      return `${value.toFixed(0)} %`;
-    case "fps":
-      return `${value.toFixed(1)} fps`;
-    default:
-      return `${value} ${unit}`;
-  }
-}
-
-function formatTarget(figure: Figure): string {
-  return figure.target ? `${figure.target.comparison} ${formatValue(figure.target.value, figure.unit)}` : "";
+  if (unit === "ratio") return value.toFixed(3);
+  if (unit === "count") return Math.round(value).toLocaleString("en-US");
+  if (unit === "ms") return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+  const decimals = DECIMALS[unit];
+  return `${decimals === undefined ? Math.round(value).toLocaleString("en-US") : value.toFixed(decimals)} ${unit}`;
 }
 
 function rowsOf(outcome: Outcome): string[][] {
@@ -85,7 +55,7 @@ function rowsOf(outcome: Outcome): string[][] {
   return outcome.result.figures.map((figure, index) => [
     index === 0 ? outcome.name : "",
     `${figure.label}: ${formatValue(figure.value, figure.unit)}`,
-    formatTarget(figure),
+    figure.target ? `${figure.target.comparison} ${formatValue(figure.target.value, figure.unit)}${figure.target.gate ? " (gate)" : ""}` : "",
     verdictOf(figure),
   ]);
 }
@@ -98,14 +68,12 @@ export function renderTable(outcomes: Outcome[]): string {
       .map((cell, column) => cell.padEnd(widths[column]!))
       .join("  ")
       .trimEnd();
-  const rule = widths.map((width) => "-".repeat(width)).join("  ");
-  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join("\n");
+  return [line(rows[0]!), widths.map((width) => "-".repeat(width)).join("  "), ...rows.slice(1).map(line)].join("\n");
 }
 
 /** The method notes and errors, which the table has no room for. */
 export function renderNotes(outcomes: Outcome[]): string {
-  const note = (outcome: Outcome) => ("error" in outcome ? `ERROR ${outcome.error}` : outcome.result.method);
-  return outcomes.map((outcome) => `${outcome.name}: ${note(outcome)}`).join("\n");
+  return outcomes.map((outcome) => `${outcome.name}: ${"error" in outcome ? `ERROR ${outcome.error}` : outcome.result.method}`).join("\n\n");
 }
 
 /** bench/results/ is git-ignored: figures belong to a machine and a moment, not to the source. */
@@ -119,11 +87,14 @@ export function writeJsonReport(report: Record<string, unknown>): string {
   return file;
 }
 
-/** The gated figures that failed, as "measurement: label" lines. */
-export function failedGates(outcomes: Outcome[]): string[] {
-  return outcomes.flatMap((outcome) =>
-    "result" in outcome
-      ? outcome.result.figures.filter((figure) => figure.target?.gate && verdictOf(figure) === "FAIL").map((figure) => `${outcome.name}: ${figure.label}`)
-      : [],
-  );
+/** Gated figures that failed or are missing, and targets whose figure is missing, as "measurement: label (verdict)". */
+export function failedTargets(outcomes: Outcome[]): { gates: string[]; missing: string[] } {
+  const of = (keep: (figure: Figure) => boolean) =>
+    outcomes.flatMap((outcome) =>
+      "result" in outcome ? outcome.result.figures.filter(keep).map((figure) => `${outcome.name}: ${figure.label} (${verdictOf(figure)})`) : [],
+    );
+  return {
+    gates: of((figure) => figure.target?.gate === true && verdictOf(figure) !== "PASS"),
+    missing: of((figure) => !figure.target?.gate && verdictOf(figure) === "n/a"),
+  };
 }

@@ -23,24 +23,7 @@ type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const between = (random: Random, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
 
-const NAMES = [
-  "session",
-  "project",
-  "harness",
-  "reply",
-  "chunk",
-  "event",
-  "prompt",
-  "worker",
-  "plugin",
-  "machine",
-  "token",
-  "skill",
-  "queue",
-  "cache",
-  "stream",
-  "account",
-];
+const NAMES = "session project harness reply chunk event prompt worker plugin machine token skill queue cache stream account".split(" ");
 const capital = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 const plural = (word: string) => (word.endsWith("s") ? `${word}es` : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`);
 
@@ -91,30 +74,16 @@ function jsonCode(random: Random, lines: number): string {
   return ["{", ...body, "}"].join("\n");
 }
 
-export interface CodeBlock {
+interface CodeBlock {
   /** As written after the opening fence. */
   language: string;
   code: string;
 }
 
 /** The languages of the blocks, in turn; some under their longer names, as models write both. */
-const LANGUAGES: { fence: string; pieces: string }[] = [
-  { fence: "ts", pieces: "ts" },
-  { fence: "py", pieces: "py" },
-  { fence: "sh", pieces: "sh" },
-  { fence: "json", pieces: "json" },
-  { fence: "go", pieces: "go" },
-  { fence: "rust", pieces: "rust" },
-  { fence: "typescript", pieces: "ts" },
-  { fence: "css", pieces: "css" },
-  { fence: "html", pieces: "html" },
-  { fence: "diff", pieces: "diff" },
-  { fence: "yaml", pieces: "yaml" },
-  { fence: "js", pieces: "js" },
-  { fence: "sql", pieces: "sql" },
-  { fence: "bash", pieces: "sh" },
-  { fence: "python", pieces: "py" },
-];
+const LANGUAGES = "ts:ts py:py sh:sh json:json go:go rust:rust typescript:ts css:css html:html diff:diff yaml:yaml js:js sql:sql bash:sh python:py"
+  .split(" ")
+  .map((pair) => ({ fence: pair.split(":")[0]!, pieces: pair.split(":")[1]! }));
 
 /** A block of 20 to 40 lines (a piece that would pass 40 ends it once it has 20): whole pieces of one language. */
 function codeBlock(random: Random, pieces: Map<string, string[]>, index: number): CodeBlock {
@@ -138,24 +107,10 @@ function codeBlock(random: Random, pieces: Map<string, string[]>, index: number)
 
 const THINGS = ["store", "event log", "session list", "reply", "harness scan", "service worker", "prompt queue", "token check", "checkpoint", "SSE stream"];
 const VERBS = ["reads", "keeps", "drops", "checks", "retries", "writes", "streams", "caches", "parses", "validates"];
-const CODE_WORDS = [
-  "flush()",
-  "await load(id)",
-  "limit",
-  "AbortSignal",
-  "Map<string, Entry>",
-  "--port",
-  "ATRIUM_HOME",
-  "isGenerating",
-  "nextBefore",
-  "npm test",
-  "JSON.parse",
-  "res.status(404)",
-  "Err{Name}NotFound",
-  "git switch -c",
-  "WHERE state <> 'failed'",
-  "display: grid",
-];
+const CODE_WORDS =
+  "flush()|await load(id)|limit|AbortSignal|Map<string, Entry>|--port|ATRIUM_HOME|isGenerating|nextBefore|npm test|JSON.parse|res.status(404)|Err{Name}NotFound|git switch -c|WHERE state <> 'failed'|display: grid".split(
+    "|",
+  );
 
 /** One sentence, sometimes with inline code, a bold phrase or a link. */
 function sentence(random: Random): string {
@@ -197,18 +152,11 @@ const PROSE_SLACK = 270;
 
 const TOPICS = ["Reading", "Caching", "Retrying", "Streaming", "Checking", "Storing", "Cleaning up", "Testing", "Migrating", "Configuring"];
 
-export interface MarkdownReply {
-  markdown: string;
-  blocks: CodeBlock[];
-  /** Level-2 headings (`## `), one per section. */
-  headings: number;
-}
-
 /**
  * `blocks` sections, each a heading, paragraphs and a list around one fenced code block, with prose
  * added evenly until the whole is about `bytes` long (ASCII, so characters are bytes).
  */
-export function markdownReply(bytes: number, blocks: number, seed = 20261125): MarkdownReply {
+export function markdownReply(bytes: number, blocks: number, seed = 20261125): string {
   const random = seeded(seed);
   const pieces = codePieces();
   const code = Array.from({ length: blocks }, (_, index) => codeBlock(random, pieces, index));
@@ -239,7 +187,7 @@ export function markdownReply(bytes: number, blocks: number, seed = 20261125): M
     }
     return [...parts, ...after].join("\n\n");
   });
-  return { markdown: `${[intro, ...sections].join("\n\n")}\n`, blocks: code, headings: blocks };
+  return `${[intro, ...sections].join("\n\n")}\n`;
 }
 
 /** Cut into `count` pieces of about equal size, each cut moved at random by up to 40 % of a piece. */

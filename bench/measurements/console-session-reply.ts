@@ -5,6 +5,8 @@
  * coloured output. Every prompt gets the same turn; a reply's details are keyed per reply
  * (`tool:<toolCallId>`), so the ids repeat from turn to turn as the script does.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 
 /** The scripted agent's steps this script uses: a text chunk, or a session update sent as it is. */
@@ -40,49 +42,23 @@ const TEXT = [
     `are unchanged. ${REPLY_END_TEXT}`,
 ];
 
-/** The first 40 lines of src/app.ts, as the Read shows them. */
-const APP_LINES = [
-  'import { serve } from "./server.ts";',
-  'import { log } from "./log.ts";',
-  'import type { Order, OrderStore } from "./orders.ts";',
-  "",
-  'const UPSTREAM = process.env.UPSTREAM_URL ?? "http://localhost:8080";',
-  "const RETRIES = 5;",
-  "const TIMEOUT_MS = 10_000;",
-  "",
-  "export interface Deps {",
-  "  orders: OrderStore;",
-  "  now(): number;",
-  "}",
-  "",
-  "async function fetchWithRetry(path: string, init: RequestInit): Promise<Response> {",
-  "  let lastError: unknown;",
-  "  for (let attempt = 0; attempt < RETRIES; attempt++) {",
-  "    try {",
-  "      const response = await fetch(UPSTREAM + path, init);",
-  "      if (response.status < 500) return response;",
-  '      lastError = new Error("upstream answered " + response.status);',
-  "    } catch (error) {",
-  "      lastError = error;",
-  "    }",
-  "    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));",
-  "  }",
-  "  throw lastError;",
-  "}",
-  "",
-  "export function createApp(deps: Deps) {",
-  "  return serve(async (request) => {",
-  "    const url = new URL(request.url);",
-  '    if (url.pathname === "/orders" && request.method === "POST") {',
-  "      const order = (await request.json()) as Order;",
-  '      const priced = await fetchWithRetry("/price", { method: "POST", body: JSON.stringify(order) });',
-  "      const saved = await deps.orders.save({ ...order, ...(await priced.json()) });",
-  '      log.info("order saved", { id: saved.id, at: deps.now() });',
-  "      return Response.json(saved, { status: 201 });",
-  "    }",
-  '    return new Response("not found", { status: 404 });',
-  "  });",
-];
+/** The files the turn reads and writes (bench/fixtures/claude-turn-files.txt): src/app.ts's first 40 lines, the new src/backoff.ts. */
+const FILES = new Map(
+  readFileSync(join(import.meta.dir, "..", "fixtures", "claude-turn-files.txt"), "utf8")
+    .split(/^=== /m)
+    .slice(1)
+    .map(
+      (section) =>
+        [
+          section.slice(0, section.indexOf("\n")),
+          section
+            .slice(section.indexOf("\n") + 1)
+            .replace(/\n$/, "")
+            .split("\n"),
+        ] as const,
+    ),
+);
+const APP_LINES = FILES.get("src/app.ts")!;
 const EDITED_LINES = APP_LINES.slice(0, 30);
 /** The same 30 lines with three of them changed: the deadline passed in, checked, and the backoff moved out. */
 const EDITED_NEW_LINES = EDITED_LINES.map((line) =>
@@ -94,28 +70,7 @@ const EDITED_NEW_LINES = EDITED_LINES.map((line) =>
         ? "    await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));"
         : line,
 );
-const BACKOFF_LINES = [
-  "/**",
-  " * How long to wait before retry `attempt` (0 for the first): doubling from `baseMs`, capped at five",
-  " * seconds so that a long outage never makes a request wait longer than its deadline allows.",
-  " */",
-  "export function backoffMs(attempt: number, baseMs = 100): number {",
-  "  return Math.min(baseMs * 2 ** attempt, 5_000);",
-  "}",
-  "",
-  "/** Whether another attempt fits before `deadline` (ms since the epoch), its backoff included. */",
-  "export function fitsBefore(deadline: number, attempt: number, now = Date.now()): boolean {",
-  "  return now + backoffMs(attempt) < deadline;",
-  "}",
-  "",
-  "/** The deadline of a request that arrived at `start` and may take `timeoutMs`. */",
-  "export function deadlineOf(start: number, timeoutMs: number): number {",
-  "  return start + timeoutMs;",
-  "}",
-  "",
-  "export const MAX_BACKOFF_MS = 5_000;",
-  "export const BASE_BACKOFF_MS = 100;",
-];
+const BACKOFF_LINES = FILES.get("src/backoff.ts")!;
 const green = (text: string) => `\u001b[32m${text}\u001b[39m`;
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
 const TEST_OUTPUT = [

@@ -1,60 +1,135 @@
-import { startAtrium } from "../lib/atrium.ts";
-import { LOAD_CPU, pinning, runWorker } from "../lib/processes.ts";
-import type { MeasurementResult } from "../lib/report.ts";
-import type { FanoutConfig, FanoutResult } from "../workers/sse-fanout.ts";
+import type { Atrium } from "../lib/atrium.ts";
+import { type EventStream, wallMs } from "../lib/events.ts";
+import { measurement } from "../lib/measurement.ts";
+import { LOAD_CPU, pinThisProcess, until, withTimeout } from "../lib/processes.ts";
+import { summarize, type Summary } from "../lib/stats.ts";
 
 const CLIENTS = 100;
 const EVENTS = 500;
+/** Appended and delivered before measuring, so that neither side's JIT warm-up counts as latency. */
 const WARMUP_EVENTS = 50;
-/** Far apart enough that each event is delivered before the next is sent: this measures latency, not a queue. */
+/** Far apart enough that each event is delivered before the next is sent: latency, not a queue. */
 const INTERVAL_MS = 5;
-const TARGET_P99_MS = 5;
+
+interface World {
+  atrium: Atrium;
+  clients: EventStream[];
+  /** Appends so far: each is stamped newer than the one before, or the entry would not change. */
+  appended: number;
+}
+
+interface Delivery {
+  /** A client had the frame minus just before the writer sent the PUT, over every (client, event). */
+  deliveryMs: Summary;
+  /** The same for the first client to have each event: the gap to the above is this process reading 100 streams in turn. */
+  firstClientMs: Summary;
+  appendMs: Summary;
+  failedAppends: number;
+  /** Clients that received exactly the appended events, each once, in globalEventId order. */
+  clientsInOrder: number;
+}
 
 /**
- * The compiled server with 100 live SSE clients; one writer appends 500 events through PUT
- * /v1/sync/bench, 5 ms apart, after 50 that warm up both sides and are not counted. Writer and
- * clients share a process (and so a clock) apart from the server. Delivery latency counts from just
- * before the PUT is sent to the moment a client has parsed the frame, so it includes the HTTP
- * request, the SQLite commit and the fan-out to all clients.
+ * One PUT /v1/sync/bench per slot of a fixed schedule, each with a newer wallMs so that it changes
+ * the entry and appends exactly one sync.changed event; each answer awaited, so that the events'
+ * ids follow the send times.
  */
-export async function measureEventDelivery(binary: string): Promise<MeasurementResult> {
-  const atrium = await startAtrium(binary);
-  try {
-    const config: FanoutConfig = {
-      baseUrl: atrium.server.url,
-      token: atrium.token,
-      clients: CLIENTS,
-      warmupEvents: WARMUP_EVENTS,
-      events: EVENTS,
-      intervalMs: INTERVAL_MS,
-      connectTimeoutMs: 15_000,
-      drainTimeoutMs: 5_000,
-    };
-    // Generous, but finite: a worker that hangs is killed rather than waited for.
-    const budgetMs = config.connectTimeoutMs + (WARMUP_EVENTS + EVENTS) * INTERVAL_MS * 4 + config.drainTimeoutMs * 2 + 10_000;
-    const result = await runWorker<FanoutResult>("sse-fanout.ts", config, LOAD_CPU, budgetMs);
-    return {
-      method:
-        `${CLIENTS} SSE clients (fetch + stream reader) and 1 writer in one Bun process, ${EVENTS} appends ` +
-        `${INTERVAL_MS} ms apart after ${WARMUP_EVENTS} unmeasured ones, latency = client parsed frame - writer ` +
-        `about to send the PUT; ${pinning}.`,
-      figures: [
-        { label: "delivery p50", value: result.deliveryMs.p50, unit: "ms" },
-        { label: "delivery p99", value: result.deliveryMs.p99, unit: "ms", target: { comparison: "<", value: TARGET_P99_MS } },
-        { label: "delivery max", value: result.deliveryMs.max, unit: "ms" },
-        { label: "first client per event p99", value: result.firstClientMs.p99, unit: "ms" },
-        { label: "append round trip p50", value: result.appendMs.p50, unit: "ms" },
-        { label: "append round trip p99", value: result.appendMs.p99, unit: "ms" },
-        {
-          label: `clients with all ${EVENTS} events in order`,
-          value: result.failedAppends > 0 ? 0 : result.clientsInOrder,
-          unit: "clients",
-          target: { comparison: ">=", value: CLIENTS },
-        },
-      ],
-      details: { clients: CLIENTS, warmupEvents: WARMUP_EVENTS, events: EVENTS, intervalMs: INTERVAL_MS, pinning, ...result },
-    };
-  } finally {
-    await atrium.stop();
+async function append(world: World, count: number): Promise<{ sentAt: number[]; roundTripMs: number[]; failed: number }> {
+  const { atrium } = world;
+  const appends = { sentAt: [] as number[], roundTripMs: [] as number[], failed: 0 };
+  const start = performance.now();
+  for (let index = 0; index < count; index++) {
+    const wait = start + index * INTERVAL_MS - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    const sequence = world.appended++;
+    const body = JSON.stringify({ entries: [{ key: "k", value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }] });
+    const sentAt = wallMs();
+    const response = await fetch(`${atrium.url}/v1/sync/bench`, { method: "PUT", headers: { ...atrium.headers, "content-type": "application/json" }, body });
+    await response.arrayBuffer();
+    appends.sentAt.push(sentAt);
+    appends.roundTripMs.push(wallMs() - sentAt);
+    if (response.status !== 200) appends.failed++;
   }
+  return appends;
 }
+
+const cursorOf = async (atrium: Atrium) => (await atrium.call<{ cursor: number }>(200, "GET", "/v1/events/cursor")).cursor;
+
+/** Until every client holds the events through `last`, or 5 s. */
+const delivered = (clients: EventStream[], last: number) =>
+  until(
+    () => (clients.every((client) => (client.events.at(-1)?.globalEventId ?? 0) >= last || client.problems.length > 0) ? true : undefined),
+    5_000,
+    "delivery",
+    10,
+  ).catch(() => undefined);
+
+export const eventDelivery = measurement({
+  key: "events",
+  title: "Event append -> 100 SSE clients",
+  seed: {
+    what: `the compiled binary on a fresh data dir; ${CLIENTS} SSE clients (real connections, parsed as EventSource does) subscribed, in this process, pinned to the load CPU.`,
+    async run(bench) {
+      const atrium = await bench.atrium();
+      bench.defer(pinThisProcess(LOAD_CPU));
+      const clients = await withTimeout(Promise.all(Array.from({ length: CLIENTS }, () => atrium.events())), 15_000, `${CLIENTS} SSE clients connecting`);
+      bench.defer(() => {
+        for (const client of clients) client.close();
+      });
+      return { atrium, clients, appended: 0 };
+    },
+  },
+  action: {
+    what:
+      `one writer in the clients' process (one clock) appends ${EVENTS} events through PUT /v1/sync/bench, ${INTERVAL_MS} ms apart, after ` +
+      `${WARMUP_EVENTS} unmeasured ones; latency = a client has the frame - the writer about to send the PUT, so it includes the ` +
+      "request, the commit and the fan-out; every client must hold exactly the appended events, in order.",
+    async run(world): Promise<Delivery> {
+      const { atrium, clients } = world;
+      await append(world, WARMUP_EVENTS);
+      await delivered(clients, await cursorOf(atrium));
+      const cursor = await cursorOf(atrium);
+      const appends = await append(world, EVENTS);
+      await delivered(clients, cursor + EVENTS);
+      const deliveryMs: number[] = [];
+      const firstClientMs: number[] = [];
+      let clientsInOrder = 0;
+      for (const client of clients) {
+        // Warm-up events still on their way to a client the warm-up's wait gave up on are left out too.
+        const measured = client.events.filter((event) => event.globalEventId > cursor);
+        client.events.length = 0;
+        if (client.problems.length === 0 && measured.length === EVENTS && measured.every((event, index) => event.globalEventId === cursor + index + 1))
+          clientsInOrder++;
+        for (const event of measured) {
+          const index = event.globalEventId - cursor - 1;
+          const latency = event.receivedAt - appends.sentAt[index]!;
+          deliveryMs.push(latency);
+          firstClientMs[index] = Math.min(firstClientMs[index] ?? Number.POSITIVE_INFINITY, latency);
+        }
+      }
+      return {
+        deliveryMs: summarize(deliveryMs),
+        firstClientMs: summarize(firstClientMs.filter(Number.isFinite)),
+        appendMs: summarize(appends.roundTripMs),
+        failedAppends: appends.failed,
+        clientsInOrder,
+      };
+    },
+  },
+  baseline: { what: "the first client to have each event, which separates the server from this process reading 100 streams in turn." },
+  rounds: { warmup: 0, measured: 1 },
+  figures: ({ action: [result] }) => [
+    { label: "delivery p50", value: result!.deliveryMs.p50, unit: "ms" },
+    { label: "delivery p99", value: result!.deliveryMs.p99, unit: "ms", target: { comparison: "<", value: 5 } },
+    { label: "delivery max", value: result!.deliveryMs.max, unit: "ms" },
+    { label: "first client per event p99", value: result!.firstClientMs.p99, unit: "ms" },
+    { label: "append round trip p50", value: result!.appendMs.p50, unit: "ms" },
+    { label: "append round trip p99", value: result!.appendMs.p99, unit: "ms" },
+    {
+      label: `clients with all ${EVENTS} events in order`,
+      value: result!.failedAppends > 0 ? 0 : result!.clientsInOrder,
+      unit: "count",
+      target: { comparison: ">=", value: CLIENTS },
+    },
+  ],
+});

@@ -1,44 +1,40 @@
 /**
  * Atrium against two peers installed from npm (the HAPI hub and `opencode serve`), each with 5,000
  * sessions: cold start, idle memory, the session list's bytes and read time, and the console's first
- * visit on a phone. Helpers are in bench/lib/peers/.
+ * visit on a phone. Helpers are in bench/lib/peers/. A peer that cannot be installed, seeded or read
+ * leaves its figures, and every ratio to it, n/a.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { launchBenchBrowser, PHONE, type BenchBrowser } from "../lib/browser.ts";
+import { timeGets } from "../lib/atrium.ts";
+import { PHONE, type BenchBrowser } from "../lib/browser.ts";
+import { measurement } from "../lib/measurement.ts";
+import { type ConsoleVisit, visitConsole } from "../lib/peers/console.ts";
 import { installPeer } from "../lib/peers/install.ts";
-import { visitConsole, type ConsoleVisit } from "../lib/peers/console.ts";
 import { atriumServer, type BenchServer, HAPI_PACKAGE, hapiServer, OPENCODE_PACKAGE, opencodeServer } from "../lib/peers/servers.ts";
-import { BROWSER_ENCODINGS, type FullList, launch, pinThisProcess, readFullList, timeFirstPage, treeRssBytes } from "../lib/peers/wire.ts";
-import { LOAD_CPU, pinning, tempDir } from "../lib/processes.ts";
-import type { Figure, MeasurementResult, Target } from "../lib/report.ts";
-import { median } from "../lib/stats.ts";
+import { BROWSER_ENCODINGS, readFullList, treeRssBytes } from "../lib/peers/wire.ts";
+import { LOAD_CPU, SERVER_CPU, freePort, launch, onCpu, pinThisProcess, type Launched } from "../lib/processes.ts";
+import type { Figure, Target } from "../lib/report.ts";
+import { median, medianOf, ratio, smallest } from "../lib/stats.ts";
 
 const SESSIONS = 5_000;
 const PROJECTS = 20;
-const ROUNDS = 3;
-/** Long enough for seeding garbage to be collected and the server to sit idle. */
-const RSS_SETTLE_MS = 2_000;
-const WARMUP_READS = 20;
-const READS = 200;
-/** Per server and round: an unmeasured first visit (the server's first serving of its files), then these. */
-const WARMUP_VISITS = 1;
-const VISITS = 2;
-
-/** The issue's targets. ≤ 0.5 is checked as < 0.5: the report knows only < and >=. */
+/** ≤ 0.5 is checked as < 0.5: the report knows only < and >=. */
 const HALF: Target = { comparison: "<", value: 0.5 };
-const FIRST_ROWS_TARGET: Target = { comparison: "<", value: 300 };
-const COLD_START_TARGET: Target = { comparison: "<", value: 50 };
 
-interface Collected {
-  coldStartMs: number[];
+interface Peer {
+  name: string;
+  server?: BenchServer;
   rssBytes: number;
-  seedSeconds: number;
-  fullLists: FullList[];
-  firstPageMs: number[];
-  visits: ConsoleVisit[];
-  /** Why a figure is missing. */
-  problems: string[];
+  /** Why it has no figures (not installed, not seeded, a round failed), when it has none. */
+  missing?: string;
+}
+
+interface World {
+  dir: string;
+  browser: BenchBrowser;
+  atrium: Peer;
+  peers: Peer[];
 }
 
 /**
@@ -61,217 +57,149 @@ function makeProjects(dir: string): string[] {
   });
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0]! : String(error));
+/** A server pinned to the server CPU on a port of its own, ready once `path` answers 200 (polled back to back); cwd not the repository: opencode takes it as a project. */
+function start(server: BenchServer, dir: string, path: string, headers: Record<string, string>): Promise<Launched> {
+  const port = freePort();
+  return launch({
+    command: onCpu(SERVER_CPU, server.command(port)),
+    env: server.env(port),
+    cwd: dir,
+    poll: { url: `http://127.0.0.1:${port}${path}`, headers },
+    timeoutMs: 60_000,
+  });
+}
 
-/** Runs one figure's work; a failure is noted and leaves the other figures standing. */
-async function attempt(into: Collected, what: string, work: () => Promise<void>): Promise<void> {
+/** The first start: signed in, seeded through HTTP, its idle RSS 2 s after. */
+async function seedServer(name: string, make: () => Promise<BenchServer>, projects: string[], dir: string): Promise<Peer> {
   try {
-    await work();
+    const server = await make();
+    const first = await start(server, dir, server.healthPath, {});
+    try {
+      await server.signIn(first.url);
+      await server.seed(first.url, SESSIONS, projects);
+      await Bun.sleep(2_000);
+      return { name, server, rssBytes: treeRssBytes(first.pid) };
+    } finally {
+      await first.stop();
+    }
   } catch (error) {
-    into.problems.push(`${what}: ${message(error)}`);
+    return { name, rssBytes: Number.NaN, missing: error instanceof Error ? error.message : String(error) };
   }
 }
 
-async function seedServer(server: BenchServer, projects: string[], logDir: string, into: Collected): Promise<void> {
-  const first = await launch(server, server.healthPath, {}, logDir);
+/** The server restarted on its seeded data: cold start, the full list, 200 first pages after 20, then 2 console visits after 1. */
+async function measureRound(peer: Peer, world: World) {
+  const server = peer.server!;
+  const launched = await start(server, world.dir, server.firstPagePath, server.headers());
   try {
-    await server.signIn(first.base);
-    const started = performance.now();
-    await server.seed(first.base, SESSIONS, projects);
-    into.seedSeconds = (performance.now() - started) / 1000;
-    await Bun.sleep(RSS_SETTLE_MS);
-    into.rssBytes = treeRssBytes(first.pid);
-  } finally {
-    await first.stop();
-  }
-}
-
-async function measureRound(server: BenchServer, browser: BenchBrowser, logDir: string, into: Collected): Promise<void> {
-  const launched = await launch(server, server.firstPagePath, server.headers(), logDir);
-  try {
-    into.coldStartMs.push(launched.readyMs);
-    await attempt(into, "full list", async () => {
-      const list = await readFullList(server, launched.base);
-      if (list.records !== SESSIONS) throw new Error(`the full list held ${list.records} sessions, not ${SESSIONS}`);
-      into.fullLists.push(list);
-    });
-    await attempt(into, "first page", async () => {
-      into.firstPageMs.push(...(await timeFirstPage(server, launched.base, WARMUP_READS, READS)));
-    });
-    await attempt(into, "console", async () => {
-      for (let visit = 0; visit < WARMUP_VISITS + VISITS; visit++) {
-        const result = await visitConsole(browser, server, launched.base, PHONE);
-        if (visit >= WARMUP_VISITS) into.visits.push(result);
-      }
-    });
+    const list = await readFullList(server, launched.url);
+    if (list.records !== SESSIONS) throw new Error(`the full list held ${list.records} sessions, not ${SESSIONS}`);
+    const times = await timeGets(launched.url, { ...server.headers(), "accept-encoding": BROWSER_ENCODINGS }, 220, () => server.firstPagePath);
+    const visits: ConsoleVisit[] = [];
+    for (let visit = 0; visit < 3; visit++) visits.push(await visitConsole(world.browser, server, launched.url, PHONE));
+    return { coldStartMs: launched.readyMs, list, firstPageP50Ms: median(times.slice(20)), visits: visits.slice(1) };
   } finally {
     await launched.stop();
   }
 }
 
-/** The median of what was seen, NaN (printed n/a) when nothing was. */
-function medianOf(values: (number | null)[]): number {
-  const seen = values.filter((value): value is number => value !== null && Number.isFinite(value));
-  return seen.length > 0 ? median(seen) : Number.NaN;
-}
+type Round = Awaited<ReturnType<typeof measureRound>>;
 
-interface Figures {
-  coldStartMs: number;
-  rssMiB: number;
-  fullEncodedKiB: number;
-  fullDecodedKiB: number;
-  bytesPerSession: number;
-  firstPageP50Ms: number;
-  consoleKiB: number;
-  firstRowsMs: number;
-  extraListRequests: number;
-  lastListMs: number;
-}
+/** The median over every measured visit of one of its figures. */
+const visits = (pick: (visit: ConsoleVisit) => number | null) => (rounds: Round[]) => median(rounds.flatMap((round) => round.visits.map(pick)));
 
-function figuresOf(collected: Collected): Figures {
-  const lists = collected.fullLists;
-  const paints = collected.visits.map((visit) => visit.firstRowsPaintMs);
-  return {
-    coldStartMs: medianOf(collected.coldStartMs),
-    rssMiB: collected.rssBytes / 2 ** 20,
-    fullEncodedKiB: medianOf(lists.map((list) => list.encodedBytes)) / 1024,
-    fullDecodedKiB: medianOf(lists.map((list) => list.decodedBytes)) / 1024,
-    bytesPerSession: medianOf(lists.map((list) => list.decodedBytes / list.records)),
-    firstPageP50Ms: median(collected.firstPageMs),
-    consoleKiB: medianOf(collected.visits.map((visit) => visit.encodedBytes)) / 1024,
-    // A visit that never showed rows leaves the figure null rather than faster.
-    firstRowsMs: paints.includes(null) ? Number.NaN : medianOf(paints),
-    extraListRequests: medianOf(collected.visits.map((visit) => visit.listRequests - 1)),
-    lastListMs: medianOf(collected.visits.map((visit) => visit.lastListResponseMs)),
-  };
-}
-
-const FIGURES: { key: keyof Figures; label: string; unit: Figure["unit"] }[] = [
-  { key: "coldStartMs", label: "cold start, spawn to first list answer, median", unit: "ms" },
-  { key: "rssMiB", label: "idle RSS after seeding", unit: "MiB" },
-  { key: "fullEncodedKiB", label: "full list of 5,000 on the wire (encoded)", unit: "KiB" },
-  { key: "fullDecodedKiB", label: "full list, decoded JSON", unit: "KiB" },
-  { key: "bytesPerSession", label: "decoded JSON bytes per session", unit: "ratio" },
-  { key: "firstPageP50Ms", label: "first page of 50, p50", unit: "ms" },
-  { key: "consoleKiB", label: "console first visit, encoded bytes", unit: "KiB" },
-  { key: "firstRowsMs", label: "console first rows painted, median", unit: "ms" },
-  { key: "extraListRequests", label: "console list requests after the first, median", unit: "requests" },
-  { key: "lastListMs", label: "console last list response, median", unit: "ms" },
+const FIGURES: { key: string; label: string; unit: Figure["unit"]; of(rounds: Round[], peer: Peer): number }[] = [
+  { key: "cold", label: "cold start, spawn to first list answer, median", unit: "ms", of: (rounds) => medianOf(rounds, (r) => r.coldStartMs) },
+  { key: "rss", label: "idle RSS after seeding", unit: "MiB", of: (_rounds, peer) => peer.rssBytes / 2 ** 20 },
+  { key: "list", label: "full list of 5,000 on the wire (encoded)", unit: "KiB", of: (rounds) => medianOf(rounds, (r) => r.list.encodedBytes / 1024) },
+  { key: "decoded", label: "full list, decoded JSON", unit: "KiB", of: (rounds) => medianOf(rounds, (r) => r.list.decodedBytes / 1024) },
+  { key: "perSession", label: "decoded JSON per session", unit: "B", of: (rounds) => medianOf(rounds, (r) => r.list.decodedBytes / r.list.records) },
+  { key: "firstPage", label: "first page of 50, p50", unit: "ms", of: (rounds) => medianOf(rounds, (r) => r.firstPageP50Ms) },
+  { key: "console", label: "console first visit, encoded bytes", unit: "KiB", of: visits((v) => v.encodedBytes / 1024) },
+  { key: "rows", label: "console first rows painted, median", unit: "ms", of: visits((v) => v.firstRowsPaintMs) },
+  { key: "requests", label: "console list requests after the first, median", unit: "count", of: visits((v) => v.listRequests - 1) },
+  { key: "lastList", label: "console last list response, median", unit: "ms", of: visits((v) => v.lastListResponseMs) },
 ];
 
-function report(figures: Map<string, Figures>): Figure[] {
-  const atrium = figures.get("Atrium")!;
-  const peers = [...figures].filter(([name]) => name !== "Atrium");
-  const rows: Figure[] = [];
-  for (const [name, of] of figures) {
-    for (const { key, label, unit } of FIGURES) {
-      const target = name !== "Atrium" ? undefined : key === "coldStartMs" ? COLD_START_TARGET : key === "firstRowsMs" ? FIRST_ROWS_TARGET : undefined;
-      rows.push({ label: `${name}: ${label}`, value: of[key], unit, ...(target ? { target } : {}) });
-    }
-  }
-  for (const [name, of] of peers) {
-    for (const { key, label } of FIGURES) {
-      const target = name === "HAPI" && key === "lastListMs" ? HALF : undefined;
-      rows.push({ label: `Atrium/${name}: ${label}`, value: atrium[key] / of[key], unit: "ratio", ...(target ? { target } : {}) });
-    }
-  }
-  const smallest = (key: keyof Figures) => Math.min(...peers.map(([, of]) => (Number.isFinite(of[key]) ? of[key] : Number.POSITIVE_INFINITY)));
-  rows.push({ label: "Atrium/min(peers): full list on the wire", value: atrium.fullEncodedKiB / smallest("fullEncodedKiB"), unit: "ratio", target: HALF });
-  rows.push({ label: "Atrium/min(peers): console first-visit bytes", value: atrium.consoleKiB / smallest("consoleKiB"), unit: "ratio", target: HALF });
-  return rows;
-}
+const ATRIUM_TARGETS: Record<string, Target> = { cold: { comparison: "<", value: 50 }, rows: { comparison: "<", value: 300 } };
 
-export async function measurePeers(binary: string, log: (line: string) => void = console.log): Promise<MeasurementResult> {
-  const run = tempDir("peers");
-  let browser: BenchBrowser | undefined;
-  try {
-    const installStarted = performance.now();
-    const hapi = await installPeer(HAPI_PACKAGE, join(run, "install"));
-    const opencode = await installPeer(OPENCODE_PACKAGE, join(run, "install"));
-    const installed =
-      hapi.fromCache && opencode.fromCache ? "both from the cache" : `installed in ${((performance.now() - installStarted) / 1000).toFixed(0)} s`;
-    log(`  peers: ${installed}`);
-    const projects = makeProjects(join(run, "projects"));
-    const servers = [
-      atriumServer(binary, join(run, "atrium")),
-      hapiServer(hapi.binary, join(run, "hapi")),
-      opencodeServer(opencode.binary, join(run, "opencode")),
-    ];
-    const collected = new Map<string, Collected>(
-      servers.map((server) => [
-        server.name,
-        { coldStartMs: [], rssBytes: Number.NaN, seedSeconds: Number.NaN, fullLists: [], firstPageMs: [], visits: [], problems: [] },
-      ]),
-    );
-    const seeded: BenchServer[] = [];
-    for (const server of servers) {
-      const into = collected.get(server.name)!;
-      await attempt(into, "seeding", () => seedServer(server, projects, run, into));
-      if (Number.isFinite(into.seedSeconds)) seeded.push(server);
-      log(`  ${server.name}: ${SESSIONS} sessions in ${into.seedSeconds.toFixed(1)} s`);
-    }
-    if (!seeded.some((server) => server.name === "Atrium")) throw new Error(collected.get("Atrium")!.problems.join("; "));
-    // The client side (this process's requests, Chromium) on the load CPU from here on; servers on theirs.
-    const unpin = pinThisProcess(LOAD_CPU);
-    try {
-      browser = await launchBenchBrowser();
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const server of seeded) {
-          const into = collected.get(server.name)!;
-          await attempt(into, "start", () => measureRound(server, browser!, run, into));
+export const peers = measurement({
+  key: "peers",
+  title: "Atrium vs HAPI hub and opencode serve, 5,000 sessions each",
+  seed: {
+    what:
+      `HAPI hub ${HAPI_PACKAGE.version} (npm ${HAPI_PACKAGE.name}, its \`hapi hub --no-relay\` as the platform binary its bin execs) and ` +
+      `\`opencode serve\` ${OPENCODE_PACKAGE.version} (npm ${OPENCODE_PACKAGE.name}) installed with npm into ~/.cache/atrium-bench-peers ` +
+      "once; offline: each peer's HOME, XDG dirs and TMPDIR temp dirs, HAPI's relay, iOS push and push relay off, opencode's " +
+      'downloads, updates, sharing and plugins off by its own flags (bench/lib/peers/servers.ts). 5,000 sessions titled "Session N" ' +
+      "over 20 projects through each one's HTTP API (Atrium echo sessions; HAPI POST /cli/sessions as its CLI registers one; opencode " +
+      "POST /session?directory= into 20 git repositories); idle RSS 2 s after. Then this process and Chromium on the load CPU.",
+    async run(bench) {
+      const dir = bench.tempDir("peers");
+      const projects = makeProjects(join(dir, "projects"));
+      const seeded = async (name: string, make: () => Promise<BenchServer>): Promise<Peer> => {
+        const peer = await seedServer(name, make, projects, dir);
+        bench.log(`  ${name}: ${peer.missing ? `n/a, ${peer.missing.split("\n")[0]}` : `${SESSIONS} sessions seeded`}`);
+        return peer;
+      };
+      const atrium = await seeded("Atrium", async () => atriumServer(bench.binary, join(dir, "atrium")));
+      if (atrium.missing) throw new Error(`Atrium could not be seeded: ${atrium.missing}`);
+      const peers = [
+        await seeded("HAPI", async () => hapiServer(await installPeer(HAPI_PACKAGE), join(dir, "hapi"))),
+        await seeded("opencode", async () => opencodeServer(await installPeer(OPENCODE_PACKAGE), join(dir, "opencode"))),
+      ];
+      bench.defer(pinThisProcess(LOAD_CPU));
+      const browser = await bench.browser();
+      return { dir, browser, atrium, peers };
+    },
+  },
+  action: {
+    what:
+      "Atrium restarted on its seeded data: cold start = spawn to the first 200 of its first page of 50, polled back to back; the full " +
+      "list read with node:http as its own client pages it (GET /v1/sessions?limit=200 following Link), counted as sent and decoded; " +
+      `200 sequential first pages after 20; the console's first visit at ${PHONE.width}×${PHONE.height} in a fresh context signed in as ` +
+      "a returning visitor, 2 after 1 unmeasured: bytes = every response's encoded body until no request started or ended for 1 s, " +
+      "first rows = the paint probe's frame holding the first list row, list requests by path, the last list response from Resource Timing.",
+    run: (world) => measureRound(world.atrium, world),
+  },
+  baseline: {
+    what:
+      "HAPI and opencode measured the same way in the same round, the servers in turn: HAPI's GET /api/sessions (every session at " +
+      "once, as its web app asks) and its first directory row; opencode's GET /api/session?limit=5000&order=desc followed with its " +
+      "cursor, as its web app does, and its home-session-row (its 20 projects open in localStorage).",
+    async run(world) {
+      const rounds: (Round | undefined)[] = [];
+      for (const peer of world.peers) {
+        try {
+          rounds.push(peer.missing ? undefined : await measureRound(peer, world));
+        } catch (error) {
+          peer.missing = error instanceof Error ? error.message : String(error);
+          rounds.push(undefined);
         }
-        log(`  round ${round + 1} of ${ROUNDS} done`);
       }
-    } finally {
-      unpin();
+      return rounds;
+    },
+  },
+  rounds: { warmup: 0, measured: 3 },
+  figures({ action, baseline }, world) {
+    const figures: Figure[] = [];
+    const peerRounds = world.peers.map((_, index) => baseline.map((round) => round[index]).filter((round) => round !== undefined));
+    const valuesOf = (key: string) =>
+      world.peers.map((peer, index) => (peer.missing ? Number.NaN : FIGURES.find((f) => f.key === key)!.of(peerRounds[index]!, peer)));
+    for (const { key, label, unit, of } of FIGURES) {
+      const atrium = of(action, world.atrium);
+      figures.push({ label: `Atrium: ${label}`, value: atrium, unit, ...(ATRIUM_TARGETS[key] ? { target: ATRIUM_TARGETS[key] } : {}) });
+      world.peers.forEach((peer, index) => {
+        figures.push({ label: `${peer.name}: ${label}`, value: valuesOf(key)[index]!, unit });
+        const target = peer.name === "HAPI" && key === "lastList" ? { target: HALF } : {};
+        figures.push({ label: `Atrium/${peer.name}: ${label}`, value: ratio(atrium, valuesOf(key)[index]!), unit: "ratio", ...target });
+      });
     }
-    const figures = new Map([...collected].map(([name, each]) => [name, figuresOf(each)]));
-    const problems = [...collected].flatMap(([name, each]) => [...new Set(each.problems)].map((problem) => `${name} ${problem}`));
-    const listShape = [...collected].map(([name, each]) => {
-      const list = each.fullLists[0];
-      return list ? `${name} ${list.requests} request(s), ${[...new Set(list.encodings)].join("/")}` : `${name} none`;
-    });
-    return {
-      method:
-        `HAPI hub ${HAPI_PACKAGE.version} (npm ${HAPI_PACKAGE.name}, its ${"`hapi hub --no-relay`"} run as the platform binary its bin execs) and ` +
-        `${"`opencode serve`"} ${OPENCODE_PACKAGE.version} (npm ${OPENCODE_PACKAGE.name}) installed with ${"`npm install --prefix`"} into a temp folder ` +
-        `and kept in ~/.cache/atrium-bench-peers/<pkg>@<version>, so a later run reinstalls nothing (this run: ${installed}). ` +
-        `Offline: each peer's HOME, XDG dirs and TMPDIR are temp dirs; HAPI with its relay tunnel off, iOS push off and its push relay URL ` +
-        `a closed port; opencode with OPENCODE_DISABLE_AUTOUPDATE, _MODELS_FETCH, _LSP_DOWNLOAD, _SHARE, _DEFAULT_PLUGINS, _EXTERNAL_SKILLS, ` +
-        `_CLAUDE_CODE and OPENCODE_PURE, its config dir laid out so that its background npm install of @opencode-ai/plugin is skipped, and ` +
-        `npm's registry a closed port should it try; no password, so its API and web app need no sign-in. ` +
-        `${SESSIONS.toLocaleString("en-US")} sessions titled "Session N" over ${PROJECTS} projects, all through HTTP: Atrium echo sessions in ` +
-        `scratch projects (POST /v1/projects, /v1/sessions); HAPI through POST /cli/sessions with the CLI's token and the metadata its CLI ` +
-        `sends, paths being ${PROJECTS} directories; opencode through POST /session?directory= into ${PROJECTS} git repositories (one project ` +
-        `each). Idle RSS ${RSS_SETTLE_MS / 1000} s after seeding (the server and any children). Then ${ROUNDS} rounds, the servers in turn, ` +
-        `each restarted on its seeded data: cold start = spawn to the first 200 of its first-page request polled back to back (a new one every 10 ms while earlier ones go ` +
-        `unanswered: opencode accepts connections before it prints that it listens and never answers a request that came that early); the full list ` +
-        `read with node:http (Accept-Encoding: ${BROWSER_ENCODINGS}), counting the body as sent and as decoded JSON, paged as each one's ` +
-        `own client pages (${listShape.join("; ")}): Atrium GET /v1/sessions?limit=200 following Link rel="next"; HAPI GET /api/sessions, ` +
-        `which answers {sessions:[…]} with every session's summary at once (its web app asks that; ?limit=N only truncates); opencode GET ` +
-        `/api/session?limit=5000&order=desc, answering {data:[…],cursor:{previous,next}}, followed with the cursor while a page comes back full, ` +
-        `as its web app does. First page = Atrium /v1/sessions?limit=50, HAPI /api/sessions?limit=50, opencode /api/session?limit=50&order=desc: ` +
-        `${READS} sequential reads after ${WARMUP_READS}, per round. Console: Debian's headless Chromium at ${PHONE.width}×${PHONE.height}, ` +
-        `a fresh context per visit, ${VISITS} visits per round after ${WARMUP_VISITS} unmeasured; signed in as a returning visitor is ` +
-        `(Atrium's token, HAPI's access token in localStorage; for opencode its ${PROJECTS} projects open in its localStorage, without which ` +
-        `its home lists no session); bytes = every response's encodedDataLength (Playwright request.sizes(), service-worker fetches ` +
-        `included) until no request started or ended for 1 s; first rows = the frame (Element Timing of a marker added with them) that first ` +
-        `held Atrium's .session-row, HAPI's first directory group (its list shows collapsed directory rows with counts), opencode's ` +
-        `home-session-row (its home shows at most 64 rows); list requests counted by path (Atrium /v1/sessions, HAPI /api/sessions, opencode ` +
-        `/session or /api/session); last list response from resource timing. Times are ms from navigation start. Servers on CPU 0, this ` +
-        `process and Chromium on CPU 1; ${pinning}. "Bytes per session" is in bytes (the report has no byte unit).` +
-        (problems.length > 0 ? ` Missing figures: ${problems.join("; ")}.` : ""),
-      figures: report(figures),
-      details: {
-        sessions: SESSIONS,
-        projects: PROJECTS,
-        rounds: ROUNDS,
-        peers: { hapi: HAPI_PACKAGE, opencode: OPENCODE_PACKAGE },
-        servers: Object.fromEntries([...collected].map(([name, each]) => [name, { ...each, figures: figures.get(name) }])),
-      },
-    };
-  } finally {
-    await browser?.close();
-    rmSync(run, { recursive: true, force: true });
-  }
-}
+    const toSmallest = (key: string) => ratio(FIGURES.find((f) => f.key === key)!.of(action, world.atrium), smallest(valuesOf(key)));
+    figures.push({ label: "Atrium/min(peers): full list on the wire", value: toSmallest("list"), unit: "ratio", target: HALF });
+    figures.push({ label: "Atrium/min(peers): console first-visit bytes", value: toSmallest("console"), unit: "ratio", target: HALF });
+    for (const peer of world.peers.filter((p) => p.missing))
+      figures.push({ label: `${peer.name} is n/a: ${peer.missing!.split("\n")[0]!.slice(0, 200)}`, value: Number.NaN, unit: "count" });
+    return figures;
+  },
+});

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { finishWorker, readWorkerConfig } from "../lib/worker-io.ts";
-import { streamChunk, wallMs, type StreamReport } from "./streaming-agent.ts";
+import { wallMs } from "../lib/events.ts";
+import { streamChunk, type StreamReport } from "./streaming-agent.ts";
 
 export interface BareClientConfig {
   /** The agent's command (Bun on bench/workers/streaming-agent.ts, pinned to the load CPU). */
@@ -28,8 +29,6 @@ export interface BareClientResult {
   cpuMs: number;
   /** The client held the whole text, minus the agent's last chunk written (wall ms, one clock). */
   allTextAfterLastChunkMs: number;
-  /** The prompt's answer, minus the agent's last chunk written. */
-  answerAfterLastChunkMs: number;
   report: StreamReport;
   textMatches: boolean;
 }
@@ -81,7 +80,6 @@ length = 0;
 expectedLength = expected.length;
 const cpuBefore = process.cpuUsage();
 await prompt(`stream count=${config.count} size=${config.size} rate=${config.rate} tag=${config.tag}`);
-const answeredAt = wallMs();
 const cpu = process.cpuUsage(cpuBefore);
 const reportFile = join(config.reportsDir, `${config.tag}.json`);
 const report = (await Bun.file(reportFile).json()) as StreamReport;
@@ -94,7 +92,6 @@ await child.exited;
 const result: BareClientResult = {
   cpuMs: (cpu.user + cpu.system) / 1000,
   allTextAfterLastChunkMs: (allTextAt ?? Number.NaN) - report.lastChunkAt,
-  answerAfterLastChunkMs: answeredAt - report.lastChunkAt,
   report,
   textMatches: parts.join("") === expected,
 };

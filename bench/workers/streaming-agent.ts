@@ -10,20 +10,21 @@
  *
  * Without `stamp`, chunk i is `streamChunk(i, S)`, so the benchmark knows the exact reply. With
  * `stamp=1`, chunk i is `<i>@<wall ms when sent>` padded with dots to S - 1 characters plus "\n", so
- * the benchmark can time each chunk's delivery. Wall time here and in the benchmark is
- * `performance.timeOrigin + performance.now()`: one clock for every process on the machine.
+ * the benchmark can time each chunk's delivery. Wall time here and in the benchmark is `wallMs()`
+ * (bench/lib/events.ts): one clock for every process on the machine.
  *
  * With a tag, once the last chunk has been written to stdout it writes
  * `$STREAMING_AGENT_REPORTS/<tag>.json` (write, then rename, so it is never read half-written): the
  * wall times of the first and last chunk, the counts and the agent's own CPU time for the stream.
  *
- * The benchmark imports `streamChunk` and `parsePrompt` from this file; the agent itself runs only
- * when this file is the entry point.
+ * The benchmark imports `streamChunk` from this file; the agent itself runs only when this file is
+ * the entry point.
  */
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agent, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
+import { wallMs } from "../lib/events.ts";
 
 export interface StreamReport {
   tag: string;
@@ -37,20 +38,8 @@ export interface StreamReport {
   cpuMs: number;
 }
 
-export interface PromptCommand {
-  command: "stream" | "reply";
-  count: number;
-  size: number;
-  /** Chunks per second; 0 sends each as soon as the previous one is written. */
-  rate: number;
-  stamp: boolean;
-  tag: string | undefined;
-}
-
-export const wallMs = (): number => performance.timeOrigin + performance.now();
-
 /** `stream count=20000 size=50 tag=r1` and the like; anything else is a one-chunk reply. */
-export function parsePrompt(text: string): PromptCommand {
+function parsePrompt(text: string) {
   const [command, ...pairs] = text.trim().split(/\s+/);
   const options = new Map(pairs.map((pair) => pair.split("=", 2) as [string, string]));
   const number = (key: string, fallback: number) => {
@@ -61,6 +50,7 @@ export function parsePrompt(text: string): PromptCommand {
     command: command === "stream" ? "stream" : "reply",
     count: number("count", 1),
     size: Math.max(number("size", 50), 24),
+    // Chunks per second; 0 sends each as soon as the previous one is written.
     rate: number("rate", 0),
     stamp: options.get("stamp") === "1",
     tag: options.get("tag"),

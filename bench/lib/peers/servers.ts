@@ -4,11 +4,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext } from "playwright-core";
-import { apiCaller, seedEchoSessions } from "../api.ts";
-import { atriumCommand, atriumEnv, OFFLINE_CONFIG } from "../atrium.ts";
-import type { BenchBrowser, Viewport } from "../browser.ts";
-import { inParallel } from "../pool.ts";
+import { apiCaller, atriumCommand, OFFLINE_CONFIG, seedEchoSessions, inParallel } from "../atrium.ts";
+import { signedIn } from "../browser.ts";
 import { PLATFORM, type PeerPackage } from "./install.ts";
 
 export const HAPI_PACKAGE: PeerPackage = { name: "@twsxtd/hapi", version: "0.30.7", binary: `@twsxtd/hapi-${PLATFORM}/bin/hapi` };
@@ -17,8 +14,8 @@ export const OPENCODE_PACKAGE: PeerPackage = { name: "opencode-ai", version: "1.
 export interface ConsoleTarget {
   /** Opened on the server's origin. */
   path: string;
-  /** A fresh context (no cache) in which the page starts as a returning visitor's would. */
-  newContext(browser: BenchBrowser, origin: string, viewport: Viewport): Promise<BrowserContext>;
+  /** The localStorage of a returning visitor, signed in, for a page on `origin`. */
+  storage(origin: string): Record<string, string>;
   /** The first element that shows list content taken from the session records. */
   rowSelector: string;
   /** Path names (no query) of the requests that read the session list. */
@@ -59,18 +56,8 @@ async function postJson(url: string, headers: Record<string, string>, body: unkn
   return JSON.parse(text);
 }
 
-/** A returning visitor's localStorage, written before the page's own script runs. */
-async function contextWithStorage(browser: BenchBrowser, viewport: Viewport, entries: Record<string, string>): Promise<BrowserContext> {
-  const context = await browser.browser.newContext({ viewport });
-  await context.addInitScript((items: Record<string, string>) => {
-    const storage = (globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }).localStorage;
-    for (const [key, value] of Object.entries(items)) storage.setItem(key, value);
-  }, entries);
-  return context;
-}
-
 /** HOME and the XDG dirs under `home`, so that a peer reads and writes nothing of the user's. */
-export function isolatedEnv(home: string): Record<string, string> {
+function isolatedEnv(home: string): Record<string, string> {
   const dirs = { XDG_CONFIG_HOME: ".config", XDG_DATA_HOME: ".local/share", XDG_CACHE_HOME: ".cache", XDG_STATE_HOME: ".local/state", TMPDIR: "tmp" };
   const env: Record<string, string> = { HOME: home };
   for (const [name, dir] of Object.entries(dirs)) {
@@ -88,7 +75,7 @@ export function atriumServer(binary: string, home: string): BenchServer {
   return {
     name: "Atrium",
     command: (port) => atriumCommand(binary, port),
-    env: () => atriumEnv(home),
+    env: () => ({ ATRIUM_HOME: home }),
     healthPath: "/v1/health",
     async signIn() {
       token = readFileSync(join(home, "token"), "utf8").trim();
@@ -104,7 +91,7 @@ export function atriumServer(binary: string, home: string): BenchServer {
     records: (body) => body as unknown[],
     console: {
       path: "/#/sessions",
-      newContext: (browser, _origin, viewport) => browser.signedInContext(token, viewport),
+      storage: () => signedIn(token),
       rowSelector: ".session-row",
       listPath: /^\/v1\/sessions$/,
     },
@@ -173,13 +160,16 @@ export function hapiServer(binary: string, home: string): BenchServer {
     console: {
       path: "/",
       // Where its web app keeps the access token it signs in with (web/src/hooks/useAuthSource.ts).
-      newContext: (browser, origin, viewport) => contextWithStorage(browser, viewport, { [`hapi_access_token::${origin}`]: HAPI_CLI_TOKEN }),
+      storage: (origin) => ({ [`hapi_access_token::${origin}`]: HAPI_CLI_TOKEN }),
       // One row per directory, collapsed, each with its count: the list's first content.
       rowSelector: "[data-session-scroll-anchor]",
       listPath: /^\/api\/sessions$/,
     },
   };
 }
+
+/** What opencode's own flags switch off: every download, update and share, its default plugins and the skills of other tools. */
+const OPENCODE_OFF = ["AUTOUPDATE", "MODELS_FETCH", "LSP_DOWNLOAD", "SHARE", "DEFAULT_PLUGINS", "EXTERNAL_SKILLS", "CLAUDE_CODE"];
 
 /** What its web app asks for at a time, and pages on with the cursor while a page comes back full. */
 const OPENCODE_PAGE = 5_000;
@@ -203,13 +193,7 @@ export function opencodeServer(binary: string, home: string): BenchServer {
     command: (port) => [binary, "serve", "--hostname", "127.0.0.1", "--port", String(port)],
     env: () => ({
       ...env,
-      OPENCODE_DISABLE_AUTOUPDATE: "1",
-      OPENCODE_DISABLE_MODELS_FETCH: "1",
-      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-      OPENCODE_DISABLE_SHARE: "1",
-      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
-      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      ...Object.fromEntries(OPENCODE_OFF.map((what) => [`OPENCODE_DISABLE_${what}`, "1"])),
       OPENCODE_PURE: "1",
       // Should it install anyway, the registry is a closed port.
       npm_config_registry: "http://127.0.0.1:9/",
@@ -241,15 +225,14 @@ export function opencodeServer(binary: string, home: string): BenchServer {
       path: "/",
       // Its home lists the sessions of the projects the visitor opened before, kept in localStorage
       // (the "server" store, "local" scope); no project open, it lists none. No password is set, so no sign-in.
-      newContext: (browser, _origin, viewport) =>
-        contextWithStorage(browser, viewport, {
-          "opencode.global.dat:server": JSON.stringify({
-            list: [],
-            projects: { local: projectDirs.map((worktree) => ({ worktree, expanded: true })) },
-            lastProject: {},
-            recentlyClosed: {},
-          }),
+      storage: () => ({
+        "opencode.global.dat:server": JSON.stringify({
+          list: [],
+          projects: { local: projectDirs.map((worktree) => ({ worktree, expanded: true })) },
+          lastProject: {},
+          recentlyClosed: {},
         }),
+      }),
       rowSelector: '[data-component="home-session-row"]',
       listPath: /^\/(api\/)?session$/,
     },

@@ -1,97 +1,15 @@
-/** Starting the servers and reading their session lists as bytes on the wire. */
-import { closeSync, openSync, readFileSync } from "node:fs";
+/** Reading the servers' session lists as bytes on the wire, and their memory. */
 import { Agent, request } from "node:http";
-import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from "node:zlib";
-import type { Subprocess } from "bun";
-import { descendantPids, freePort, onCpu, rssBytes, SERVER_CPU, stopProcess } from "../processes.ts";
+import { descendantPids, rssBytes } from "../processes.ts";
 import type { BenchServer } from "./servers.ts";
 
 /** What a browser sends; each server picks what it likes of it. */
 export const BROWSER_ENCODINGS = "gzip, deflate, br, zstd";
-const START_TIMEOUT_MS = 60_000;
 
-export interface Launched {
-  base: string;
-  pid: number;
-  /** Spawn to the first 200 from the polled path. */
-  readyMs: number;
-  stop(): Promise<void>;
-}
-
-/**
- * Spawns the server pinned to the server CPU on a port chosen beforehand and polls `path` back to
- * back (a refused loopback connection returns at once) until it answers 200. Output goes to a log in
- * `logDir`, whose tail explains a start that failed.
- */
-export async function launch(server: BenchServer, path: string, headers: Record<string, string>, logDir: string): Promise<Launched> {
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const logFile = join(logDir, `${server.name}.log`);
-  const log = openSync(logFile, "a");
-  const started = performance.now();
-  let child: Subprocess;
-  try {
-    child = Bun.spawn(onCpu(SERVER_CPU, server.command(port)), {
-      env: { ...process.env, ...server.env(port) },
-      // Not the repository: opencode takes its working directory as a project.
-      cwd: logDir,
-      stdout: log,
-      stderr: log,
-    });
-  } finally {
-    closeSync(log);
-  }
-  const readyAt = await pollUntilOk(base + path, headers, child, started + START_TIMEOUT_MS);
-  if (readyAt !== undefined) return { base, pid: child.pid, readyMs: readyAt - started, stop: () => stopProcess(child) };
-  await stopProcess(child);
-  const tail = readFileSync(logFile, "utf8").slice(-2_000);
-  throw new Error(`${server.name} did not answer 200 on ${path} within ${START_TIMEOUT_MS} ms:\n${tail}`);
-}
-
-/** While requests go unanswered, a new one this often, up to this many unanswered at once. */
-const POLL_GAP_MS = 10;
-const MAX_PENDING_POLLS = 1_000;
-
-/**
- * Asks back to back until an answer is 200 (a refused loopback connection fails at once), and returns
- * when it came. A request is not waited for before the next: opencode accepts connections before it
- * prints that it listens and never answers a request that came that early, while it answers at once
- * those that come after.
- */
-async function pollUntilOk(url: string, headers: Record<string, string>, child: Subprocess, deadline: number): Promise<number | undefined> {
-  const controller = new AbortController();
-  const pending = new Set<Promise<void>>();
-  let readyAt: number | undefined;
-  while (readyAt === undefined && performance.now() < deadline && child.exitCode === null) {
-    if (pending.size < MAX_PENDING_POLLS) {
-      const attempt = (async () => {
-        try {
-          const response = await fetch(url, { headers, signal: controller.signal });
-          await response.arrayBuffer();
-          if (response.status === 200) readyAt ??= performance.now();
-        } catch {
-          // refused (not listening yet), or cut short once another answered
-        }
-      })();
-      pending.add(attempt);
-      void attempt.finally(() => pending.delete(attempt));
-    }
-    await Promise.race([...pending, Bun.sleep(POLL_GAP_MS)]);
-  }
-  controller.abort();
-  return readyAt;
-}
-
-/** Resident memory of the server and anything it started. */
+/** Resident memory of the server (NaN when it cannot be read) and of anything it started that is still there. */
 export function treeRssBytes(pid: number): number {
-  return [pid, ...descendantPids(pid)].reduce((sum, each) => {
-    try {
-      return sum + rssBytes(each);
-    } catch {
-      return sum;
-    }
-  }, 0);
+  return descendantPids(pid).reduce((sum, each) => sum + (rssBytes(each) || 0), rssBytes(pid));
 }
 
 interface RawAnswer {
@@ -162,30 +80,4 @@ export async function readFullList(server: BenchServer, base: string): Promise<F
     next = server.nextPage(body, answer.headers.link as string | undefined);
   }
   return list;
-}
-
-/** Sequential reads of the first page, each timed to its last (decoded) byte; the first `warmup` are not kept. */
-export async function timeFirstPage(server: BenchServer, base: string, warmup: number, count: number): Promise<number[]> {
-  const headers = { ...server.headers(), "accept-encoding": BROWSER_ENCODINGS };
-  const times: number[] = [];
-  for (let index = 0; index < warmup + count; index++) {
-    const started = performance.now();
-    const response = await fetch(base + server.firstPagePath, { headers });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${server.name}: GET ${server.firstPagePath} answered ${response.status}`);
-    if (index >= warmup) times.push(performance.now() - started);
-  }
-  return times;
-}
-
-/** Pins every thread of this process to `cpu` (the client side) and returns how to undo it. */
-export function pinThisProcess(cpu: number): () => void {
-  const taskset = onCpu(cpu, [])[0];
-  if (taskset === undefined) return () => {};
-  const before = Bun.spawnSync([taskset, "-p", String(process.pid)]).stdout.toString();
-  const mask = /:\s*([0-9a-f]+)\s*$/.exec(before)?.[1];
-  Bun.spawnSync([taskset, "-a", "-p", "-c", String(cpu), String(process.pid)], { stdout: "ignore" });
-  return () => {
-    if (mask) Bun.spawnSync([taskset, "-a", "-p", mask, String(process.pid)], { stdout: "ignore" });
-  };
 }

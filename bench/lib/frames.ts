@@ -1,6 +1,6 @@
-/** The page side of the streaming measurement, and the arithmetic on what it records. */
-import type { PageGlobals } from "../lib/page-globals.ts";
-import { ascending, percentile } from "../lib/stats.ts";
+/** The page side of the streaming measurements (a reply drawn frame by frame), and the arithmetic on what it records. */
+import type { PageGlobals } from "./page-globals.ts";
+import { percentile } from "./stats.ts";
 
 /** Times are ms from the page's time origin. */
 export interface FrameLog {
@@ -41,11 +41,19 @@ export function startFrameLog(): void {
     // Done when the turn has ended and the page has drawn all of it (a fast reply is drawn a frame's worth at a time).
     const drawn = !reply.querySelector("[data-drawing]");
     if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating") && drawn) log.doneMs = web.performance.now();
-  }).observe(web.document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating", "data-drawing"] });
+  }).observe(web.document.body!, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating", "data-drawing"] });
 }
 
-export function replyDone(): boolean {
-  return ((globalThis as unknown as FrameLogWindow).frameLog?.doneMs ?? null) !== null;
+/** Whether the reply is done and the frames recorded reach `afterMs` past its end (and the frame under way then has ended). */
+export function framesPastDone(afterMs: number): boolean {
+  const log = (globalThis as unknown as FrameLogWindow).frameLog;
+  return log?.doneMs != null && (log.frames.at(-1) ?? 0) > log.doneMs + afterMs;
+}
+
+/** Whether the frames recorded since the log started span more than `ms` (and the frame under way then has ended). */
+export function framesCover(ms: number): boolean {
+  const frames = (globalThis as unknown as FrameLogWindow).frameLog?.frames ?? [];
+  return frames.length > 1 && frames.at(-1)! > frames[0]! + ms;
 }
 
 export function stopFrameLog(): FrameLog {
@@ -55,9 +63,11 @@ export function stopFrameLog(): FrameLog {
   return log;
 }
 
-/** The text the reply shows, all its blocks joined. */
-export function replyText(): string {
-  return (globalThis as unknown as PageGlobals).document.querySelector(".message.assistant .message-text")?.textContent ?? "";
+/** The text the newest reply shows, all its blocks joined, and how many code blocks it holds. */
+export function replyShown(): { text: string; codeBlocks: number } {
+  const replies = (globalThis as unknown as PageGlobals).document.querySelectorAll(".message.assistant");
+  const newest = replies[replies.length - 1];
+  return { text: newest?.querySelector(".message-text")?.textContent ?? "", codeBlocks: newest?.querySelectorAll(".code-block").length ?? 0 };
 }
 
 /** A frame this long or longer missed at least one 60 Hz vsync: two periods are 33.3 ms. */
@@ -86,13 +96,12 @@ export function frameStats(frames: readonly number[], fromMs: number, toMs: numb
   if (last < first || last + 1 >= frames.length) throw new Error(`the frame log does not cover ${fromMs.toFixed(0)}–${toMs.toFixed(0)} ms`);
   const durations = frames.slice(first + 1, last + 2).map((end, index) => end - frames[first + index]!);
   const elapsedMs = frames[last + 1]! - frames[first]!;
-  const sorted = ascending(durations);
   return {
     frames: durations.length,
     elapsedMs,
     framesPerSecond: durations.length / (elapsedMs / 1000),
-    longestMs: sorted.at(-1)!,
+    longestMs: Math.max(...durations),
     longSharePercent: (durations.filter((duration) => duration > LONG_FRAME_MS).length / durations.length) * 100,
-    p95Ms: percentile(sorted, 95),
+    p95Ms: percentile(durations, 95),
   };
 }
