@@ -1,10 +1,8 @@
 import { afterAll, afterEach, beforeAll, expect } from "bun:test";
-import { readFileSync } from "node:fs";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { McpServer, McpServerList } from "../../src/schemas/mcps.ts";
 import { startHttpMcpServer, type HttpMcpFixture, type HttpMcpOptions } from "../helpers/mcp-fixtures.ts";
 import { until } from "../helpers/poll.ts";
-import { processAlive } from "../helpers/processes.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { MovableClock } from "../helpers/movable-clock.ts";
@@ -80,19 +78,4 @@ export async function expectError(answer: Promise<{ status: number; body: unknow
   expect(got).toBe(status);
   assertMatchesSchema(ErrorBody, body);
   expect((body as { error: string }).error).toContain(words);
-}
-
-/**
- * Whether a process has ended: it is gone, or it is a zombie (Linux) that only waits to be reaped. A
- * grandchild killed with its process group is an orphan, reaped by init, which on some machines takes
- * a second or two; it has ended all the same.
- */
-export function processEnded(pid: number): boolean {
-  if (!processAlive(pid)) return true;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return !processAlive(pid);
-  }
 }

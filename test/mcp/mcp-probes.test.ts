@@ -8,7 +8,8 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
-import { mcpTestServer, PROBE_TIMEOUT_MS, processEnded } from "./mcp-helpers.ts";
+import { processAlive } from "../helpers/processes.ts";
+import { mcpTestServer, PROBE_TIMEOUT_MS } from "./mcp-helpers.ts";
 
 // Probes of real MCP servers: what each failure says, that no process outlives a probe (nor a stopped
 // server), that a result the database cannot take is logged, and that servers outlive a restart.
@@ -48,7 +49,7 @@ describe("probes", () => {
     expect(silenced).toMatchObject({ connectionState: "failed", detail: limit });
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await until(
-      async () => processEnded(grandchild),
+      async () => !processAlive(grandchild),
       (ended) => ended,
       5000,
     );
@@ -171,7 +172,7 @@ describe("stopping the server", () => {
     }
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     await until(
-      async () => processEnded(grandchild),
+      async () => !processAlive(grandchild),
       (ended) => ended,
       5000,
     );
