@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { processAlive } from "../helpers/processes.ts";
-import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runAtrium } from "../helpers/cli-process.ts";
+import { sha256Of } from "../update/release-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { installShPlatformKey, makeTestKeyPair, releaseOfTestBuild, scriptRelease, TempDirs, versionScript, type TestRelease } from "./release-fixture.ts";
 
 const installSh = join(import.meta.dir, "..", "..", "install.sh");
-const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 const temps = new TempDirs();
 let release: Omit<TestRelease, "output">;
@@ -144,7 +143,7 @@ describe("install.sh", () => {
       const result = await install(m, ["--base-url", releases.old, "--prefix", m.prefix, "--no-service"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`installed ${m.binary}`);
-      expect(sha256(m.binary)).toBe(manifestSha(releases.old));
+      expect(sha256Of(m.binary)).toBe(manifestSha(releases.old));
       expect(statSync(m.binary).mode & 0o111).toBe(0o111);
       expect(await version(m.binary)).toBe("0.8.0");
       expect(readdirSync(join(m.prefix, "bin"))).toEqual(["atrium"]); // no staged leftovers
@@ -156,18 +155,18 @@ describe("install.sh", () => {
       const result = await install(m, ["--base-url", `file://${release.dir}`, "--prefix", m.prefix, "--no-service"]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`atrium ${release.version} (build ${release.buildNumber})`);
-      expect(sha256(m.binary)).toBe(sha256(release.binary));
+      expect(sha256Of(m.binary)).toBe(sha256Of(release.binary));
       expect(await version(m.binary)).toBe(release.version);
       expect(readdirSync(join(m.prefix, "bin"))).toEqual(["atrium"]);
     });
 
     test("a download whose sha256 differs from the manifest is refused and the old executable stays", async () => {
-      const before = sha256(m.binary);
+      const before = sha256Of(m.binary);
       const result = await install(m, ["--base-url", releases.corrupt, "--prefix", m.prefix, "--no-service"]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("sha256 mismatch");
       expect(result.stderr).toContain("not installed");
-      expect(sha256(m.binary)).toBe(before);
+      expect(sha256Of(m.binary)).toBe(before);
       expect(readdirSync(join(m.prefix, "bin"))).toEqual(["atrium"]);
     });
 
@@ -292,7 +291,7 @@ describe("install.sh", () => {
       const result = await install(m, ["--base-url", releases.rebuild]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`stopping atrium (pid ${firstPid})`);
-      expect(sha256(m.binary)).toBe(manifestSha(releases.rebuild));
+      expect(sha256Of(m.binary)).toBe(manifestSha(releases.rebuild));
       expect(processAlive(firstPid)).toBe(false);
       const secondPid = Number(readFileSync(join(m.data, "atrium.pid"), "utf8"));
       expect(secondPid).not.toBe(firstPid);
