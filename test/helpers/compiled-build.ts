@@ -71,7 +71,9 @@ function buildKey(options: BuildOptions): string {
 const relativeToRoot = (path: string) => relative(root, path);
 
 function filesUnder(folder: string, recursive: boolean): string[] {
-  return readdirSync(folder, { withFileTypes: true, recursive }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  return readdirSync(folder, { withFileTypes: true, recursive })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 /** Keeps the most recently used builds; the others (older sources, other options) are removed. */
