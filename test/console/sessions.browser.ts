@@ -225,6 +225,9 @@ describe("sessions in the console", () => {
     await queue.locator("li").nth(1).getByRole("button", { name: "Drop" }).click();
     await queue.getByText("second queued").waitFor({ state: "detached" });
 
+    // The reader scrolls up to the header's button, as a person does: that stops the page following the
+    // reply (a click that only scrolled it into view raced the follow while the reply grew).
+    await page.mouse.wheel(0, -1_000_000);
     await page.getByRole("button", { name: "Cancel turn" }).click();
     await page.locator(".message.user").getByText("first, edited").waitFor();
     await lastReply(page).and(page.locator(":not([data-generating])")).waitFor();
