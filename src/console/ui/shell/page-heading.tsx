@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 /** The window's title for a page: the page's name, then the console's. */
 export const pageTitle = (name: string) => `${name} — Atrium`;
@@ -40,7 +40,8 @@ export function focusPageHeading(): void {
  */
 export function PageHeading({ text }: { text: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  // Before paint, with the focus below: the title a screen reader announces is already the page's.
+  useLayoutEffect(() => {
     document.title = pageTitle(text);
   }, [text]);
   useLayoutEffect(() => {
