@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { percentile, ratio } from "./stats.ts";
 
 export type Unit = "ratio" | "req/s" | "ms" | "B" | "KiB" | "MiB" | "%" | "fps" | "s" | "count" | "chunks/s" | "turns/s" | "events/s";
 
@@ -24,6 +25,24 @@ export interface MeasurementResult {
   method: string;
   figures: Figure[];
   details: unknown;
+}
+
+/** A page-load time's p50 (the target's) and p95, the baseline's, and their ratios: the rows a paint measurement opens with. */
+export function paintAgainstBaseline(
+  names: { action: string; baseline: string; ratio: string },
+  action: (number | null)[],
+  baseline: (number | null)[],
+  target: Target,
+): Figure[] {
+  const [p50, p95, baseline50, baseline95] = [percentile(action, 50), percentile(action, 95), percentile(baseline, 50), percentile(baseline, 95)];
+  return [
+    { label: `${names.action}, p50`, value: p50, unit: "ms", target },
+    { label: `${names.action}, p95`, value: p95, unit: "ms" },
+    { label: `${names.baseline}, p50 (baseline)`, value: baseline50, unit: "ms" },
+    { label: `${names.baseline}, p95`, value: baseline95, unit: "ms" },
+    { label: `ratio p50, ${names.ratio}`, value: ratio(p50, baseline50), unit: "ratio" },
+    { label: "ratio p95", value: ratio(p95, baseline95), unit: "ratio" },
+  ];
 }
 
 export type Outcome = { name: string; result: MeasurementResult } | { name: string; error: string };

@@ -3,7 +3,8 @@ import { conversationPages, newSession, runTurns, scratchProject, type Atrium } 
 import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
 import { installPaintProbe, type PaintMark, painted, readPage } from "../lib/paint-probe.ts";
-import { medianOf, percentile, ratio } from "../lib/stats.ts";
+import { paintAgainstBaseline } from "../lib/report.ts";
+import { medianOf } from "../lib/stats.ts";
 import { REPLY_END_TEXT, REPLY_TEXT, TOOL_CALLS_PER_REPLY, TURN_STEPS } from "./console-session-reply.ts";
 
 const REPLIES = 500;
@@ -94,24 +95,17 @@ export const consoleSession = measurement({
   },
   rounds: { warmup: 2, measured: 7 },
   figures({ action, baseline }, { seedSeconds }) {
-    const [full, empty] = [medianOf(action, (l) => l.paintMs), medianOf(baseline, (l) => l.paintMs)];
-    const [fullP95, emptyP95] = [
-      percentile(
-        action.map((l) => l.paintMs),
-        95,
-      ),
-      percentile(
-        baseline.map((l) => l.paintMs),
-        95,
-      ),
-    ];
     return [
-      { label: "first paint of the newest reply with its tool cards, p50", value: full, unit: "ms", target: { comparison: "<", value: 500 } },
-      { label: "first paint of the newest reply, p95", value: fullP95, unit: "ms" },
-      { label: "no turns: first paint of the session's page, p50 (baseline)", value: empty, unit: "ms" },
-      { label: "no turns: p95", value: emptyP95, unit: "ms" },
-      { label: `ratio p50, ${REPLIES} replies / none`, value: ratio(full, empty), unit: "ratio" },
-      { label: "ratio p95", value: ratio(fullP95, emptyP95), unit: "ratio" },
+      ...paintAgainstBaseline(
+        {
+          action: "first paint of the newest reply with its tool cards",
+          baseline: "no turns: first paint of the session's page",
+          ratio: `${REPLIES} replies / none`,
+        },
+        action.map((l) => l.paintMs),
+        baseline.map((l) => l.paintMs),
+        { comparison: "<", value: 500 },
+      ),
       { label: "newest reply's text painted, p50", value: medianOf(action, (l) => l.textPaintMs), unit: "ms" },
       { label: "GET /v1/sessions/{id} read, p50", value: medianOf(action, (l) => l.readMs), unit: "ms" },
       { label: "bytes transferred by the paint", value: medianOf(action, (l) => l.transferredKiB), unit: "KiB" },
