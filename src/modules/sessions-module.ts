@@ -9,6 +9,7 @@ import type { SessionTimings } from "../sessions/session-timings.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { SessionRepository } from "../store/session-repository.ts";
+import { SessionSearchRepository } from "../store/session-search-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
 import { filesModule } from "./files-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
@@ -45,6 +46,7 @@ export const sessionsModule = defineModule({
     const sessions = new SessionService({
       store,
       sessions: new SessionRepository(store),
+      search: new SessionSearchRepository(store),
       conversation: new ConversationRepository(store),
       transcript: new TranscriptRepository(store),
       files: modules.get(filesModule).files,

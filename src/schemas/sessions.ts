@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { EventCursor, Nullable, PageQuery, SearchQuery, Timestamp } from "./common.ts";
+import { EventCursor, Nullable, PageQuery, Timestamp } from "./common.ts";
 import { SessionMcpServer } from "./mcps.ts";
 import { ToolCallDetails } from "./transcript.ts";
 
@@ -66,6 +66,12 @@ export const Session = Type.Object(
     labels: StringMap,
     status: Nullable(Type.String({ description: "Why the session is as it is: the last error, a paused queue." })),
     queuePaused: Type.Boolean({ description: "Queued prompts wait (goal budget spent); the next prompt sent resumes the queue." }),
+    archivedAt: Nullable(
+      Type.String({
+        format: "date-time",
+        description: "When the user archived it: the list leaves it out unless asked for (`archived=true`); it works as before.",
+      }),
+    ),
     mcpServers: Type.Array(SessionMcpServer, {
       description: "The MCP servers made in Atrium and on here at the agent's last start: given to it, or left out with the reason.",
     }),
@@ -76,9 +82,32 @@ export type Session = Static<typeof Session>;
 
 /**
  * A session as a list shows it: all but `mcpServers`, which can be longer than the rest of the record
- * and is read with the session (its detail and its events carry it).
+ * and is read with the session (its detail and its events carry it); in a search (`q`) whose words its
+ * conversation holds, where they matched (`match`).
  */
-export const SessionListItem = Type.Omit(Session, ["mcpServers"], { $id: "SessionListItem" });
+export const SessionSearchMatch = Type.Object(
+  {
+    itemId: Type.String({ description: "The conversation item (a prompt or a reply) that matched best." }),
+    snippet: Type.String({ description: "Plain text around the matched words, `…` where it was cut; not markup." }),
+    highlights: Type.Array(
+      Type.Object({
+        start: Type.Integer({ minimum: 0 }),
+        end: Type.Integer({ minimum: 0, description: "Exclusive." }),
+      }),
+      { description: "The matched words in `snippet`, in order, as UTF-16 offsets (JavaScript string indices)." },
+    ),
+  },
+  { $id: "SessionSearchMatch" },
+);
+export type SessionSearchMatch = Static<typeof SessionSearchMatch>;
+
+export const SessionListItem = Type.Object(
+  {
+    ...Type.Omit(Session, ["mcpServers"]).properties,
+    match: Type.Optional(SessionSearchMatch),
+  },
+  { $id: "SessionListItem" },
+);
 export type SessionListItem = Static<typeof SessionListItem>;
 
 export const Attachment = Type.Object(
@@ -325,13 +354,24 @@ export const UpdateSessionBody = Type.Object({
   title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   labels: Type.Optional(Nullable(Labels)),
   lastSeenAttentionSequence: Type.Optional(Type.Integer({ minimum: 0, description: "Marks attention up to here as seen." })),
+  archived: Type.Optional(Type.Boolean({ description: "true archives the session (archivedAt is set), false restores it." })),
 });
 
 export const SessionListQuery = Type.Object({
   projectId: Type.Optional(Type.String({ minLength: 1 })),
   harnessId: Type.Optional(Type.String({ minLength: 1 })),
   state: Type.Optional(SidebarState),
-  ...SearchQuery.properties,
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "Sessions whose title or project name holds this text (ignoring the case of ASCII letters), then those whose " +
+        "conversation holds all its words (any case and accents; the last word also as a prefix), best match first, each " +
+        "with `match`. Not FTS syntax: quotes, operators and `*` are ordinary characters.",
+    }),
+  ),
+  archived: Type.Optional(Type.Boolean({ description: "true: only archived sessions; without it (or false) archived sessions are left out." })),
   ...PageQuery.properties,
 });
 

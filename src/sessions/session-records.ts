@@ -43,6 +43,7 @@ export function sessionView(stored: StoredSession, serverId: string): Session {
     labels: stored.labels,
     status: stored.status,
     queuePaused: stored.queuePaused,
+    archivedAt: stored.archivedAt ?? null,
     mcpServers: stored.mcpServers ?? [],
   };
 }

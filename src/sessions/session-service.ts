@@ -2,6 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
 import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
+import type { SessionSearchRepository } from "../store/session-search-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
@@ -44,6 +45,7 @@ import type { SessionTimings } from "./session-timings.ts";
 export interface SessionServiceDeps {
   store: Store;
   sessions: SessionRepository;
+  search: SessionSearchRepository;
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
   transcript: TranscriptRepository;
@@ -268,6 +270,8 @@ export class SessionService {
       if (body.lastSeenAttentionSequence !== undefined) {
         session.lastSeenAttentionSequence = Math.min(body.lastSeenAttentionSequence, session.latestAttentionSequence);
       }
+      // Archiving again keeps the first time; a session archived before keeps it.
+      if (body.archived !== undefined) session.archivedAt = body.archived ? (session.archivedAt ?? this.records.timestamp()) : null;
     });
   }
 

@@ -15,6 +15,7 @@ import { clientsMigration } from "./migrations/0011-clients.ts";
 import { machinesMigration } from "./migrations/0012-machines.ts";
 import { eventCompactionMigration } from "./migrations/0013-event-compaction.ts";
 import { pushSubscriptionsMigration } from "./migrations/0014-push-subscriptions.ts";
+import { conversationSearchMigration } from "./migrations/0015-conversation-search.ts";
 
 export interface Migration {
   version: number;
@@ -38,6 +39,7 @@ export const migrations: Migration[] = [
   machinesMigration,
   eventCompactionMigration,
   pushSubscriptionsMigration,
+  conversationSearchMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

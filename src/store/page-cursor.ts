@@ -18,6 +18,8 @@ export function encodeCursor(key: string[]): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }
 
+export const NOT_OUR_CURSOR = "cursor: not a cursor this list gave out (take it from the Link header of the previous page)";
+
 export function decodeCursor(cursor: string, parts: number): string[] {
   try {
     const key = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
@@ -25,7 +27,7 @@ export function decodeCursor(cursor: string, parts: number): string[] {
   } catch {
     // not ours
   }
-  throw new InvalidInputError("cursor: not a cursor this list gave out (take it from the Link header of the previous page)");
+  throw new InvalidInputError(NOT_OUR_CURSOR);
 }
 
 /** The page of `rows` read with one row more than `limit`: that extra row says whether a next page exists. */

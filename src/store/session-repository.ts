@@ -43,6 +43,8 @@ export interface StoredSession {
   labels: Record<string, string>;
   status: string | null;
   queuePaused: boolean;
+  /** When the user archived it (hidden from the list unless asked for); absent on sessions from before archiving. */
+  archivedAt?: string | null;
   /** What the agent was given at its last start; absent on sessions from before MCP servers. */
   mcpServers?: SessionMcpServer[];
 }
@@ -55,8 +57,28 @@ export interface SessionFilter {
   projectId?: string;
   harnessId?: string;
   state?: StoredSession["sidebarState"];
-  /** Text the title or the project's name holds (ASCII letters of any case). */
-  q?: string;
+  /** Only archived sessions (true) or only the others (false). */
+  archived: boolean;
+}
+
+/**
+ * SQL that holds when a session's title or its project's name holds the text bound to both `?`. SQLite's
+ * lower() folds ASCII letters only: the text goes through it too, so both sides agree.
+ */
+export const SESSION_NAME_HOLDS = `(instr(lower(json_extract(sessions.data, '$.title')), lower(?)) > 0 OR sessions.project_id IN (SELECT id FROM projects WHERE ${PROJECT_NAME_HOLDS}))`;
+
+/** The filter's conditions on `sessions` (all but the text), with the values they bind. */
+export function sessionConditions(filter: SessionFilter): { where: string[]; values: Array<string | number> } {
+  const where = [filter.archived ? "sessions.archived_at IS NOT NULL" : "sessions.archived_at IS NULL"];
+  const values: Array<string | number> = [];
+  const condition = (sql: string, value: string) => {
+    where.push(sql);
+    values.push(value);
+  };
+  if (filter.projectId) condition("sessions.project_id = ?", filter.projectId);
+  if (filter.harnessId) condition("sessions.harness_id = ?", filter.harnessId);
+  if (filter.state) condition("sessions.sidebar_state = ?", filter.state);
+  return { where, values };
 }
 
 export class SessionRepository {
@@ -69,10 +91,19 @@ export class SessionRepository {
     this.revision++;
     this.store.db
       .query(
-        `INSERT INTO sessions (id, project_id, harness_id, sidebar_state, created_at, updated_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET sidebar_state = excluded.sidebar_state, updated_at = excluded.updated_at, data = excluded.data`,
+        `INSERT INTO sessions (id, project_id, harness_id, sidebar_state, created_at, updated_at, archived_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET sidebar_state = excluded.sidebar_state, updated_at = excluded.updated_at, archived_at = excluded.archived_at, data = excluded.data`,
       )
-      .run(session.id, session.projectId, session.harnessId, session.sidebarState, session.createdAt, session.updatedAt, JSON.stringify(session));
+      .run(
+        session.id,
+        session.projectId,
+        session.harnessId,
+        session.sidebarState,
+        session.createdAt,
+        session.updatedAt,
+        session.archivedAt ?? null,
+        JSON.stringify(session),
+      );
   }
 
   get(id: string): StoredSession | undefined {
@@ -82,26 +113,13 @@ export class SessionRepository {
 
   /** A page of sessions, newest activity first; `cursor` continues after the page that gave it out. */
   list(filter: SessionFilter, limit: number, cursor?: string): Page<StoredSession> {
-    const where: string[] = [];
-    const values: Array<string | number> = [];
-    const condition = (sql: string, value: string | number) => {
-      where.push(sql);
-      values.push(value);
-    };
-    if (filter.projectId) condition("project_id = ?", filter.projectId);
-    if (filter.harnessId) condition("harness_id = ?", filter.harnessId);
-    if (filter.state) condition("sidebar_state = ?", filter.state);
-    if (filter.q) {
-      // SQLite's lower() folds ASCII letters only: the text goes through it too, so both sides agree.
-      where.push(`(instr(lower(json_extract(data, '$.title')), lower(?)) > 0 OR project_id IN (SELECT id FROM projects WHERE ${PROJECT_NAME_HOLDS}))`);
-      values.push(filter.q, filter.q);
-    }
+    const { where, values } = sessionConditions(filter);
     if (cursor !== undefined) {
       const [updatedAt, id] = decodeCursor(cursor, 2) as [string, string];
       where.push("(updated_at, id) < (?, ?)");
       values.push(updatedAt, id);
     }
-    const sql = `SELECT updated_at, id, data FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id DESC LIMIT ?`;
+    const sql = `SELECT updated_at, id, data FROM sessions WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT ?`;
     const rows = this.store.db.query<Row & { updated_at: string; id: string }, Array<string | number>>(sql).all(...values, limit + 1);
     return pageOf(
       rows,

@@ -53,8 +53,12 @@ export function sessionRoutes(sessions: SessionService) {
       method: "GET",
       path: "/v1/sessions",
       tag: "sessions",
-      summary: "Sessions, most recently updated first; filter by project, harness and state, or find them by title or project name (`q`)",
-      description: 'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header.',
+      summary: "Sessions, most recently updated first; filter by project, harness and state, or find them by title, project name or conversation (`q`)",
+      description:
+        'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header. Archived sessions are ' +
+        "left out; `archived=true` lists only them. With `q`: sessions whose title or project name holds the text come first " +
+        "(newest first), then those whose prompts or finished replies hold every word, best bm25 match first; each whose " +
+        "conversation matched has `match` (the item, a plain-text snippet and the matched words' offsets in it).",
       query: SessionListQuery,
       response: Type.Array(SessionListItem),
       paged: true,
@@ -75,7 +79,10 @@ export function sessionRoutes(sessions: SessionService) {
       method: "PATCH",
       path: "/v1/sessions/:id",
       tag: "sessions",
-      summary: "Rename, relabel, or mark attention as seen",
+      summary: "Rename, relabel, archive or restore (`archived`), or mark attention as seen",
+      description:
+        "A title given here stays: the agent's own title (ACP session_info_update) and the first prompt's no longer replace it " +
+        "(`title: null` gives that back). An archived session still opens and takes prompts; `session.updated` tells the change.",
       params: SessionParams,
       body: UpdateSessionBody,
       response: Session,
