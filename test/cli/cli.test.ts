@@ -50,10 +50,10 @@ describe("atrium CLI", () => {
     const token = created.stdout.trim();
     expect(token).toStartWith("atr_");
     expect(token).not.toBe(adminToken());
-    const listed = await atrium("token", "list", "--json");
+    // The list and the refused second create change nothing: at once.
+    const [listed, duplicate] = await Promise.all([atrium("token", "list", "--json"), atrium("token", "create", "--name", "phone")]);
     expect(JSON.parse(listed.stdout).map((t: { name: string }) => t.name)).toEqual(["phone"]);
     expect(listed.stdout).not.toContain(token);
-    const duplicate = await atrium("token", "create", "--name", "phone");
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toContain('a token named "phone" already exists');
     expect((await atrium("token", "revoke", "phone")).code).toBe(0);
@@ -63,10 +63,9 @@ describe("atrium CLI", () => {
   });
 
   test("status says clearly when no server runs, with exit code 1", async () => {
-    const human = await atrium("status");
+    const [human, json] = await Promise.all([atrium("status"), atrium("status", "--json")]);
     expect(human.code).toBe(1);
     expect(human.stderr).toContain("atrium is not running");
-    const json = await atrium("status", "--json");
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ running: false });
   });
@@ -144,7 +143,12 @@ describe("atrium CLI with a server running", () => {
   test("serve prints one listening line; status reports the server; a named token works against it", async () => {
     const { serve } = running;
     expect(serve.firstLine).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-    const status = await atriumThere("status", "--json");
+    // None of the three changes what the others read: at once.
+    const [status, human, created] = await Promise.all([
+      atriumThere("status", "--json"),
+      atriumThere("status"),
+      atriumThere("token", "create", "--name", "laptop"),
+    ]);
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout);
     expect(report.running).toBe(true);
@@ -154,19 +158,17 @@ describe("atrium CLI with a server running", () => {
     // Harness readiness too; the built-in echo agent is there on every machine.
     expect(report.harnesses.map((harness: { id: string }) => harness.id)).toContain("claude");
     expect(report.harnesses.find((harness: { id: string }) => harness.id === "echo")).toMatchObject({ enabled: true, readiness: { state: "ready" } });
-    const human = await atriumThere("status");
     expect(human.stdout).toContain("is running");
     expect(human.stdout).toMatch(/echo\s+ready/);
-    const named = (await atriumThere("token", "create", "--name", "laptop")).stdout.trim();
+    const named = created.stdout.trim();
     expect((await fetch(`${serve.url}/v1/info`, { headers: { authorization: `Bearer ${named}` } })).status).toBe(200);
   });
 
   test("a port in use and a bad port are clear errors", async () => {
     const port = new URL(running.serve.url).port;
-    const busy = await atrium("serve", "--port", port);
+    const [busy, bad] = await Promise.all([atrium("serve", "--port", port), atrium("serve", "--port", "99999")]);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("already in use");
-    const bad = await atrium("serve", "--port", "99999");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("--port must be 0 to 65535");
   });

@@ -59,9 +59,8 @@ describe("https in the binary", () => {
     await expect(fetch(`${server.url.replace("https:", "http:")}/v1/health`)).rejects.toThrow();
     // A browser that does not trust the certificate is refused: nothing is served around it.
     await expect(fetch(`${server.url}/v1/health`)).rejects.toThrow();
-    const status = await runAtrium(sourceCommand, ["status"], home);
+    const [status, link] = await Promise.all([runAtrium(sourceCommand, ["status"], home), runAtrium(sourceCommand, ["console"], home)]);
     expect(status.code).toBe(0);
-    const link = await runAtrium(sourceCommand, ["console"], home);
     expect(link.code).toBe(0);
     expect(link.stdout.split("\n")[0]).toStartWith("https://");
   });
@@ -69,14 +68,18 @@ describe("https in the binary", () => {
   test("config.json's tls does the same; a key that is not the certificate's, or a missing file, stops the start with the reason", async () => {
     const home = tempDir();
     Bun.write(join(home, "config.json"), JSON.stringify({ tls: { certFile: certificate.certFile, keyFile: other.keyFile } }));
-    const mismatched = await runAtrium(sourceCommand, ["serve", "--port", "0"], home);
+    // The half pair is refused before the data dir is locked: beside the first start. The other two
+    // each take the lock, so one after the other.
+    const [mismatched, half] = await Promise.all([
+      runAtrium(sourceCommand, ["serve", "--port", "0"], home),
+      runAtrium(sourceCommand, ["serve", "--port", "0", "--tls-cert", certificate.certFile], home),
+    ]);
     expect(mismatched.code).toBe(1);
     expect(mismatched.stderr).toContain(`${other.keyFile} is not the key of the certificate ${certificate.certFile}`);
     const missing = await runAtrium(sourceCommand, ["serve", "--port", "0", "--tls-cert", join(home, "nope.pem"), "--tls-key", certificate.keyFile], home);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("the TLS certificate");
     expect(missing.stderr).toContain("nope.pem cannot be read");
-    const half = await runAtrium(sourceCommand, ["serve", "--port", "0", "--tls-cert", certificate.certFile], home);
     expect(half.stderr).toContain("--tls-cert and --tls-key go together");
 
     Bun.write(join(home, "config.json"), JSON.stringify({ tls: { certFile: certificate.certFile, keyFile: certificate.keyFile } }));
@@ -100,12 +103,11 @@ describe("the right address", () => {
     expect(server.stderr.text).toContain("the bearer token, prompts, replies and files cross the network in clear text");
     expect(server.stdout.text + server.stderr.text).not.toContain("0.0.0.0:");
 
-    const status = await runAtrium(sourceCommand, ["status"], home);
+    const [status, printed] = await Promise.all([runAtrium(sourceCommand, ["status"], home), runAtrium(sourceCommand, ["console", "--qr"], home)]);
     expect(status.stdout).toContain(`url        ${server.url}`);
     for (const address of addresses) expect(status.stdout).toContain(`reachable  http://${address}:${port}`);
     expect(status.stdout).not.toContain("0.0.0.0");
 
-    const printed = await runAtrium(sourceCommand, ["console", "--qr"], home);
     expect(printed.code).toBe(0);
     const links = printed.stdout.split("\n").filter((line) => line.startsWith("http"));
     const expected = addresses.length > 0 ? addresses : ["127.0.0.1"];

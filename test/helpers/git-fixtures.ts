@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 // Commits need an identity; CI machines have no git config of their own.
@@ -60,6 +60,20 @@ export function makeBareRepoWith(root: string, name: string, files: RepoFiles): 
   // What `git symbolic-ref HEAD refs/heads/main` writes (--initial-branch needs git 2.28).
   writeFileSync(join(bare, "HEAD"), "ref: refs/heads/main\n");
   importCommit(bare, files, "first", false);
+  return bareRepoAt(bare, work);
+}
+
+/**
+ * A copy of `template`'s bare repository as `name` under `root`: the same commits, made without a git
+ * process, for tests that each need a repository of their own with the same content.
+ */
+export function copyBareRepo(template: BareRepo, root: string, name: string): BareRepo {
+  const bare = join(root, `${name}.git`);
+  cpSync(template.bare, bare, { recursive: true });
+  return bareRepoAt(bare, join(root, `${name}-work`));
+}
+
+function bareRepoAt(bare: string, work: string): BareRepo {
   let cloned = false;
   return {
     bare,

@@ -24,6 +24,8 @@ const PANE_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-modal
 const scratch = makeTempDir("atrium-plugins-");
 /** The server's clock: the real one, moved on past a pane's or a health check's time limit. */
 const clock = new MovableClock();
+/** How often a running plugin is asked; the wedged plugin's test moves the clock this far to ask at once. */
+const HEALTH_INTERVAL_MS = 500;
 let t: TestServer;
 
 beforeAll(async () => {
@@ -33,7 +35,7 @@ beforeAll(async () => {
       modules: {
         plugins: {
           env: { PATH, HOME: scratch.path },
-          processes: { startTimeoutMs: 10_000, healthIntervalMs: 500, restartBackoffMs: [100, 200], maxCrashes: 3, crashWindowMs: 60_000 },
+          processes: { startTimeoutMs: 10_000, healthIntervalMs: HEALTH_INTERVAL_MS, restartBackoffMs: [20, 40], maxCrashes: 3, crashWindowMs: 60_000 },
           serverVersion: "1.0.0",
         },
       },
@@ -294,7 +296,9 @@ describe("supervision", () => {
     const opened = (await t.json<OpenedPane>("POST", "/v1/plugins/demo/panes/board/open")).body;
     const pid = await pluginPid(opened.url);
     expect(await (await fetch(new URL("freeze", opened.url), { method: "POST" })).text()).toBe("frozen");
-    // A health check has reached the plugin and gets no answer; its time limit passes.
+    // The next health check is due now, not up to an interval later; it reaches the plugin and gets no
+    // answer; its time limit passes.
+    await clock.advance(HEALTH_INTERVAL_MS);
     await until(
       async () => Number(await (await fetch(new URL("held", opened.url))).text()),
       (held) => held > 0,
@@ -317,19 +321,17 @@ describe("supervision", () => {
     expect(refused.status).toBe(502);
     expect(((await refused.json()) as { error: string }).error).toContain("plugin crashy is failed (exited with code 7");
 
-    // Each pair at once: the two lists read, the two restarts come after them.
-    const [listed, json] = await Promise.all([
+    // The two lists and the refused restart at once; the restart that changes what they list after them.
+    const [listed, json, unknown] = await Promise.all([
       runAtrium(sourceCommand, ["plugin", "list"], t.dataDir),
       runAtrium(sourceCommand, ["plugin", "list", "--json"], t.dataDir),
+      runAtrium(sourceCommand, ["plugin", "restart", "nope"], t.dataDir),
     ]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/crashy\s+1\.0\.0\s+failed\s+yes\s+1\s+exited with code 7/);
     const plugins = JSON.parse(json.stdout) as Plugin[];
     for (const each of plugins) assertMatchesSchema(Plugin, each);
-    const [restarted, unknown] = await Promise.all([
-      runAtrium(sourceCommand, ["plugin", "restart", "crashy"], t.dataDir),
-      runAtrium(sourceCommand, ["plugin", "restart", "nope"], t.dataDir),
-    ]);
+    const restarted = await runAtrium(sourceCommand, ["plugin", "restart", "crashy"], t.dataDir);
     expect(restarted.stdout).toContain("crashy 1.0.0: starting");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no plugin nope");

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { until } from "../helpers/poll.ts";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openTestStore, type TestStore } from "../helpers/test-store.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { git, makeBareRepo, type BareRepo } from "../helpers/git-fixtures.ts";
+import { commitFiles, copyBareRepo, git, makeBareRepo, type BareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ProjectRepository } from "../../src/store/project-repository.ts";
 import { WorktreeRepository } from "../../src/store/worktree-repository.ts";
@@ -45,10 +45,18 @@ function services(dataDir: string, store: TestStore) {
   return { projectService, worktreeService };
 }
 
+/** The remote every test starts from, made once; each test gets a copy of its own to change. */
+const templates = makeTempDir("atrium-git-template-");
+let template: BareRepo;
+beforeAll(() => {
+  template = makeBareRepo(templates.path, "app");
+});
+afterAll(() => templates.remove());
+
 beforeEach(async () => {
   db = openTestStore();
   fixtures = makeTempDir("atrium-git-");
-  repo = makeBareRepo(fixtures.path, "app");
+  repo = copyBareRepo(template, fixtures.path, "app");
   mkdirSync(join(db.dir, "projects"));
   ({ projectService: projects, worktreeService: worktrees } = services(db.dir, db));
   // From its plain path, which git clones by copying the objects instead of packing them over a
@@ -77,8 +85,7 @@ describe("worktrees", () => {
   });
 
   test("the base follows new commits on the remote, and names never collide", async () => {
-    git(["commit", "--quiet", "--allow-empty", "-m", "second"], repo.work);
-    git(["push", "--quiet", "origin", "HEAD:main"], repo.work);
+    commitFiles(repo.bare, {}, "second");
     const first = await worktrees.create({ projectId, sessionId: "ses_1", name: "task" });
     const second = await worktrees.create({ projectId, sessionId: "ses_2", name: "task" });
     expect(second.name).toBe("task-2");
