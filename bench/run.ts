@@ -26,6 +26,7 @@ import { peers } from "./measurements/peers.ts";
 import { projectList, sessionList } from "./measurements/lists.ts";
 import { sessionConcurrent } from "./measurements/session-concurrent.ts";
 import { sessionDetail } from "./measurements/session-detail.ts";
+import { sessionSearch } from "./measurements/session-search.ts";
 import { sessionStream } from "./measurements/session-stream.ts";
 import { streamCompression } from "./measurements/stream-compression.ts";
 
@@ -47,6 +48,7 @@ const MEASUREMENTS: Runnable[] = [
   sessionDetail,
   listThroughput,
   sessionList,
+  sessionSearch,
   mcpServers,
   machineSync,
   consoleList,

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { percentile, ratio } from "./stats.ts";
 
-export type Unit = "ratio" | "req/s" | "ms" | "B" | "KiB" | "MiB" | "%" | "fps" | "s" | "count" | "chunks/s" | "turns/s" | "events/s";
+export type Unit = "ratio" | "req/s" | "ms" | "B" | "KiB" | "MiB" | "%" | "fps" | "s" | "count" | "chunks/s" | "turns/s" | "events/s" | "ns/B";
 
 export interface Target {
   comparison: "<" | ">=";
@@ -58,7 +58,7 @@ function verdictOf(figure: Figure): Verdict {
 }
 
 /** Decimals by unit; ms get two under 10. */
-const DECIMALS: Partial<Record<Unit, number>> = { KiB: 1, MiB: 1, fps: 1, s: 1, "turns/s": 1 };
+const DECIMALS: Partial<Record<Unit, number>> = { KiB: 1, MiB: 1, fps: 1, s: 1, "turns/s": 1, "ns/B": 1 };
 
 function formatValue(value: number, unit: Unit): string {
   if (!Number.isFinite(value)) return "n/a";
