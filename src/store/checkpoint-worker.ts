@@ -47,6 +47,7 @@ self.onmessage = (event: MessageEvent<Start | { type: "stop" } | { type: "scrub"
     const connection = db;
     // PASSIVE never waits for readers or writers; what it cannot copy now, it copies next time.
     timer = setInterval(() => connection.exec("PRAGMA wal_checkpoint(PASSIVE)"), event.data.intervalMs);
+    postMessage("started");
   } else {
     clearInterval(timer);
     clearTimeout(scrubTimer);
