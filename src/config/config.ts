@@ -85,6 +85,13 @@ export const ConfigFile = Type.Object(
     pushLongTurnSeconds: Type.Optional(
       Type.Number({ minimum: 0, description: "A turn that ran longer than this many seconds (default 60) pushes a notice when it ends (Web Push)." }),
     ),
+    maxTerminals: Type.Optional(Type.Integer({ minimum: 1, description: "How many terminals may run at once (default 16); one more is refused with 409." })),
+    terminalsOverPlainHttp: Type.Optional(
+      Type.Boolean({
+        description:
+          "Allow terminals while the server listens beyond loopback without TLS (default false): every keystroke and screen would cross the network in clear text.",
+      }),
+    ),
     pushSubject: Type.Optional(
       Type.String({
         pattern: "^(mailto:[^@\\s]+@[^@\\s]+|https://\\S+)$",

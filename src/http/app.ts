@@ -11,7 +11,7 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { DEFAULT_BODY_LIMIT_BYTES, type Route } from "./route.ts";
 import { openApiRoute } from "./routes/system-routes.ts";
 import type { RefusalLog } from "./refusal-log.ts";
-import type { Server } from "bun";
+import type { HttpServer, SocketHandlers } from "./web-socket.ts";
 import type { FullServer } from "./early-listener.ts";
 
 export interface HttpAppDeps {
@@ -52,6 +52,7 @@ interface ElysiaContext {
   query?: unknown;
   body?: unknown;
   request: Request;
+  server?: HttpServer | null;
 }
 
 /**
@@ -73,6 +74,7 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
       query: validate.query(input.query),
       body: validate.body(input.body),
       request: input.request,
+      ...(route.webSocket ? { upgrade: (data: SocketHandlers) => input.server?.upgrade(input.request, { data }) ?? false } : {}),
     } as HandlerInput);
     const answered = answer(result, input.request, status);
     // Mapped here: in a compiled build Elysia does not pass such a rejection to onError, and Bun's own
@@ -82,6 +84,12 @@ function elysiaHandler(route: Route, logger: Logger): (context: ElysiaContext) =
   // Written as blocks with a named result: Elysia takes any handler whose source reads like
   // `=> call(` or `return call(` for async and awaits it on every request. A promise returned from
   // a synchronous-looking handler is still awaited; its rejection is mapped in `run`.
+  if (route.webSocket) {
+    return ({ params, query, request, server }) => {
+      const result = run({ params, query, request, server });
+      return result;
+    };
+  }
   if (route.params || route.query || route.method !== "GET") {
     return ({ params, query, body, request }) => {
       const result = run({ params, query, body, request });
@@ -140,8 +148,8 @@ export function createHttpApp(deps: HttpAppDeps) {
  * The app as the handler of a socket that already listens (the early listener's): Elysia's handler,
  * compiled now, with the socket as the server its requests see (their peer address comes from it).
  */
-export function serveOn(app: ReturnType<typeof createHttpApp>, server: Server<undefined>): FullServer {
-  (app as { server: Server<undefined> | null }).server = server;
+export function serveOn(app: ReturnType<typeof createHttpApp>, server: HttpServer): FullServer {
+  (app as { server: HttpServer | null }).server = server;
   app.compile();
   return { fetch: (request) => app.fetch(request) };
 }

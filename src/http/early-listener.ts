@@ -1,4 +1,4 @@
-import type { Server } from "bun";
+import { socketDispatch, type HttpServer } from "./web-socket.ts";
 import type { AccessTokens } from "../auth/access-tokens.ts";
 import type { Logger } from "../logging/logger.ts";
 import { checkAccess, pathOf, routeAccess } from "./auth-guard.ts";
@@ -34,11 +34,11 @@ export interface EarlyListenerOptions {
 
 /** The full server's request handler, given the socket at the hand-over. */
 export interface FullServer {
-  fetch(request: Request, server: Server<undefined>): Response | Promise<Response>;
+  fetch(request: Request, server: HttpServer): Response | Promise<Response>;
 }
 
 export interface EarlyListener {
-  server: Server<undefined>;
+  server: HttpServer;
   /**
    * From now on every other request, and those waiting, go to the full server, on the same socket;
    * the early routes check `tokens` from now on.
@@ -69,7 +69,7 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
   const fullServer = new Promise<FullServer>((resolve) => (handOver = resolve));
   let tokens = options.tokens;
   /** Maps what a request met to its {error} answer; refusals are logged at a bounded rate. */
-  const refuse = (error: unknown, request: Request, server: Server<undefined>) => {
+  const refuse = (error: unknown, request: Request, server: HttpServer) => {
     const mapped = mapError("UNKNOWN", error, request, options.logger);
     if (mapped.status === 401 || mapped.status === 403) {
       options.refusals.refused(server.requestIP(request)?.address ?? "unknown", { status: mapped.status, method: request.method, path: pathOf(request.url) });
@@ -77,7 +77,7 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     return errorResponse(mapped);
   };
   const debug = options.logger.enabled("debug");
-  const serveRoute = async (route: Route, request: Request, server: Server<undefined>) => {
+  const serveRoute = async (route: Route, request: Request, server: HttpServer) => {
     let response: Response;
     try {
       options.checkHost?.(request);
@@ -106,6 +106,7 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     reusePort: false,
     // The server behaves the same from source and compiled (development mode prints errors with source).
     development: false,
+    websocket: socketDispatch,
     async fetch(request, server) {
       // HEAD as GET: Bun sends the answer's status and headers without its body.
       const route = routes.get(`${request.method === "HEAD" ? "GET" : request.method} ${pathOf(request.url)}`);
@@ -126,12 +127,12 @@ export function startEarlyListener(options: EarlyListenerOptions): EarlyListener
     server,
     handOver(full, fullTokens) {
       tokens = fullTokens;
-      const early: Record<string, Record<string, (request: Request, server: Server<undefined>) => Promise<Response>>> = {};
+      const early: Record<string, Record<string, (request: Request, server: HttpServer) => Promise<Response>>> = {};
       for (const route of options.routes) {
         early[route.path] ??= {};
         early[route.path]![route.method] = (request, server) => serveRoute(route, request, server);
       }
-      server.reload({ routes: early, fetch: (request, server) => full.fetch(request, server), error });
+      server.reload({ routes: early, fetch: (request, server) => full.fetch(request, server), websocket: socketDispatch, error });
       handOver(full);
     },
   };

@@ -89,6 +89,7 @@ export interface OpenApiOptions {
 /** A route's success response: none for a 204, the event kinds for a stream, else its schema. */
 function successResponse(route: Route, eventRefs: JsonObject[], components: ComponentCollector): JsonObject {
   if (route.successStatus === 204) return { description: "Success, with no content." };
+  if (route.webSocket) return { description: "Switching Protocols: the connection is a WebSocket from now on." };
   if (route.eventStream) {
     return {
       description: "Server-Sent Events: `id:` is the globalEventId, `event:` the kind, `data:` the event record.",
@@ -155,7 +156,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
       ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } } : {}),
       responses: {
-        [String(route.successStatus ?? 200)]: success,
+        [route.webSocket ? "101" : String(route.successStatus ?? 200)]: success,
         ...Object.fromEntries(Object.entries(route.moreSuccesses ?? {}).map(([status, description]) => [status, { ...success, description }])),
         ...errorResponses(route, errorRef),
       },

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from "@sinclair/typebox";
+import type { SocketHandlers } from "./web-socket.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
@@ -9,6 +10,8 @@ export interface RouteContext<P, Q, B> {
   query: StaticOf<Q, Record<string, never>>;
   body: StaticOf<B, undefined>;
   request: Request;
+  /** Routes declared `webSocket`: takes the request over as a WebSocket served by `handlers`; false when it asked for no upgrade. */
+  upgrade?: (handlers: SocketHandlers) => boolean;
 }
 
 /**
@@ -53,6 +56,11 @@ export interface Route<
    * and not part of the interface, so the OpenAPI document leaves it out.
    */
   publicFile?: boolean;
+  /**
+   * The route answers with a WebSocket (101): its handler gets `upgrade` and, once it upgraded, its
+   * answer is not sent. The OpenAPI document says 101.
+   */
+  webSocket?: boolean;
   /** The body is handed to the handler unread (a proxied pane request), not parsed as JSON. */
   rawBody?: boolean;
   /** Error statuses beyond the common ones, with what each means here (502 from a plugin, 504 from a client). */

@@ -96,7 +96,7 @@ export const harnessesModule = defineModule({
     return {
       harnesses,
       terminals,
-      routes: [...harnessRoutes(harnesses, terminals), ...providerLoginRoutes(providerLogins)],
+      routes: [...harnessRoutes(harnesses), ...providerLoginRoutes(providerLogins)],
       start: () =>
         beforeFirstScan().then(
           () => harnesses.detect().catch((error: unknown) => logger.error("the first harness scan failed", { error })),

@@ -34,7 +34,8 @@ export interface ModuleContext {
   config: ConfigFile;
   /** What the server itself offers: its stop (an update restarts into the new build), its migration's state, and where it listens. */
   /** `url`: where this machine's agents reach the server; `reachableUrls`: where other devices do, best first. */
-  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"]; url: string; reachableUrls(): string[] };
+  /** `plainTextBeyondLoopback`: it listens beyond loopback without TLS, so what it serves crosses the network in clear text. */
+  server: { stop(): Promise<void>; migrationState(): UpdateStatus["migrationState"]; url: string; reachableUrls(): string[]; plainTextBeyondLoopback: boolean };
   modules: BuiltModules;
 }
 

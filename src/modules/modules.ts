@@ -11,6 +11,7 @@ import { projectsModule } from "./projects-module.ts";
 import { sessionsModule } from "./sessions-module.ts";
 import { skillsModule } from "./skills-module.ts";
 import { syncModule } from "./sync-module.ts";
+import { terminalsModule } from "./terminals-module.ts";
 import { updatesModule } from "./updates-module.ts";
 
 /**
@@ -30,6 +31,7 @@ export const MODULES = [
   clientsModule,
   pushModule,
   machinesModule,
+  terminalsModule,
   consoleModule,
 ] as const;
 

@@ -1,4 +1,4 @@
-import type { Server } from "bun";
+import type { HttpServer } from "../http/web-socket.ts";
 import type { DataPaths } from "../config/paths.ts";
 import { removeRuntimeFile } from "../config/runtime-file.ts";
 import type { ConsoleLink } from "../console/console-links.ts";
@@ -26,7 +26,7 @@ interface ServerParts {
   adminToken: string;
   logger: Logger;
   store: Store;
-  server: Server<undefined>;
+  server: HttpServer;
   releaseLock: () => void;
   shutdownGraceMs: number;
   /** The core and every module, in the order they were built (absent while the server only reports a failed migration). */

@@ -1,4 +1,4 @@
-import type { Server } from "bun";
+import type { HttpServer } from "../http/web-socket.ts";
 import { AccessTokens, readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import { systemClock, type Clock } from "../clock.ts";
 import { dataPaths, ensureDataDir, type DataPaths } from "../config/paths.ts";
@@ -20,6 +20,7 @@ import { buildInfo } from "../system/build-info.ts";
 import { loadIdentity, osMachineId, type ServerIdentity } from "../system/identity.ts";
 import { MigrationProgress } from "../system/migration-progress.ts";
 import { serverAddress, type ListenSpec, type ServerAddress } from "../system/server-address.ts";
+import { isLoopbackHost } from "../system/loopback.ts";
 import { SystemStatus } from "../system/system-status.ts";
 import { beginUpdateStartupGuard, recordUpdateMigration } from "../update/server-updates.ts";
 import type { UpdateStartupGuard } from "../update/startup-guard.ts";
@@ -50,7 +51,7 @@ export interface OpenedStore {
 /** The socket, bound, with what its early routes answer from and what the full server takes over. */
 export interface EarlyServing {
   listener: EarlyListener;
-  server: Server<undefined>;
+  server: HttpServer;
   address: ServerAddress;
   listenSpec: ListenSpec;
   status: SystemStatus;
@@ -165,6 +166,7 @@ export class ServerStart {
       url: early.address.agentUrl,
       // Read again each time: the network may have come up, or changed, since the start.
       reachableUrls: () => serverAddress(early.listenSpec).reachableUrls,
+      plainTextBeyondLoopback: !early.address.secure && !isLoopbackHost(this.options.host),
     };
     const { paths, logger, clock } = this;
     return { store, paths, identity, logger, tokens, clock, config: this.options.config, server, modules: new BuiltModules() };

@@ -58,6 +58,7 @@ describe("bearer guard", () => {
       "POST /v1/plugins/x/panes/x/x",
       "OPTIONS /v1/plugins/x/panes/x/x",
       "POST /v1/machines/pair/accept",
+      "GET /v1/terminals/x/socket",
       "POST /v1/console/sign-in",
     ]);
     expect((await fetch(`${t.url}/v1/mcps/oauth/callback`)).status).toBe(400);

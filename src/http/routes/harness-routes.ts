@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { AccountLabelBody, Harness, HarnessAccount, HarnessList, LifecycleBody, Terminal, UpdateHarnessBody } from "../../schemas/harnesses.ts";
+import { AccountLabelBody, Harness, HarnessAccount, HarnessList, LifecycleBody, UpdateHarnessBody } from "../../schemas/harnesses.ts";
 import type { HarnessService } from "../../harness/harness-service.ts";
-import type { TerminalLogs } from "../../harness/terminal-logs.ts";
 import { keptJson } from "../compressed-json.ts";
 import { defineRoute } from "../route.ts";
 
@@ -9,9 +8,8 @@ const HarnessParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
 const AccountParams = Type.Object({ id: Type.String({ minLength: 1 }), accountId: Type.String({ minLength: 1 }) });
 
-const TerminalParams = Type.Object({ terminalId: Type.String({ minLength: 1 }) });
-
-export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs) {
+/** (A command's output, `GET /v1/terminals/{terminalId}`, is served with the other terminals: terminal-routes.ts.) */
+export function harnessRoutes(harnesses: HarnessService) {
   return [
     defineRoute({
       method: "GET",
@@ -125,15 +123,6 @@ export function harnessRoutes(harnesses: HarnessService, terminals: TerminalLogs
       params: AccountParams,
       response: Harness,
       handler: ({ params }) => harnesses.removeAccount(params.id, params.accountId),
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/terminals/:terminalId",
-      tag: "harnesses",
-      summary: "The output of a command the server ran (an install or update)",
-      params: TerminalParams,
-      response: Terminal,
-      handler: ({ params }) => terminals.get(params.terminalId),
     }),
   ];
 }

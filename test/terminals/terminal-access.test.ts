@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { ErrorBody } from "../../src/schemas/common.ts";
+import { type PtyTerminal, TerminalTicket } from "../../src/schemas/terminals.ts";
+import { TERMINAL_RING_BYTES } from "../../src/terminals/output-ring.ts";
+import { ManualClock } from "../helpers/manual-clock.ts";
+import { until } from "../helpers/poll.ts";
+import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { socketUrl, startTerminalServer, TerminalSocketClient, type TerminalServer } from "./terminal-fixtures.ts";
+
+const servers: TerminalServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.stop();
+});
+
+async function server(options: Parameters<typeof startTerminalServer>[0] = {}): Promise<TerminalServer> {
+  const started = await startTerminalServer(options);
+  servers.push(started);
+  return started;
+}
+
+async function expectError(response: { status: number; body: unknown }, status: number, says: string): Promise<void> {
+  expect(response.status).toBe(status);
+  assertMatchesSchema(ErrorBody, response.body);
+  expect((response.body as { error: string }).error).toContain(says);
+}
+
+describe("who may attach", () => {
+  test("without the token or a ticket the socket is refused; a ticket opens it once, for its own terminal only", async () => {
+    const s = await server();
+    const terminal = await s.create();
+    const socket = `${s.t.url}/v1/terminals/${terminal.id}/socket`;
+    const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    for (const headers of [upgrade, { ...upgrade, authorization: "Bearer atr_wrongwrongwrongwrongwrong" }]) {
+      const refused = await fetch(socket, { headers });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toStartWith("Bearer");
+      assertMatchesSchema(ErrorBody, await refused.json());
+    }
+    await expect(TerminalSocketClient.open(socketUrl(s.t.url, terminal.id))).rejects.toThrow("refused");
+    // With the token but no upgrade: it says what it is.
+    await expectError(await s.t.json("GET", `/v1/terminals/${terminal.id}/socket`), 426, "WebSocket");
+
+    const ticket = await s.t.json<TerminalTicket>("POST", `/v1/terminals/${terminal.id}/tickets`);
+    expect(ticket.status).toBe(201);
+    assertMatchesSchema(TerminalTicket, ticket.body);
+    const client = await TerminalSocketClient.open(socketUrl(s.t.url, terminal.id, ticket.body.ticket));
+    client.type("echo by-ticket\n");
+    await client.waitFor(/by-ticket\r\n/);
+    await expect(TerminalSocketClient.open(socketUrl(s.t.url, terminal.id, ticket.body.ticket))).rejects.toThrow("refused");
+    const other = await s.create();
+    const forOther = await s.t.json<TerminalTicket>("POST", `/v1/terminals/${other.id}/tickets`);
+    await expect(TerminalSocketClient.open(socketUrl(s.t.url, terminal.id, forOther.body.ticket))).rejects.toThrow("refused");
+    client.close();
+  });
+
+  test("served beyond loopback without TLS, terminals are refused with the reason, unless config.json opts in", async () => {
+    const refusing = await server({ host: "0.0.0.0" });
+    const refused = await refusing.t.json("POST", "/v1/terminals", { projectId: refusing.projectId, cols: 80, rows: 24 });
+    await expectError(refused, 403, "terminalsOverPlainHttp");
+    expect((await refusing.t.api("/v1/terminals").then((response) => response.json())) as unknown[]).toEqual([]);
+    const optedIn = await server({ host: "0.0.0.0", config: { terminalsOverPlainHttp: true } });
+    expect((await optedIn.create()).state).toBe("running");
+  });
+});
+
+describe("what is refused changes nothing", () => {
+  test("bad input, unknown ids and the limit of running terminals", async () => {
+    const s = await server({ config: { maxTerminals: 2 } });
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 0, rows: 24 }), 400, "cols");
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: "prj_none", cols: 80, rows: 24 }), 404, "prj_none");
+    await expectError(
+      await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24, locationId: "loc_x", sessionId: "ses_x" }),
+      400,
+      "not locationId and sessionId",
+    );
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24, sessionId: "ses_x" }), 404, "ses_x");
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24, worktreeId: "wt_x" }), 404, "wt_x");
+    await expectError(await s.t.json("PATCH", "/v1/terminals/term_none", { cols: 80, rows: 24 }), 404, "term_none");
+    await expectError(await s.t.json("DELETE", "/v1/terminals/term_none"), 404, "term_none");
+    expect(await (await s.t.api("/v1/terminals")).json()).toEqual([]);
+
+    const [first] = [await s.create(), await s.create()];
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24 }), 409, "maxTerminals");
+    await s.t.json("DELETE", `/v1/terminals/${first!.id}`);
+    expect((await s.create()).state).toBe("running");
+  });
+});
+
+describe("terminals end with what they belong to", () => {
+  test("deleting a session ends the terminals opened for it; deleting the project ends the rest", async () => {
+    const s = await server();
+    await s.t.ready();
+    const session = await s.t.json<{ id: string; cwd: string }>("POST", "/v1/sessions", { projectId: s.projectId, harnessId: "echo" });
+    expect(session.status).toBe(201);
+    const inSession = await s.create({ sessionId: session.body.id });
+    expect(inSession).toMatchObject({ sessionId: session.body.id, cwd: session.body.cwd });
+    const inProject = await s.create();
+    expect((await s.t.json("DELETE", `/v1/sessions/${session.body.id}`)).status).toBe(200);
+    await until(
+      async () => (await s.t.json("GET", `/v1/terminals/${inSession.id}`)).status,
+      (status) => status === 404,
+    );
+    expect((await s.t.json<PtyTerminal>("GET", `/v1/terminals/${inProject.id}`)).body.state).toBe("running");
+    expect((await s.t.json("DELETE", `/v1/projects/${s.projectId}`)).status).toBe(200);
+    expect((await s.t.json("GET", `/v1/terminals/${inProject.id}`)).status).toBe(404);
+  });
+
+  test("an exited terminal stays for 10 minutes on the server's clock, then is forgotten", async () => {
+    const clock = new ManualClock();
+    const s = await server({ tuning: { clock } });
+    const terminal = await s.create({ command: "exit 3" });
+    await until(
+      async () => (await s.t.json<PtyTerminal>("GET", `/v1/terminals/${terminal.id}`)).body,
+      (body) => body.state === "exited" && body.exitCode === 3,
+    );
+    await clock.advance(9 * 60_000);
+    expect((await s.t.json("GET", `/v1/terminals/${terminal.id}`)).status).toBe(200);
+    await clock.advance(60_000);
+    expect((await s.t.json("GET", `/v1/terminals/${terminal.id}`)).status).toBe(404);
+  });
+});
+
+describe("the recent output", () => {
+  test("a client attaching later gets at most the last 256 KiB, ending with the newest output", async () => {
+    const s = await server();
+    // 300 KiB of numbered lines, then a last line.
+    const terminal = await s.create({ command: "seq 1 60000; echo last-line; sleep 100" });
+    const watcher = await s.attach(terminal.id);
+    await watcher.waitFor(/last-line\r\n/);
+    const late = await s.attach(terminal.id);
+    await late.waitFor(/last-line\r\n/);
+    const replayed = new TextEncoder().encode(late.text).byteLength;
+    expect(replayed).toBeLessThanOrEqual(TERMINAL_RING_BYTES);
+    expect(replayed).toBeGreaterThan(TERMINAL_RING_BYTES - 16);
+    expect(late.text).not.toContain("\r\n1\r\n");
+    expect(late.text).toEndWith("59999\r\n60000\r\nlast-line\r\n");
+  });
+});

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { StreamedText } from "../helpers/cli-process.ts";
+import { socketUrl, startTerminalServer, type TerminalServer } from "./terminal-fixtures.ts";
+
+let s: TerminalServer;
+let reader: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
+
+beforeAll(async () => {
+  // A small bound, so the kernel's socket buffers (several MB on loopback) are most of what fills first.
+  s = await startTerminalServer({ tuning: { modules: { terminals: { limits: { clientBufferBytes: 64 * 1024 } } } } });
+});
+afterAll(async () => {
+  reader?.kill("SIGKILL");
+  await reader?.exited;
+  await s.stop();
+});
+
+test("a client that stops reading gets a skipped marker instead of an unbounded buffer; the others keep up", async () => {
+  const terminal = await s.create();
+  const healthy = await s.attach(terminal.id);
+  reader = Bun.spawn([process.execPath, join(import.meta.dir, "fixtures", "socket-reader.ts"), socketUrl(s.t.url, terminal.id)], {
+    env: { ...process.env, ATRIUM_TOKEN: s.t.token },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const slowOutput = new StreamedText(reader.stdout);
+  await new StreamedText(reader.stderr).waitFor("open");
+  process.kill(reader.pid, "SIGSTOP");
+  // 20 MB of "y\n" (30 MB through the PTY, which makes each \n a \r\n).
+  healthy.type("yes | head -c 20000000; echo flood-$((40+2))\n");
+  await healthy.waitFor(/flood-42\r\n/, 60_000);
+  process.kill(reader.pid, "SIGCONT");
+  await slowOutput.waitFor("[atrium: skipped ", 30_000);
+  healthy.type("echo after-$((1+1))\n");
+  await slowOutput.waitFor("after-2\r\n", 30_000);
+  const skipped = /\r\n\[atrium: skipped (\d+) bytes\]\r\n/.exec(slowOutput.text);
+  expect(Number(skipped?.[1])).toBeGreaterThan(1_000_000);
+  // What it got plus what it was told it missed is the whole output, never more.
+  expect(new TextEncoder().encode(slowOutput.text).byteLength).toBeLessThan(30_000_000);
+}, 90_000);
