@@ -29,6 +29,7 @@ import { sessionDetail } from "./measurements/session-detail.ts";
 import { sessionSearch } from "./measurements/session-search.ts";
 import { sessionStream } from "./measurements/session-stream.ts";
 import { streamCompression } from "./measurements/stream-compression.ts";
+import { terminal } from "./measurements/terminal.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -60,6 +61,7 @@ const MEASUREMENTS: Runnable[] = [
   compaction,
   peers,
   streamCompression,
+  terminal,
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

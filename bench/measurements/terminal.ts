@@ -1,0 +1,171 @@
+import { join } from "node:path";
+import type { Atrium } from "../lib/atrium.ts";
+import { type EventStream, wallMs } from "../lib/events.ts";
+import { measurement } from "../lib/measurement.ts";
+import { LOAD_CPU, onCpu, pinThisProcess, rssBytes, SERVER_CPU, stopProcess, until } from "../lib/processes.ts";
+import { median, ratio, summarize, type Summary } from "../lib/stats.ts";
+
+const KEYSTROKES = 200;
+const FLOOD_BYTES = 200_000_000;
+const IDLE_TERMINALS = 10;
+/** Event appends during the flood (and as many idle), one every INTERVAL_MS. */
+const APPENDS = 100;
+const INTERVAL_MS = 20;
+
+interface World {
+  atrium: Atrium;
+  terminalSocket: string;
+  bareSocket: string;
+  events: EventStream;
+  appended: number;
+  rssPerIdleTerminal: number;
+}
+
+interface Round {
+  echoMs: Summary;
+  floodMiBps?: number;
+  idleEventsMs?: Summary;
+  floodEventsMs?: Summary;
+}
+
+/** A WebSocket opened with headers (Bun's client), its frames decoded and collected. */
+async function openSocket(url: string, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(url, { headers } as unknown as string[]);
+  socket.binaryType = "arraybuffer";
+  const received = { bytes: 0, text: "", lastAt: 0 };
+  const decoder = new TextDecoder();
+  socket.addEventListener("message", (event) => {
+    if (typeof event.data === "string") return;
+    const chunk = new Uint8Array(event.data as ArrayBuffer);
+    received.bytes += chunk.byteLength;
+    received.lastAt = wallMs();
+    // Only the tail is looked at (the echo, the end marker).
+    received.text = (received.text + decoder.decode(chunk, { stream: true })).slice(-256);
+  });
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve, { once: true });
+    socket.addEventListener("error", () => reject(new Error(`could not open ${url}`)), { once: true });
+  });
+  return { socket, received };
+}
+
+/** Keystrokes one at a time, each after the echo of the one before: an `x`, then a backspace (echoed `\b \b`). */
+async function echoLatencies(url: string, headers?: Record<string, string>): Promise<Summary> {
+  const { socket, received } = await openSocket(url, headers);
+  const latencies: number[] = [];
+  for (let index = 0; index < KEYSTROKES; index++) {
+    const before = received.bytes;
+    const sentAt = wallMs();
+    socket.send(index % 2 === 0 ? "x" : "\x7f");
+    await until(() => (received.bytes > before ? true : undefined), 5_000, "an echo", 0);
+    latencies.push(received.lastAt - sentAt);
+  }
+  socket.close();
+  return summarize(latencies);
+}
+
+/** Sync appends every INTERVAL_MS; each one's delivery on the event stream, from just before its PUT. */
+async function eventDelays(world: World): Promise<Summary> {
+  const sentAt: number[] = [];
+  const first = world.appended + 1;
+  const start = performance.now();
+  for (let index = 0; index < APPENDS; index++) {
+    const wait = start + index * INTERVAL_MS - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    const sequence = world.appended++;
+    sentAt.push(wallMs());
+    await world.atrium.call(200, "PUT", "/v1/sync/bench", {
+      entries: [{ key: "k", value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }],
+    });
+  }
+  await world.events.until(() => world.events.events.filter((event) => event.kind === "sync.changed").length >= world.appended, 10_000, "sync events");
+  const delivered = world.events.events.filter((event) => event.kind === "sync.changed").slice(first - 1, first - 1 + APPENDS);
+  return summarize(delivered.map((event, index) => event.receivedAt - sentAt[index]!));
+}
+
+export const terminal = measurement({
+  key: "terminal",
+  title: "Terminal over its WebSocket: keystroke echo, a flood, the event stream meanwhile",
+  seed: {
+    what:
+      `the compiled binary on a fresh data dir with a scratch project; ${IDLE_TERMINALS} idle shells (RSS before and after, per terminal); ` +
+      "one terminal running /bin/sh; the bare program (bench/fixtures/bare-terminal.ts: Bun.Terminal + Bun.serve WebSocket, same Bun) " +
+      "running /bin/sh; an SSE client; this process pinned to the load CPU.",
+    async run(bench) {
+      const atrium = await bench.atrium({ env: { SHELL: "/bin/sh" } });
+      bench.defer(pinThisProcess(LOAD_CPU));
+      const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true });
+      const open = () => atrium.call<{ id: string }>(201, "POST", "/v1/terminals", { projectId: project.id, cols: 80, rows: 24 });
+      const rssBefore = rssBytes(atrium.pid);
+      for (let index = 0; index < IDLE_TERMINALS; index++) await open();
+      await Bun.sleep(500);
+      const rssPerIdleTerminal = (rssBytes(atrium.pid) - rssBefore) / IDLE_TERMINALS;
+      const terminal = await open();
+      // On the server's CPU, as Atrium is: the two differ only by what Atrium does around the PTY.
+      const bare = Bun.spawn(onCpu(SERVER_CPU, [process.execPath, join(import.meta.dir, "..", "fixtures", "bare-terminal.ts")]), {
+        env: { ...process.env, SHELL: "/bin/sh" },
+        stdout: "pipe",
+        stderr: "inherit",
+      });
+      bench.defer(() => stopProcess(bare));
+      const reader = bare.stdout.getReader();
+      const bareSocket = new TextDecoder().decode((await reader.read()).value).trim();
+      reader.releaseLock();
+      const events = await atrium.events();
+      bench.defer(() => events.close());
+      return {
+        atrium,
+        terminalSocket: `${atrium.url.replace(/^http/, "ws")}/v1/terminals/${terminal.id}/socket`,
+        bareSocket,
+        events,
+        appended: 0,
+        rssPerIdleTerminal,
+      };
+    },
+  },
+  action: {
+    what:
+      `${KEYSTROKES} keystrokes over Atrium's socket, each after the last one's echo (latency: the first output frame after the send); ` +
+      `event delivery of ${APPENDS} sync appends ${INTERVAL_MS} ms apart while idle, then the same during \`yes | head -c ${FLOOD_BYTES}\` ` +
+      "read by an attached client (MiB/s: bytes through the socket, which has \\r\\n for each \\n, over the time to the end marker).",
+    async run(world): Promise<Round> {
+      const echoMs = await echoLatencies(world.terminalSocket, world.atrium.headers);
+      const idleEventsMs = await eventDelays(world);
+      const { socket, received } = await openSocket(world.terminalSocket, world.atrium.headers);
+      const started = wallMs();
+      const from = received.bytes;
+      socket.send(`yes | head -c ${FLOOD_BYTES}; echo flood-$((40+2))\n`);
+      const floodEventsMs = await eventDelays(world);
+      await until(() => (received.text.includes("flood-42") ? true : undefined), 300_000, "the end of the flood", 50);
+      const floodMiBps = (received.bytes - from) / 1024 / 1024 / ((received.lastAt - started) / 1000);
+      socket.close();
+      return { echoMs, floodMiBps, idleEventsMs, floodEventsMs };
+    },
+  },
+  baseline: {
+    what: `the same ${KEYSTROKES} keystrokes over the bare program's socket.`,
+    run: async (world) => ({ echoMs: await echoLatencies(world.bareSocket) }),
+  },
+  rounds: { warmup: 1, measured: 3 },
+  figures: ({ action, baseline }, world) => {
+    const p50 = median(action.map((round) => round.echoMs.p50));
+    const p99 = median(action.map((round) => round.echoMs.p99));
+    const bareP50 = median(baseline.map((round) => round.echoMs.p50));
+    const bareP99 = median(baseline.map((round) => round.echoMs.p99));
+    const idle = median(action.map((round) => round.idleEventsMs!.p99));
+    const flood = median(action.map((round) => round.floodEventsMs!.p99));
+    return [
+      { label: "keystroke echo p50", value: p50, unit: "ms" },
+      { label: "keystroke echo p99", value: p99, unit: "ms" },
+      { label: "bare program echo p50", value: bareP50, unit: "ms" },
+      { label: "bare program echo p99", value: bareP99, unit: "ms" },
+      { label: "echo p50 / bare", value: ratio(p50, bareP50), unit: "ratio", target: { comparison: "<", value: 1.3 } },
+      { label: "echo p99 / bare", value: ratio(p99, bareP99), unit: "ratio", target: { comparison: "<", value: 1.3 } },
+      { label: "flood through an attached client, MiB each second", value: median(action.map((round) => round.floodMiBps!)), unit: "MiB" },
+      { label: "event delivery p99 idle", value: idle, unit: "ms" },
+      { label: "event delivery p99 during the flood", value: flood, unit: "ms" },
+      { label: "during the flood / idle", value: ratio(flood, idle), unit: "ratio", target: { comparison: "<", value: 2 } },
+      { label: "RSS per idle terminal", value: world.rssPerIdleTerminal / 1024, unit: "KiB" },
+    ];
+  },
+});
