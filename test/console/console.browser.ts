@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runAtrium } from "../helpers/cli-process.ts";
-import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, DESKTOP, goToPage, PHONE, screenshot, signOut, startConsole } from "../helpers/console-browser.ts";
 
 // Signing in to the console. The browser suites are their own (`npm run test:browser`, which .ci/run
 // runs after installing Debian's Chromium), so that `npm test` needs nothing beyond Node.js and npm.
@@ -23,14 +23,14 @@ describe("the console in a browser", () => {
 
     await page.getByLabel("Token").fill(atrium.adminToken());
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("link", { name: "Harnesses" }).click();
+    await goToPage(page, "Harnesses");
     const echo = page.locator('[data-harness="echo"]');
     await echo.getByText("Ready").waitFor();
     await screenshot(page, "console-harnesses-phone");
 
     await page.reload();
     await echo.getByText("Ready").waitFor();
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await signOut(page);
     await page.getByLabel("Token").waitFor();
     expect(await page.evaluate(() => localStorage.getItem("atrium.token"))).toBeNull();
     expect(problems).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, DESKTOP, goToPage, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { focusIs } from "./focused.ts";
 
@@ -166,7 +166,7 @@ describe("failures of the event stream, said", () => {
       answered++;
       await route.fulfill({ status: 200, contentType: "text/event-stream", body: answered === 1 ? BROKEN_FRAMES : ": connected\n\n" });
     });
-    await page.getByRole("link", { name: "Projects" }).click();
+    await goToPage(page, "Projects");
     await page.getByRole("alert").getByText("An update from the server could not be shown (").waitFor();
     await screenshot(page, "console-event-failed-phone");
     await until(

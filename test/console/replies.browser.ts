@@ -132,8 +132,8 @@ describe("a real agent's reply in the console", () => {
       .getByRole("figure", { name: `Changes to ${ROOT}/hello.txt` })
       .locator("tr.diff-added")
       .waitFor();
-    // Three buttons, each saying what it does; one tap answers.
-    expect(await question.locator(".option-button").allTextContents()).toEqual(["Always Allow", "Allow Allow once", "Reject"]);
+    // Three buttons, each saying what it does, the safe choice first; one tap answers.
+    expect(await question.locator(".option-button").allTextContents()).toEqual(["Allow Allow once", "Reject", "Always Allow"]);
     await question.getByRole("button", { name: "Allow Allow once" }).click();
     await question.waitFor({ state: "detached" });
     const reply = lastReply(page);

@@ -72,7 +72,10 @@ describe("sessions in the console", () => {
     await lastReply(page).getByText("You chose allow.").waitFor();
     expect(await question.count()).toBe(0);
 
+    // The agent's options are a tab of the session on a phone.
+    await page.getByRole("tab", { name: "Options" }).click();
     await page.getByLabel("Mode").selectOption("plan");
+    await page.getByRole("tab", { name: "Conversation" }).click();
     await send(page, "/plan");
     const plan = page.getByRole("region", { name: "Plan" });
     await plan.getByRole("button", { name: "Approve plan" }).waitFor();
@@ -81,7 +84,7 @@ describe("sessions in the console", () => {
       "in_progress",
       "pending",
     ]);
-    await page.getByText("Needs attention").waitFor();
+    await page.locator(".session-header").getByText("Waiting for you").waitFor();
     await screenshot(page, "console-session-plan-phone");
     await plan.getByRole("button", { name: "Approve plan" }).click();
     await plan.getByRole("button", { name: "Approve plan" }).waitFor({ state: "detached" });

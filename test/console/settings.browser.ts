@@ -79,7 +79,7 @@ describe("console settings", () => {
 
     // The phone opens the link as its camera would: a first load of the page at that address.
     const phone = await atrium.open(PHONE, link!.slice(atrium.serve.url.length));
-    await phone.page.getByRole("link", { name: "Sessions" }).waitFor();
+    await phone.page.getByRole("heading", { name: "Sessions" }).waitFor();
     // Signed in with a token of its own, named after the device (the list `atrium token list` prints).
     expect(await phone.page.evaluate(() => localStorage.getItem("atrium.token"))).toMatch(/.{20,}/);
     const tokens = await runAtrium(sourceCommand, ["token", "list"], atrium.home.path);

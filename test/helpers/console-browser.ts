@@ -17,17 +17,38 @@ export interface ConsoleUnderTest {
   adminToken(): string;
   /** Calls the server's interface with the admin token, as another client would; a refusal throws. */
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
-  /** A page at a viewport that records any script error or CSP refusal it reports in `problems`. */
-  open(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
+  /**
+   * A page at a viewport that records any script error or CSP refusal it reports in `problems`; `touch`
+   * makes it a phone's (a touch screen, a coarse pointer, the page's own viewport width).
+   */
+  open(viewport: { width: number; height: number }, path?: string, touch?: boolean): Promise<{ page: Page; problems: string[] }>;
   /** A page already signed in with the admin token (kept in the browser as a person's would be). */
-  openSignedIn(viewport: { width: number; height: number }, path?: string): Promise<{ page: Page; problems: string[] }>;
+  openSignedIn(viewport: { width: number; height: number }, path?: string, touch?: boolean): Promise<{ page: Page; problems: string[] }>;
   /** Kills the server (SIGKILL, as a crash would) and starts it again on the same port and data dir. */
   crashAndRestart(): Promise<void>;
+  /** Kills the server (SIGKILL): the page's requests find nobody listening until `restart`. */
+  crash(): Promise<void>;
+  /** Starts the server crashed by `crash` again, on the same port and data dir. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The page is wider than the screen: a phone would scroll it sideways. */
 export const overflowsSideways = (page: Page) => page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
+
+/** Opens a page of the console from its navigation, through the Menu where the screen folds the links behind it. */
+export async function goToPage(page: Page, label: string): Promise<void> {
+  const menu = page.getByRole("button", { name: "Menu" });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole("link", { name: label, exact: true }).click();
+}
+
+/** Signs out from the top bar, through the Menu where the screen folds it. */
+export async function signOut(page: Page): Promise<void> {
+  const menu = page.getByRole("button", { name: "Menu" });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole("button", { name: "Sign out" }).click();
+}
 
 /** What Chromium logs for a request the server refused: the page shows the sentence, the log the status. */
 export const refusedRequest = (status: string) => `Failed to load resource: the server responded with a status of ${status}`;
@@ -65,8 +86,8 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
   const browser = chromium.browser;
   const url = serve.url;
   const adminToken = () => readFileSync(join(home.path, "token"), "utf8").trim();
-  const open = async (viewport: { width: number; height: number }, path = "/") => {
-    const context = await browser.newContext({ viewport });
+  const open = async (viewport: { width: number; height: number }, path = "/", touch = false) => {
+    const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch });
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("console", (message) => {
@@ -76,8 +97,8 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
     await page.goto(url + path);
     return { page, problems };
   };
-  const openSignedIn = async (viewport: { width: number; height: number }, path = "/") => {
-    const opened = await open(viewport, "/");
+  const openSignedIn = async (viewport: { width: number; height: number }, path = "/", touch = false) => {
+    const opened = await open(viewport, "/", touch);
     await opened.page.evaluate((token: string) => localStorage.setItem("atrium.token", token), adminToken());
     await opened.page.goto(url + path);
     // A fragment alone does not load the page again; the reload starts it with the token kept.
@@ -93,12 +114,18 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
-  const crashAndRestart = async () => {
+  const crash = async () => {
     serve!.child.kill("SIGKILL");
     await serve!.child.exited;
+  };
+  const restart = async () => {
     serve = await startServe([binary], home.path, ["--port", new URL(url).port], env);
     under.serve = serve;
   };
-  const under: ConsoleUnderTest = { serve, binary, home, adminToken, api, open, openSignedIn, crashAndRestart, close };
+  const crashAndRestart = async () => {
+    await crash();
+    await restart();
+  };
+  const under: ConsoleUnderTest = { serve, binary, home, adminToken, api, open, openSignedIn, crashAndRestart, crash, restart, close };
   return under;
 }

@@ -4,7 +4,8 @@ import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./share
 import { failureText } from "./shared/failure-text.ts";
 import { HarnessesPage } from "./harnesses/harnesses-page.tsx";
 import { ProjectsPage } from "./projects/projects-page.tsx";
-import { PAGE_LINKS, pageHref, type Route, useRoute } from "./shell/router.ts";
+import { type Route, useRoute } from "./shell/router.ts";
+import { PageMenu } from "./shell/page-menu.tsx";
 import { SessionPage } from "./sessions/session-page.tsx";
 import { SessionsPage } from "./sessions/sessions-page.tsx";
 import { SettingsProvider } from "./settings/console-settings.tsx";
@@ -81,31 +82,17 @@ function Console() {
       <div class="shell">
         <nav class="top-bar">
           <h1>Atrium</h1>
-          <ul class="page-links">
-            {PAGE_LINKS.map((link) => (
-              <li key={link.page}>
-                <a
-                  href={pageHref(link.page)}
-                  aria-current={route.page === link.page || (route.page === "session" && link.page === "sessions") ? "page" : undefined}
-                >
-                  {link.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-          <button
-            type="button"
-            class="quiet-button"
-            onClick={() => {
+          <PageMenu
+            route={route}
+            signOut={() => {
               forgetToken();
               setSignedIn(false);
             }}
-          >
-            Sign out
-          </button>
+          />
         </nav>
         <OfflineNotice />
-        <main tabIndex={-1} ref={main}>
+        {/* The session page is wider from its first frame: widened once drawn, it shifted the whole layout. */}
+        <main tabIndex={-1} ref={main} class={route.page === "session" ? "wide" : undefined}>
           <Page route={route} />
         </main>
       </div>

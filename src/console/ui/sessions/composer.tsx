@@ -1,8 +1,10 @@
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { UploadedFile } from "../../../schemas/sessions.ts";
 import { api } from "../shared/api.ts";
 import { useSettings } from "../settings/console-settings.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
+import { useDraft } from "./use-draft.ts";
 
 /** A file's bytes as base64, as `POST /v1/files` takes them. */
 function readBase64(file: File): Promise<string> {
@@ -17,12 +19,19 @@ function readBase64(file: File): Promise<string> {
 const upload = async (file: File): Promise<UploadedFile> =>
   api<UploadedFile>("POST", "/v1/files", { name: file.name, mimeType: file.type || "application/octet-stream", contentBase64: await readBase64(file) });
 
+/** A touch screen has no Ctrl key to speak of: its hint names only what it has (Enter, or the Send button). */
+function placeholderFor(enterSends: boolean): string {
+  if (matchMedia("(pointer: coarse)").matches) return enterSends ? "Ask the agent… (Enter sends)" : "Ask the agent…";
+  return enterSends ? "Ask the agent… (Enter sends, Shift+Enter for a new line)" : "Ask the agent… (Ctrl+Enter sends)";
+}
+
 /**
  * Writes and sends a prompt with its attachments. Each prompt carries a client id of its own, so a
- * send retried after a dropped answer queues it once; the text stays until the server has it.
+ * send retried after a dropped answer queues it once; the text stays until the server has it, kept on the
+ * device meanwhile (use-draft.ts). `onSend` is told as a prompt goes; `children` are drawn on its top edge (the page's "Jump to latest").
  */
-export function Composer({ sessionId }: { sessionId: string }) {
-  const [text, setText] = useState("");
+export function Composer({ sessionId, onSend, children }: { sessionId: string; onSend: () => void; children?: ComponentChildren }) {
+  const [text, setText] = useDraft(sessionId);
   const [attachments, setAttachments] = useState<UploadedFile[]>([]);
   const [clientId, setClientId] = useState(() => crypto.randomUUID());
   const { busy, error, run } = useAction();
@@ -40,6 +49,8 @@ export function Composer({ sessionId }: { sessionId: string }) {
   const send = (event: Event) => {
     event.preventDefault();
     if (!text.trim() || busy) return;
+    // Before the call: its prompt may come as an event before the call's answer does.
+    onSend();
     return run(async () => {
       await api("POST", `/v1/sessions/${sessionId}/prompts`, { text, clientId, attachments: attachments.map(({ fileId }) => ({ fileId })) });
       setText("");
@@ -50,6 +61,7 @@ export function Composer({ sessionId }: { sessionId: string }) {
 
   return (
     <form class="composer" onSubmit={send}>
+      {children}
       {attachments.length > 0 && (
         <ul class="attachments">
           {attachments.map((file) => (
@@ -68,7 +80,7 @@ export function Composer({ sessionId }: { sessionId: string }) {
       <textarea
         id="prompt"
         rows={3}
-        placeholder={enterSends ? "Ask the agent… (Enter sends, Shift+Enter for a new line)" : "Ask the agent… (Ctrl+Enter sends)"}
+        placeholder={placeholderFor(enterSends)}
         value={text}
         onInput={(event) => setText(event.currentTarget.value)}
         onKeyDown={(event) => {

@@ -7,7 +7,7 @@ import { StreamedText } from "./streamed-text.tsx";
 /** The replies read with the page, before they are drawn: where a session opens. */
 export const NEWEST_READ_AT_ONCE = 3;
 
-function Message(props: { sessionId: string; item: ConversationItem; detailChanges: number; newest: boolean }) {
+function Message(props: { sessionId: string; item: ConversationItem; detailChanges: number; newest: boolean; waiting: boolean }) {
   const { sessionId, item, detailChanges } = props;
   const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
   return (
@@ -24,7 +24,7 @@ function Message(props: { sessionId: string; item: ConversationItem; detailChang
           ))}
         </ul>
       )}
-      {item.isGenerating && <p class="quiet generating">Writing…</p>}
+      {item.isGenerating && <p class="quiet generating">{props.waiting ? "Waiting for you" : "Writing…"}</p>}
       {stopNote && <p class="quiet">{stopNote}</p>}
     </li>
   );
@@ -53,6 +53,8 @@ export function Conversation(props: {
   detailChanges: ReadonlyMap<string, number>;
   hasEarlier: boolean;
   loadEarlier: () => Promise<void>;
+  /** The agent waits for the user (a question, a plan): a reply held by it is not being written. */
+  waiting: boolean;
 }) {
   return (
     <div class="conversation">
@@ -65,6 +67,7 @@ export function Conversation(props: {
             item={item}
             detailChanges={props.detailChanges.get(item.id) ?? 0}
             newest={index >= props.items.length - NEWEST_READ_AT_ONCE * 2}
+            waiting={props.waiting}
           />
         ))}
       </ol>

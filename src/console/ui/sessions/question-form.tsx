@@ -1,7 +1,9 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import type { PendingQuestion, Question } from "../../../schemas/sessions.ts";
 import { api } from "../shared/api.ts";
 import { ToolCallView } from "./tool-call-view.tsx";
+import { recordDecision } from "./question-decisions.ts";
+import { useFocusAfterAnswer } from "./focus-after-answer.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
 interface Answer {
@@ -60,11 +62,32 @@ function QuestionFields({ question, answer, change }: { question: Question; answ
 const isOneTap = (questions: Question[]): questions is [Question] =>
   questions.length === 1 && !questions[0]!.multiSelect && !questions[0]!.allowsOther && !questions[0]!.isSecret && questions[0]!.options.length > 0;
 
+type Option = Question["options"][number];
+
+/**
+ * What a permission option does, read from ACP's kind as the server words it (src/sessions/question-mapping.ts):
+ * the safe choice first and strongest, Reject apart from it, the choices that last beyond this call last and quiet.
+ */
+const OPTION_ROLES = {
+  "allow once": { rank: 0, style: "", decision: "Allowed once" },
+  reject: { rank: 1, style: "reject-button", decision: "Rejected" },
+  "always allow": { rank: 3, style: "quiet-button always", decision: "Always allowed" },
+  "always reject": { rank: 3, style: "quiet-button always", decision: "Always rejected" },
+} as const;
+
+const roleOf = (option: Option) => OPTION_ROLES[(option.description ?? "").toLowerCase() as keyof typeof OPTION_ROLES] ?? null;
+
+/** The options in the order a careful reader wants them: another question's keep theirs. */
+const safestFirst = (options: Option[]) => options.toSorted((a, b) => (roleOf(a)?.rank ?? 2) - (roleOf(b)?.rank ?? 2));
+
+/** How the conversation says the choice beside its call. */
+export const decisionOf = (option: Option) => roleOf(option)?.decision ?? `Answered: ${option.label}`;
+
 /** An option's words, and what it does in ACP's words when its name does not say it already ("Allow" — "Allow once"). */
-function OptionButton({ option, busy, choose }: { option: Question["options"][number]; busy: boolean; choose: () => void }) {
+function OptionButton({ option, busy, choose }: { option: Option; busy: boolean; choose: () => void }) {
   const says = option.description && option.description.toLowerCase() !== option.label.toLowerCase() ? option.description : null;
   return (
-    <button type="button" class="option-button" disabled={busy} onClick={choose}>
+    <button type="button" class={`option-button ${roleOf(option)?.style ?? "quiet-button"}`} aria-disabled={busy} onClick={() => busy || choose()}>
       {option.label}
       {says && <span class="option-says"> {says}</span>}
     </button>
@@ -73,11 +96,14 @@ function OptionButton({ option, busy, choose }: { option: Question["options"][nu
 
 /** The agent's question: pick its options or write an answer, or dismiss it (the agent is told it was cancelled). */
 export function QuestionForm({ sessionId, pending }: { sessionId: string; pending: PendingQuestion }) {
+  const form = useRef<HTMLFormElement>(null);
+  useFocusAfterAnswer(form, pending.toolCall?.toolCallId ?? null);
   const [answers, setAnswers] = useState<Record<string, Answer>>({});
   const action = useAction();
   const path = `/v1/sessions/${sessionId}/questions/${pending.questionId}`;
   const answer = (event: Event) => {
     event.preventDefault();
+    if (action.busy) return;
     const body = Object.fromEntries(
       pending.questions.map((question) => {
         const { optionIds, text } = answers[question.id] ?? EMPTY;
@@ -87,19 +113,34 @@ export function QuestionForm({ sessionId, pending }: { sessionId: string; pendin
     void action.run(() => api("POST", `${path}/answer`, { answers: body }));
   };
   const questions = pending.questions;
-  const chooseOnly = (questionId: string, optionId: string) =>
-    action.run(() => api("POST", `${path}/answer`, { answers: { [questionId]: { optionIds: [optionId] } } }));
+  const decided = (words: string) => pending.toolCall && recordDecision(sessionId, pending.toolCall.toolCallId, words);
+  const chooseOnly = (questionId: string, option: Option) =>
+    action.run(async () => {
+      await api("POST", `${path}/answer`, { answers: { [questionId]: { optionIds: [option.id] } } });
+      decided(decisionOf(option));
+    });
   return (
-    <form class="panel question-form" aria-label="The agent asks" onSubmit={answer}>
+    <form class="panel question-form" aria-label="The agent asks" onSubmit={answer} ref={form}>
       <h3>{pending.message || "The agent asks"}</h3>
       {pending.toolCall && <ToolCallView call={pending.toolCall} />}
       {isOneTap(questions) ? (
-        <OneTapQuestion question={questions[0]} busy={action.busy} choose={(optionId) => void chooseOnly(questions[0].id, optionId)} />
+        <OneTapQuestion question={questions[0]} busy={action.busy} choose={(option) => void chooseOnly(questions[0].id, option)} />
       ) : (
         <AnsweredQuestions questions={questions} answers={answers} setAnswers={setAnswers} busy={action.busy} />
       )}
       <div class="row-actions">
-        <button type="button" class="quiet-button" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/dismiss`))}>
+        <button
+          type="button"
+          class="quiet-button"
+          aria-disabled={action.busy}
+          onClick={() =>
+            action.busy ||
+            action.run(async () => {
+              await api("POST", `${path}/dismiss`);
+              decided("Dismissed");
+            })
+          }
+        >
           Dismiss
         </button>
       </div>
@@ -108,12 +149,12 @@ export function QuestionForm({ sessionId, pending }: { sessionId: string; pendin
   );
 }
 
-function OneTapQuestion({ question, busy, choose }: { question: Question; busy: boolean; choose: (optionId: string) => void }) {
+function OneTapQuestion({ question, busy, choose }: { question: Question; busy: boolean; choose: (option: Option) => void }) {
   return (
     <fieldset class="option-buttons">
       <legend class="visually-hidden">{question.question}</legend>
-      {question.options.map((option) => (
-        <OptionButton key={option.id} option={option} busy={busy} choose={() => choose(option.id)} />
+      {safestFirst(question.options).map((option) => (
+        <OptionButton key={option.id} option={option} busy={busy} choose={() => choose(option)} />
       ))}
     </fieldset>
   );
@@ -135,7 +176,7 @@ function AnsweredQuestions(props: {
           change={(changed) => props.setAnswers((current) => ({ ...current, [question.id]: changed }))}
         />
       ))}
-      <button type="submit" disabled={props.busy}>
+      <button type="submit" aria-disabled={props.busy}>
         Answer
       </button>
     </>

@@ -5,10 +5,10 @@ import { type ReplySegment, replySegments } from "./reply-segments.ts";
 import { ToolCard } from "./tool-card.tsx";
 import { useReplyDetails } from "./use-reply-details.ts";
 
-function Segment({ segment }: { segment: ReplySegment }) {
+function Segment({ sessionId, segment }: { sessionId: string; segment: ReplySegment }) {
   if (segment.type === "text") return <MarkdownText text={segment.text} />;
   const { payload } = segment.entry;
-  if (payload.type === "tool_call") return <ToolCard call={payload} />;
+  if (payload.type === "tool_call") return <ToolCard sessionId={sessionId} call={payload} />;
   return (
     <details class="thought-card">
       <summary>
@@ -34,7 +34,7 @@ export function ReplyBody(props: { sessionId: string; item: ConversationItem; ch
   return (
     <div class="reply-body" ref={box} data-details={details.entries === null ? "unread" : "read"}>
       {segments.map((segment) => (
-        <Segment key={segment.key} segment={segment} />
+        <Segment key={segment.key} sessionId={sessionId} segment={segment} />
       ))}
       {details.error && <p class="error">Its tool calls could not be read: {details.error}</p>}
     </div>

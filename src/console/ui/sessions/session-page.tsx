@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
@@ -15,6 +15,8 @@ import { pageHref } from "../shell/router.ts";
 import { finishedReply, replyFinishedSentence } from "./reply-end.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
+import { type SessionTab, SessionTabs, sessionTabs, tabPanel } from "./session-tabs.tsx";
+import { useShownBetweenBars } from "./use-shown-between-bars.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
 import { NEWEST_READ_AT_ONCE } from "./conversation.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
@@ -49,6 +51,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [streamProblem, setStreamProblem] = useState<string | null>(null);
   const [ended, setEnded] = useState<EndedReply | null>(null);
+  const [tab, setTab] = useState<SessionTab>("conversation");
+  const [reachingQuestion, setReachingQuestion] = useState(false);
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -88,7 +92,25 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     };
   }, [sessionId]);
 
-  useFollowBottom(detail);
+  const tabs = detail ? sessionTabs(detail) : [];
+  const current = tabs.includes(tab) ? tab : "conversation";
+  const follow = useFollowBottom(detail, current === "conversation");
+  const questionId = detail?.pendingQuestion?.questionId ?? null;
+  const questionBox = useRef<HTMLDivElement>(null);
+  const questionShown = useShownBetweenBars(questionBox, `${questionId}:${current}`);
+  // A question that comes while the reader follows the conversation is brought into view at once.
+  useLayoutEffect(() => {
+    if (questionId && current === "conversation" && follow.atLatest && questionBox.current) follow.reveal(questionBox.current);
+  }, [questionId]);
+  // The bar's one tap: the conversation shown, the question in view, its first (safest) choice focused.
+  useLayoutEffect(() => {
+    if (!reachingQuestion || current !== "conversation") return;
+    setReachingQuestion(false);
+    const box = questionBox.current;
+    if (!box) return;
+    follow.reveal(box);
+    box.querySelector<HTMLElement>("button, input")?.focus({ preventScroll: true });
+  }, [reachingQuestion, current]);
 
   // The session is read here: what needed attention has been seen.
   const latest = detail?.session.latestAttentionSequence ?? 0;
@@ -133,25 +155,77 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       {session.status && <p class="status quiet">{session.status}</p>}
       {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
       <Alert error={action.error} />
+      <div class="session-sticky">
+        <SessionTabs tabs={tabs} current={current} choose={setTab} />
+        {detail.pendingQuestion && !(current === "conversation" && questionShown) && (
+          <button
+            type="button"
+            class="asks-bar"
+            onClick={() => {
+              setTab("conversation");
+              setReachingQuestion(true);
+            }}
+          >
+            The agent asks: {detail.pendingQuestion.message || "a question"} <span aria-hidden="true">↓</span>
+          </button>
+        )}
+      </div>
       <div class="session-layout">
-        <div class="session-main">
-          <Conversation sessionId={sessionId} items={detail.conversation} detailChanges={detailChanges} hasEarlier={detail.hasMore} loadEarlier={loadEarlier} />
-          {detail.pendingQuestion && <QuestionForm key={detail.pendingQuestion.questionId} sessionId={sessionId} pending={detail.pendingQuestion} />}
+        <div {...tabPanel("conversation", current, "session-main")}>
+          <Conversation
+            sessionId={sessionId}
+            items={detail.conversation}
+            detailChanges={detailChanges}
+            hasEarlier={detail.hasMore}
+            loadEarlier={loadEarlier}
+            waiting={session.sidebarState === "waiting"}
+          />
+          {detail.pendingQuestion && (
+            <div ref={questionBox}>
+              <QuestionForm key={detail.pendingQuestion.questionId} sessionId={sessionId} pending={detail.pendingQuestion} />
+            </div>
+          )}
           {/* A plan waiting for approval sits by the composer, where a phone's reader is. */}
           {detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval />}
           <PromptQueue prompts={detail.promptQueue} />
-          <Composer sessionId={sessionId} />
+          <Composer sessionId={sessionId} onSend={follow.followSent}>
+            {!follow.atLatest && (
+              <button type="button" class="jump-to-latest" onClick={follow.jumpToLatest}>
+                Jump to latest <span aria-hidden="true">↓</span>
+              </button>
+            )}
+          </Composer>
         </div>
-        <aside class="session-side">
-          {!detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={false} />}
-          <ConfigPanel sessionId={sessionId} options={detail.configOptions} />
-          <UsagePanel usage={session.usage} />
-          <GoalPanel sessionId={sessionId} goal={detail.goal} />
-          <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
-          <section class="panel" aria-label="Changes">
-            <h3>Changes</h3>
-            <ChangesView source={path} />
-          </section>
+        <aside class="session-side" aria-label="Session details">
+          {tabs.includes("plan") && (
+            <div {...tabPanel("plan", current)}>
+              <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={false} />
+            </div>
+          )}
+          {tabs.includes("options") && (
+            <div {...tabPanel("options", current)}>
+              <ConfigPanel sessionId={sessionId} options={detail.configOptions} />
+            </div>
+          )}
+          {tabs.includes("usage") && (
+            <div {...tabPanel("usage", current)}>
+              <UsagePanel usage={session.usage} />
+            </div>
+          )}
+          <div {...tabPanel("goal", current)}>
+            <GoalPanel sessionId={sessionId} goal={detail.goal} />
+          </div>
+          {tabs.includes("tasks") && (
+            <div {...tabPanel("tasks", current)}>
+              <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
+            </div>
+          )}
+          <div {...tabPanel("changes", current)}>
+            <section class="panel" aria-label="Changes">
+              <h3>Changes</h3>
+              <ChangesView source={path} />
+            </section>
+          </div>
         </aside>
       </div>
     </section>

@@ -51,34 +51,54 @@ export function ConfigPanel({ sessionId, options }: { sessionId: string; options
     <section class="panel" aria-label="Options">
       <h3>Options</h3>
       {options.map((option) => (
-        <label key={option.id}>
-          {option.name}
-          <select
-            value={option.currentValue}
-            disabled={action.busy}
-            onChange={(event) => {
-              const value = event.currentTarget.value;
-              void action.run(() => api("POST", `/v1/sessions/${sessionId}/config`, { configId: option.id, value }));
-            }}
-          >
-            {option.options.map((choice) => (
-              <option key={choice.value} value={choice.value} title={choice.description ?? undefined}>
-                {choice.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ConfigPicker
+          key={option.id}
+          option={option}
+          busy={action.busy}
+          choose={(value) => void action.run(() => api("POST", `/v1/sessions/${sessionId}/config`, { configId: option.id, value }))}
+        />
       ))}
       <Alert error={action.error} />
     </section>
   );
 }
 
+/** One option's picker, with what its current choice does said below it (a phone has no hover for a tooltip). */
+function ConfigPicker({ option, busy, choose }: { option: ConfigOption; busy: boolean; choose: (value: string) => void }) {
+  const description = option.options.find((choice) => choice.value === option.currentValue)?.description;
+  const describedBy = `config-${option.id}-says`;
+  return (
+    <label>
+      {option.name}
+      <select
+        value={option.currentValue}
+        disabled={busy}
+        aria-describedby={description ? describedBy : undefined}
+        onChange={(event) => choose(event.currentTarget.value)}
+      >
+        {option.options.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.name}
+          </option>
+        ))}
+      </select>
+      {description && (
+        <span id={describedBy} class="quiet option-says">
+          {description}
+        </span>
+      )}
+    </label>
+  );
+}
+
 const count = (value: number | null) => (value === null ? "unknown" : value.toLocaleString());
+
+/** Whether the agent has reported any usage yet (the panel, and its tab, wait for it). */
+export const hasUsage = (usage: SessionUsage) => Boolean(usage.totalTokens) || usage.used > 0 || usage.costAmount !== null;
 
 /** The context window in use and the tokens and cost of the session's turns. */
 export function UsagePanel({ usage }: { usage: SessionUsage }) {
-  if (!usage.totalTokens && usage.used === 0 && usage.costAmount === null) return null;
+  if (!hasUsage(usage)) return null;
   return (
     <section class="panel" aria-label="Usage">
       <h3>Usage</h3>

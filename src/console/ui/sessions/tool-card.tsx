@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { ToolCallDetails } from "../../../schemas/transcript.ts";
 import { InlineMarkdown } from "../shared/inline-markdown.tsx";
 import { ToolCallView } from "./tool-call-view.tsx";
+import { useDecision } from "./question-decisions.ts";
 
 /**
  * ACP's tool kinds, each with a mark a reader tells apart at a glance and a word for screen readers.
@@ -26,17 +27,23 @@ const STATUSES: Record<string, string> = { pending: "Pending", in_progress: "Run
 const fileName = (path: string) => path.slice(path.lastIndexOf("/") + 1) || path;
 
 /**
- * A tool call where it happened in the reply: one line with its kind, title, status and the files it
- * touches, opening to what it did. The content is drawn only once opened, so a long session's cards
+ * A tool call where it happened in the reply: one line with its kind, title, the answer given here to a
+ * question about it, its status and the files it touches, opening to what it did. The content is drawn only once opened, so a long session's cards
  * cost a line each.
  */
-export function ToolCard({ call }: { call: ToolCallDetails }) {
+export function ToolCard({ sessionId, call }: { sessionId: string; call: ToolCallDetails }) {
+  const decision = useDecision(sessionId, call.toolCallId);
   const [open, setOpen] = useState(false);
   const kind = KINDS[call.kind ?? ""] ?? OTHER_KIND;
   const status = call.status ?? "pending";
   const files = [...new Set(call.locations.map((location) => location.path))];
   return (
-    <details class={`tool-card ${status}`} data-kind={call.kind ?? "other"} onToggle={(event) => setOpen(event.currentTarget.open)}>
+    <details
+      class={`tool-card ${status}`}
+      data-kind={call.kind ?? "other"}
+      data-tool-call={call.toolCallId}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
       <summary>
         <span class="tool-icon" role="img" aria-label={kind.label}>
           {kind.icon}
@@ -44,6 +51,7 @@ export function ToolCard({ call }: { call: ToolCallDetails }) {
         <span class="tool-title">
           <InlineMarkdown text={call.title || kind.label} />
         </span>
+        {decision && <span class="tool-decision">{decision}</span>}
         <span class={`tool-status ${status}`}>{STATUSES[status] ?? status}</span>
         {files.length > 0 && (
           <span class="tool-files quiet" title={files.join("\n")}>

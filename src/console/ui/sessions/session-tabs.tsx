@@ -1,0 +1,59 @@
+import type { SessionDetail } from "../../../schemas/sessions.ts";
+import { hasUsage } from "./session-panels.tsx";
+
+/** A session's parts: on a narrow screen one at a time behind its tab, on a wide one all at once. */
+export type SessionTab = "conversation" | "changes" | "plan" | "options" | "usage" | "goal" | "tasks";
+
+const TAB_LABELS: Record<SessionTab, string> = {
+  conversation: "Conversation",
+  changes: "Changes",
+  plan: "Plan",
+  options: "Options",
+  usage: "Usage",
+  goal: "Goal",
+  tasks: "Tasks",
+};
+
+/** The tabs a session has now: the conversation, its changes and goal always; the others once they hold something. */
+export function sessionTabs(detail: SessionDetail): SessionTab[] {
+  const held: Array<[SessionTab, boolean]> = [
+    ["conversation", true],
+    ["changes", true],
+    // A plan waiting for approval is in the conversation, by the composer.
+    ["plan", detail.sessionPlan !== null && !detail.pendingPlanApproval],
+    ["options", detail.configOptions.length > 0],
+    ["usage", hasUsage(detail.session.usage)],
+    ["goal", true],
+    ["tasks", detail.backgroundTasks.length > 0],
+  ];
+  return held.filter(([, shown]) => shown).map(([tab]) => tab);
+}
+
+/** The attributes of a tab's panel (and `classes` of its own): hidden on a narrow screen unless its tab is chosen (sessions.css). */
+export const tabPanel = (tab: SessionTab, current: SessionTab, classes = "") => ({
+  id: `session-panel-${tab}`,
+  role: "tabpanel" as const,
+  "aria-labelledby": `session-tab-${tab}`,
+  class: `${classes} tab-panel${tab === current ? "" : " off-tab"}`.trim(),
+});
+
+/** The row of tabs a phone shows above the session (hidden where the page is wide enough for the side column). */
+export function SessionTabs({ tabs, current, choose }: { tabs: SessionTab[]; current: SessionTab; choose: (tab: SessionTab) => void }) {
+  return (
+    <div class="session-tabs" role="tablist" aria-label="Session parts">
+      {tabs.map((tab) => (
+        <button
+          key={tab}
+          type="button"
+          role="tab"
+          id={`session-tab-${tab}`}
+          aria-controls={`session-panel-${tab}`}
+          aria-selected={tab === current}
+          onClick={() => choose(tab)}
+        >
+          {TAB_LABELS[tab]}
+        </button>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,305 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Locator, Page } from "playwright-core";
+import type { Project } from "../../src/schemas/projects.ts";
+import type { Session } from "../../src/schemas/sessions.ts";
+import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
+import { git } from "../helpers/git-fixtures.ts";
+import { until } from "../helpers/poll.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
+
+// The console on a phone (390×844, a touch screen) as a person holds it: the view follows the
+// conversation and brings a question to the reader, the question card puts the safe choice first and
+// the answer stays beside its call, every page and every part of a session is a tap away, and what a
+// thumb taps is big enough.
+const ROOT = "/work/demo";
+const writeCall = (id: string) => ({
+  update: {
+    sessionUpdate: "tool_call",
+    toolCallId: id,
+    status: "pending",
+    title: "Write hello.txt",
+    kind: "edit",
+    content: [{ type: "diff", path: `${ROOT}/hello.txt`, oldText: null, newText: "hi\n" }],
+    locations: [{ path: `${ROOT}/hello.txt` }],
+  },
+});
+/** A permission as Claude Code asks it: "Always Allow" first. */
+const permission = (id: string) => ({
+  permission: {
+    title: "Write hello.txt",
+    options: [
+      { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
+      { optionId: "allow", name: "Allow", kind: "allow_once" },
+      { optionId: "reject", name: "Reject", kind: "reject_once" },
+    ],
+    toolCall: { toolCallId: id, kind: "edit" },
+  },
+});
+const finished = (id: string) => ({ update: { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" } });
+const PARAGRAPHS = Array.from({ length: 30 }, (_, index) => `Paragraph ${index} of a reply long enough to fill a phone's screen twice over.`).join("\n\n");
+
+const SCRIPT = {
+  prompts: {
+    stream: [
+      { chunk: `${PARAGRAPHS}\n\n` },
+      { gate: "stream" },
+      { chunk: `After the gate.\n\n${PARAGRAPHS}\n\n` },
+      { gate: "stream-end" },
+      { chunk: "The end." },
+    ],
+    write: [{ chunk: "Writing it.\n\n" }, writeCall("write-1"), permission("write-1"), finished("write-1"), { chunk: "Written." }],
+    "write later": [{ chunk: "Soon.\n\n" }, { gate: "ask" }, writeCall("write-2"), permission("write-2"), finished("write-2"), { chunk: "Done." }],
+    "*": [{ chunk: PARAGRAPHS }],
+  },
+};
+
+let atrium: ConsoleUnderTest;
+const dir = makeTempDir("atrium-phone-");
+const stateDir = join(dir.path, "agent-state");
+const openGate = (name: string) => {
+  mkdirSync(join(stateDir, "gates"), { recursive: true });
+  writeFileSync(gateFile(stateDir, name), "");
+};
+
+beforeAll(async () => {
+  const scriptFile = join(dir.path, "script.json");
+  writeFileSync(scriptFile, JSON.stringify(SCRIPT));
+  atrium = await startConsole(
+    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: stateDir, SCRIPTED_AGENT_BUN: process.execPath },
+    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await atrium?.close();
+  dir.remove();
+});
+
+async function newSession(title: string, harnessId = "scripted", projectBody: Record<string, unknown> = { isScratch: true, name: title }) {
+  const project = await atrium.api<Project>("POST", "/v1/projects", projectBody);
+  return atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId, title });
+}
+
+async function openOnPhone(session: Session) {
+  const opened = await atrium.openSignedIn(PHONE, `/#/sessions/${encodeURIComponent(session.id)}`, true);
+  await opened.page.getByRole("heading", { name: session.title }).waitFor();
+  return opened;
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByLabel("Prompt", { exact: true }).fill(text);
+  await page.getByRole("button", { name: "Send" }).tap();
+  await page.getByLabel("Prompt", { exact: true }).and(page.locator(":placeholder-shown")).waitFor();
+}
+
+/** Where an element is on the screen against the sticky bars: whether all of it is between them. */
+const betweenBars = async (element: Locator) => {
+  const box = (await element.boundingBox())!;
+  const page = element.page();
+  const barsEnd = await page.evaluate<number>(
+    `Math.max(...[...document.querySelectorAll(".top-bar, .session-sticky")].map((bar) => bar.getBoundingClientRect().bottom))`,
+  );
+  const composerTop = await page.evaluate<number>(`document.querySelector(".composer").getBoundingClientRect().top`);
+  return { top: box.y, bottom: box.y + box.height, barsEnd, composerTop, between: box.y >= barsEnd - 1 && box.y + box.height <= composerTop + 1 };
+};
+
+/** The page's getComputedStyle, as far as a test reads it (the tests' types have no DOM). */
+interface StyleReader {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
+
+const leftToScroll = (page: Page) => page.evaluate<number>("document.documentElement.scrollHeight - innerHeight - scrollY");
+const size = async (element: Locator) => (await element.boundingBox())!;
+const lastReply = (page: Page) => page.locator(".message.assistant").last();
+
+describe("the console on a phone", () => {
+  test("after Send the prompt shows above the composer; a streaming reply is followed until the reader scrolls up, then Jump to latest", async () => {
+    const session = await newSession("Following");
+    for (const text of ["first", "second"]) await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text });
+    const { page, problems } = await openOnPhone(session);
+    await page.locator(".message.assistant").nth(1).and(page.locator(":not([data-generating])")).waitFor();
+
+    await send(page, "a question of mine");
+    const prompt = page.locator(".message.user").last().filter({ hasText: "a question of mine" });
+    await prompt.waitFor();
+    await until(
+      () => betweenBars(prompt),
+      (place) => place.between,
+    );
+
+    // A reply longer than the screen: it grows below the prompt, which stays at the top, and the way to its end is offered.
+    await send(page, "stream");
+    await lastReply(page).getByText("Paragraph 29").waitFor();
+    const streamed = page.locator(".message.user").last().filter({ hasText: "stream" });
+    expect(await betweenBars(streamed).then((place) => place.between)).toBe(true);
+    await screenshot(page, "console-sent-prompt-phone");
+    const jump = page.getByRole("button", { name: "Jump to latest" });
+    await jump.tap();
+    // From there the reply is followed as it grows.
+    openGate("stream");
+    await lastReply(page).getByText("After the gate.").waitFor();
+    await until(
+      () => leftToScroll(page),
+      (left) => left < 2,
+    );
+    await jump.waitFor({ state: "detached" });
+    // The reader scrolls up: the page stays there as the reply ends, and offers the way back.
+    await page.evaluate("scrollBy(0, -1500)");
+    await jump.waitFor();
+    openGate("stream-end");
+    await lastReply(page).getByText("The end.").waitFor();
+    expect(await leftToScroll(page)).toBeGreaterThan(1000);
+    await screenshot(page, "console-jump-to-latest-phone");
+    await jump.tap();
+    await until(
+      () => leftToScroll(page),
+      (left) => left < 2,
+    );
+    expect(await betweenBars(lastReply(page).getByText("The end.")).then((place) => place.between)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("a question comes into view, Allow once first and Reject apart; on another tab a bar reaches it in one tap; each answer is said beside its call", async () => {
+    const session = await newSession("Questions");
+    const { page, problems } = await openOnPhone(session);
+    await send(page, "write");
+    const question = page.getByRole("form", { name: "The agent asks" });
+    await question.waitFor();
+    await until(
+      () => betweenBars(question.getByRole("button", { name: "Allow Allow once" })),
+      (place) => place.between,
+    );
+    // While the question waits, the session says so (it is not writing).
+    await page.locator(".session-header").getByText("Waiting for you").waitFor();
+    await lastReply(page).getByText("Waiting for you").waitFor();
+    // The safe choice first and primary, Reject its own colour, the lasting choice last.
+    expect(await question.locator(".option-button").allTextContents()).toEqual(["Allow Allow once", "Reject", "Always Allow"]);
+    const background = (name: string) =>
+      question.getByRole("button", { name, exact: true }).evaluate((button) => (globalThis as unknown as StyleReader).getComputedStyle(button).backgroundColor);
+    expect(await background("Reject")).not.toBe(await background("Allow Allow once"));
+    expect(await background("Always Allow")).not.toBe(await background("Allow Allow once"));
+    const allow = await size(question.getByRole("button", { name: "Allow Allow once" }));
+    const always = await size(question.getByRole("button", { name: "Always Allow" }));
+    expect(allow.y).toBeLessThan(always.y);
+    await screenshot(page, "console-question-card-phone");
+
+    await question.getByRole("button", { name: "Allow Allow once" }).tap();
+    await question.waitFor({ state: "detached" });
+    const written = page.locator('[data-tool-call="write-1"]');
+    await written.getByText("Allowed once").waitFor();
+    // The focus went on where the turn did, not to the top of the page.
+    await until(
+      () => page.evaluate<boolean>(`document.activeElement?.closest(".message") !== null`),
+      (inConversation) => inConversation,
+    );
+    await lastReply(page).getByText("Written.").waitFor();
+
+    // A question that comes while the reader looks at another part of the session: a bar pinned above it.
+    await send(page, "write later");
+    await page.getByRole("tab", { name: "Changes" }).tap();
+    await page.getByRole("tabpanel", { name: "Changes" }).getByRole("button", { name: "Show changes" }).waitFor();
+    openGate("ask");
+    const bar = page.getByRole("button", { name: /^The agent asks: Write hello\.txt/ });
+    await bar.waitFor();
+    await screenshot(page, "console-question-bar-phone");
+    await bar.tap();
+    await until(
+      () => betweenBars(question.getByRole("button", { name: "Allow Allow once" })),
+      (place) => place.between,
+    );
+    expect(await page.evaluate<string>("document.activeElement?.textContent")).toBe("Allow Allow once");
+    await bar.waitFor({ state: "detached" });
+    await question.getByRole("button", { name: "Reject" }).tap();
+    await page.locator('[data-tool-call="write-2"]').getByText("Rejected").waitFor();
+    await page.locator('[data-tool-call="write-1"]').getByText("Allowed once").waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("every page and every part of a session is a tap away with no sideways scroll; actions are 44 px, rows 32 px; the hints fit a phone", async () => {
+    const repo = join(dir.path, "repo");
+    mkdirSync(repo);
+    git(["init", "--quiet", repo]);
+    writeFileSync(join(repo, "app.ts"), "const port = 3000;\n");
+    git(["add", "."], repo);
+    git(["commit", "--quiet", "-m", "first"], repo);
+    writeFileSync(join(repo, "app.ts"), "const port = 8080;\n");
+    const session = await newSession("Layout", "echo", { folderPath: repo });
+    const { page, problems } = await openOnPhone(session);
+    expect(await overflowsSideways(page)).toBe(false);
+
+    // The pages: behind Menu, each a row in the screen.
+    const menu = page.getByRole("button", { name: "Menu" });
+    expect((await size(menu)).height).toBeGreaterThanOrEqual(44);
+    const labels = ["Sessions", "Projects", "Harnesses", "Skills", "MCP servers", "Plugins", "Machines", "Settings"];
+    for (const label of labels) {
+      await menu.tap();
+      const link = page.getByRole("link", { name: label, exact: true });
+      const box = await size(link);
+      expect(box.height).toBeGreaterThanOrEqual(44);
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      if (label === "Settings") await screenshot(page, "console-menu-phone");
+      await link.tap();
+      await page.getByRole("heading", { name: label, level: 2 }).waitFor();
+      expect(await overflowsSideways(page)).toBe(false);
+    }
+
+    await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
+    await page.getByRole("heading", { name: "Layout" }).waitFor();
+    expect(await page.getByLabel("Prompt", { exact: true }).getAttribute("placeholder")).not.toContain("Ctrl");
+    await send(page, "/usage");
+    await lastReply(page).getByText("Usage reported.").waitFor();
+    // Each part of the session one tap away, a tab 44 px tall.
+    const tabs = page.getByRole("tab");
+    expect(await tabs.allTextContents()).toEqual(["Conversation", "Changes", "Options", "Usage", "Goal"]);
+    for (const tab of await tabs.all()) expect((await size(tab)).height).toBeGreaterThanOrEqual(44);
+    await page.getByRole("tab", { name: "Options" }).tap();
+    // What a choice does is said, not left to a tooltip a phone cannot hover.
+    await page.getByRole("tabpanel", { name: "Options" }).getByText("Echo at once").waitFor();
+    await page.getByRole("tab", { name: "Usage" }).tap();
+    await page.getByRole("tabpanel", { name: "Usage" }).getByText("0.01 USD").waitFor();
+    await page.getByRole("tab", { name: "Goal" }).tap();
+    expect((await size(page.getByRole("button", { name: "Set goal" }))).height).toBeGreaterThanOrEqual(44);
+    await page.getByRole("tab", { name: "Changes" }).tap();
+    const changes = page.getByRole("tabpanel", { name: "Changes" });
+    await changes.getByRole("button", { name: "Show changes" }).tap();
+    const row = changes.locator('[data-path="app.ts"] .changed-file-name');
+    await row.waitFor();
+    expect((await size(row)).height).toBeGreaterThanOrEqual(32);
+    expect((await size(changes.getByRole("button", { name: "Refresh" }))).height).toBeGreaterThanOrEqual(44);
+    // The conversation is not below the parts: the Changes tab shows no message.
+    expect(await page.locator(".message").first().isVisible()).toBe(false);
+    await screenshot(page, "console-session-tabs-phone");
+    expect(await overflowsSideways(page)).toBe(false);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a desktop the session page keeps its width from its first frame", async () => {
+    const session = await newSession("Steady", "echo");
+    const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/sessions");
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(`**/v1/sessions/${session.id}`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
+    await page.getByText("Loading…").waitFor();
+    const loading = await size(page.locator("main"));
+    release();
+    await page.getByRole("heading", { name: "Steady" }).waitFor();
+    expect((await size(page.locator("main"))).width).toBe(loading.width);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
