@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash, generateKeyPairSync } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { compiledBuild } from "../helpers/compiled-build.ts";
 import { testReleaseKeys } from "../helpers/released-build.ts";
@@ -17,6 +17,7 @@ import {
   type SignedManifest,
 } from "../../src/update/manifest.ts";
 import { embeddedUpdatePublicKey } from "../../src/update/update-key.ts";
+import { sha256Of } from "../update/release-fixtures.ts";
 import { makeRelease, makeTestKeyPair, scriptRelease, TempDirs, versionScript, type TestRelease } from "./release-fixture.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -31,8 +32,29 @@ beforeAll(async () => {
 
 afterAll(() => temps.removeAll());
 
-const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * Whether the file holds `needle`, read through one 1 MB buffer that keeps the last bytes of the chunk
+ * before (a match may straddle two): reading a 120 MB executable whole takes half a second.
+ */
+function fileIncludes(path: string, needle: Buffer): boolean {
+  const overlap = needle.length - 1;
+  const buffer = Buffer.allocUnsafe((1 << 20) + overlap);
+  const fd = openSync(path, "r");
+  try {
+    for (let kept = 0; ; ) {
+      const read = readSync(fd, buffer, kept, buffer.length - kept, null);
+      if (read === 0) return false;
+      const filled = kept + read;
+      if (buffer.subarray(0, filled).includes(needle)) return true;
+      kept = Math.min(overlap, filled);
+      buffer.copy(buffer, 0, filled - kept, filled);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Runs the release script with only the given key settings (none from the developer's environment). */
 async function runRelease(args: string[], keyEnv: Record<string, string>) {
@@ -62,7 +84,7 @@ describe("npm run release", () => {
 
   test("SHA256SUMS matches the files, in the format sha256sum -c reads", () => {
     const text = readFileSync(join(release.dir, "SHA256SUMS"), "utf8");
-    expect(text).toBe(`${sha256(release.binary)}  atrium-${release.hostKey}\n`);
+    expect(text).toBe(`${sha256Of(release.binary)}  atrium-${release.hostKey}\n`);
     const sha256sum = Bun.which("sha256sum") ? ["sha256sum", "-c", "--quiet"] : Bun.which("shasum") ? ["shasum", "-a", "256", "-c", "--quiet"] : null;
     if (sha256sum) {
       const check = Bun.spawnSync([...sha256sum, "SHA256SUMS"], { cwd: release.dir });
@@ -85,8 +107,8 @@ describe("npm run release", () => {
         [release.hostKey]: {
           name: `atrium-${release.hostKey}`,
           url: `atrium-${release.hostKey}`,
-          size: readFileSync(release.binary).length,
-          sha256: sha256(release.binary),
+          size: statSync(release.binary).size,
+          sha256: sha256Of(release.binary),
         },
       },
     };
@@ -142,19 +164,25 @@ describe("npm run release", () => {
       .split("\n")
       .filter((line) => line && !line.startsWith("-----"))
       .join("");
-    expect(readFileSync(release.binary).includes(Buffer.from(body))).toBe(true);
+    expect(fileIncludes(release.binary, Buffer.from(body))).toBe(true);
   });
 
   test("refuses to run without a signing key, or with a bad channel or target", async () => {
-    const noKey = await runRelease(["--targets", "linux-x64"], {});
+    const env = { ATRIUM_RELEASE_KEY: release.keys.privateKeyPem };
+    // Independent runs, started together.
+    const [noKey, keyFile, channel, target, buildNumber] = await Promise.all([
+      runRelease(["--targets", "linux-x64"], {}),
+      runRelease(["--targets", "linux-x64"], { ATRIUM_RELEASE_KEY_FILE: "/nonexistent/key.pem" }),
+      runRelease(["--channel", "beta"], env),
+      runRelease(["--targets", "linux-x64,windows-x64"], env),
+      runRelease(["--build-number", "1.5"], env),
+    ]);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("no release signing key: set ATRIUM_RELEASE_KEY");
-    const keyFile = await runRelease(["--targets", "linux-x64"], { ATRIUM_RELEASE_KEY_FILE: "/nonexistent/key.pem" });
     expect(keyFile.stderr).toContain("ATRIUM_RELEASE_KEY_FILE=/nonexistent/key.pem cannot be read");
-    const env = { ATRIUM_RELEASE_KEY: release.keys.privateKeyPem };
-    expect((await runRelease(["--channel", "beta"], env)).stderr).toContain("--channel beta is not one of stable, alpha");
-    expect((await runRelease(["--targets", "linux-x64,windows-x64"], env)).stderr).toContain("--targets: windows-x64 is not one of");
-    expect((await runRelease(["--build-number", "1.5"], env)).stderr).toContain("--build-number 1.5 is not a whole number");
+    expect(channel.stderr).toContain("--channel beta is not one of stable, alpha");
+    expect(target.stderr).toContain("--targets: windows-x64 is not one of");
+    expect(buildNumber.stderr).toContain("--build-number 1.5 is not a whole number");
   });
 
   test("signing keys: from a file or the environment, Ed25519 only", () => {
