@@ -489,7 +489,16 @@ is_running_atrium() {
 	[ -n "$1" ] && kill -0 "$1" 2>/dev/null && ps -p "$1" -o comm= 2>/dev/null | grep -q atrium
 }
 
-nap() { sleep 0.2 2>/dev/null || sleep 1; }
+# Waits a tenth of a second and counts it in `waited`. A sleep that takes no fractions waits a whole
+# second and counts ten: the waits below last as long either way.
+nap() {
+	if sleep 0.1 2>/dev/null; then
+		waited=$((waited + 1))
+	else
+		sleep 1
+		waited=$((waited + 10))
+	fi
+}
 
 # Stops the atrium started by an earlier run (its pid file), or whichever holds the data dir lock.
 stop_background() {
@@ -498,10 +507,7 @@ stop_background() {
 		say "stopping atrium (pid $pid)"
 		kill "$pid" 2>/dev/null || continue
 		waited=0
-		while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 100 ]; do
-			nap
-			waited=$((waited + 1))
-		done
+		while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 200 ]; do nap; done
 		if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
 	done
 	rm -f "$pid_file"
@@ -522,7 +528,7 @@ start_background() {
 	pid=$!
 	printf '%s\n' "$pid" >"$pid_file"
 	waited=0
-	while [ "$waited" -lt 75 ]; do
+	while [ "$waited" -lt 150 ]; do
 		if grep -q '^listening on ' "$out_log" 2>/dev/null; then
 			say "atrium runs in the background (pid $pid), $(sed -n 's/^listening on //p' "$out_log" | head -n 1)"
 			say "its output goes to $out_log; pid file $pid_file; it is not restarted at login"
@@ -535,7 +541,6 @@ start_background() {
 			exit 1
 		fi
 		nap
-		waited=$((waited + 1))
 	done
 	warn "atrium (pid $pid) has not said it is listening after 15 s; see $out_log"
 }
