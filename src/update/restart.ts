@@ -56,7 +56,8 @@ export interface RestartRequest {
 
 /** Where install.sh keeps the pid of the server it started in the background (no service manager). */
 const INSTALLER_PID_FILE = "atrium.pid";
-const HEALTH_POLL_MS = 250;
+/** A look is a file read and a loopback request: cheap enough to take often, so the switch is noticed soon. */
+const HEALTH_POLL_MS = 50;
 const STOP_GRACE_MS = 5_000;
 const RESTORED_START_WAIT_MS = 15_000;
 
