@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { PtyTerminal, PtyTerminalList } from "../../src/schemas/terminals.ts";
 import { sessionProcesses } from "../../src/process/process-session.ts";
@@ -18,6 +19,23 @@ afterAll(() => s.stop());
 async function shellPid(client: Awaited<ReturnType<TerminalServer["attach"]>>): Promise<number> {
   client.type("echo pid=$$.\n");
   return Number((await client.waitFor(/pid=(\d+)\./))[1]);
+}
+
+/**
+ * Whether `sleep` runs as the terminal's foreground process group. Only then does a Ctrl-C reach it: typed
+ * between the shell's fork and its handing the terminal to the job, the interrupt goes to the shell.
+ */
+function sleepInForeground(sessionId: number): boolean {
+  return sessionProcesses(sessionId).some((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      // Fields after the command name: state, ppid, pgrp, session, tty_nr, tpgid (the terminal's foreground group).
+      const [, , group, , , foregroundGroup] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return stat.includes("(sleep)") && group === foregroundGroup;
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe("a terminal is a real shell on a PTY", () => {
@@ -68,10 +86,9 @@ describe("a terminal is a real shell on a PTY", () => {
     const client = await s.attach(terminal.id);
     const pid = await shellPid(client);
     client.type("sleep 100; echo slept\n");
-    // The interrupt is sent once the sleep runs.
     await until(
-      async () => sessionProcesses(pid),
-      (members) => members.length >= 2,
+      async () => sleepInForeground(pid),
+      (ready) => ready,
     );
     client.type("\x03");
     client.type("echo status=$?.\n");
