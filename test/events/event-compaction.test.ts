@@ -47,7 +47,7 @@ async function turn(sessionId: string, text: string, items: number) {
 
 test("events past the retention period leave the log: the reply reads the same, sequences go on, and cursors behind the horizon get 410", async () => {
   const clock = new ManualClock();
-  t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
+  t = await startSessionServer({ agents: "in-process", config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
   t.script({
     prompts: { "*": [{ chunk: "# Heading\n\n" }, { chunks: { count: 40, text: "several words " } }, { thought: "thinking" }, { chunk: "the end" }] },
   });
@@ -105,7 +105,7 @@ test("events past the retention period leave the log: the reply reads the same, 
 });
 
 test("past the size cap the oldest events go however young, but a reply being written keeps all of its deltas", async () => {
-  t = await startSessionServer({ config: { eventLogMaxMB: 0.001 }, tuning: ON_DEMAND });
+  t = await startSessionServer({ agents: "in-process", config: { eventLogMaxMB: 0.001 }, tuning: ON_DEMAND });
   t.script({ prompts: { "*": [{ chunk: "before the pause, " }, { gate: "resume" }, { chunk: "after the pause" }] } });
   const session = await t.newSession();
   expect((await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "go" })).status).toBe(201);
@@ -129,7 +129,7 @@ test("past the size cap the oldest events go however young, but a reply being wr
 test("compaction killed with SIGKILL halfway leaves a consistent log; the next start finishes it and loses nothing live", async () => {
   const dataDir = makeTempDir("atrium-compact-");
   try {
-    t = await startSessionServer({ dataDir: dataDir.path, tuning: onDemandWith(new ManualClock()) });
+    t = await startSessionServer({ agents: "in-process", dataDir: dataDir.path, tuning: onDemandWith(new ManualClock()) });
     t.script({ prompts: { "*": [{ chunk: "## Part\n\n" }, { chunks: { count: 20, text: "some words " } }, { thought: "hmm" }, { chunk: "done" }] } });
     const session = await t.newSession();
     for (let turnIndex = 1; turnIndex <= 4; turnIndex++) await turn(session.id, `prompt ${turnIndex}`, turnIndex * 2);
@@ -160,7 +160,7 @@ test("compaction killed with SIGKILL halfway leaves a consistent log; the next s
 
     // Its clock starts where the first server's did: the restart takes no time.
     const clock = new ManualClock();
-    t = await startSessionServer({ dataDir: dataDir.path, config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
+    t = await startSessionServer({ agents: "in-process", dataDir: dataDir.path, config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: onDemandWith(clock) });
     expect((await t.detail(session.id)).conversation.map((item) => item.text)).toEqual(texts);
     await clock.advance(PAST_A_SECOND_MS);
     await t.server.compactor!.compact();
@@ -181,9 +181,14 @@ test("a replay that compaction passes while it runs ends, and resuming from wher
   t = await startSessionServer({ config: { eventRetentionDays: SECOND_IN_DAYS }, tuning: { ...onDemandWith(clock), streamLimits: { replayPageSize: 2 } } });
   const base = await t.ready();
   // About 250 KB an event: more than the socket's buffers hold, so the replay waits for its reader.
-  const longKey = "k".repeat(240);
+  // Made of the longest keys (500 characters): a write's cost is in its number of entries.
+  const longKey = "k".repeat(497);
   for (let write = 1; write <= 60; write++) {
-    const entries = Array.from({ length: 1000 }, (_, j) => ({ key: `${longKey}${j}`, value: write, timestamp: { wallMs: write, counter: 0, deviceId: "d" } }));
+    const entries = Array.from({ length: 500 }, (_, j) => ({
+      key: `${longKey}${String(j).padStart(3, "0")}`,
+      value: write,
+      timestamp: { wallMs: write, counter: 0, deviceId: "d" },
+    }));
     expect((await t.json("PUT", "/v1/sync/big", { entries })).status).toBe(200);
   }
   const { cursor } = await cursorAndHorizon();

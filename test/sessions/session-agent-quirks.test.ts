@@ -8,6 +8,7 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { apiClient } from "../helpers/api-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { QueuedPrompt, SessionConfig } from "../../src/schemas/sessions.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -283,23 +284,24 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     // would come and go in the listing.
     const command = { command: process.execPath, args: ["-e", "setInterval(() => {}, 60_000)", marker] };
     writeFileSync(scriptFile, JSON.stringify({ outlivesClient: true, prompts: { stuck: [{ terminal: command }, { hang: true }] } }));
-    writeFileSync(
-      join(home.path, "config.json"),
-      JSON.stringify({
-        harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }],
-        harnessUpdateCheck: false,
-      }),
-    );
+    const config = {
+      harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT, acpArgs: ["--marker", marker] }],
+      harnessUpdateCheck: false,
+    };
+    writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
     const env = scriptedAgentEnv(home.path, scriptFile);
     let serve: ServeProcess | undefined = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+    let restarted: TestServer | undefined;
     cleanups.push(async () => {
       serve?.child.kill("SIGKILL");
       await serve?.child.exited;
+      await restarted?.stop();
       for (const pid of processesWith(marker)) process.kill(pid, "SIGKILL");
       home.remove();
     });
     const token = readFileSync(join(home.path, "token"), "utf8").trim();
-    const call = <T>(method: string, path: string, body?: unknown) => apiClient(serve!.url, token).json<T>(method, path, body);
+    let url = serve.url;
+    const call = <T>(method: string, path: string, body?: unknown) => apiClient(url, token).json<T>(method, path, body);
     const project = await call<{ id: string }>("POST", "/v1/projects", { isScratch: true });
     const session = await call<{ id: string }>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "scripted" });
     expect(session.status).toBe(201);
@@ -312,13 +314,17 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     );
     serve.child.kill("SIGKILL");
     await serve.child.exited;
+    serve = undefined;
     // Nothing stopped them: they outlive the server, as the agent says once it sees its client gone.
     await until(
       async () => existsSync(join(home.path, "agent-state", "outlived-client")),
       (said) => said,
     );
     expect(processesWith(marker)).toEqual(orphans);
-    serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+    // The next start on the data dir the killed server left, in this process: the records it finds
+    // there are the test, not how it is started.
+    restarted = await startTestServer({ dataDir: home.path, config, tuning: { modules: { harnesses: { env } } } });
+    url = restarted.url;
     await until(
       async () => processesWith(marker),
       (pids) => pids.length === 0,

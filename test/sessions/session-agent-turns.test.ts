@@ -4,7 +4,7 @@
  * an event whatever ends it, usage only grows and an unknown count is null, trouble the agent logs is
  * said at once, and a crash names how the agent ended.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
@@ -20,9 +20,19 @@ type Page = Static<typeof TranscriptDetailsPage>;
 type Events = Array<Static<typeof EventRecord>>;
 
 let t: SessionTestServer;
+/** The server of the tests that need no options nor processes: each makes its own session, writes its script and asserts only on that. */
+let shared: SessionTestServer | undefined;
 afterEach(async () => {
-  await t.cleanup();
+  if (t !== shared) await t.cleanup();
 });
+afterAll(async () => {
+  await shared?.cleanup();
+});
+
+async function sharedServer(): Promise<SessionTestServer> {
+  shared ??= await startSessionServer({ agents: "in-process" });
+  return shared;
+}
 
 const WRITE_CALL = {
   toolCallId: "call-write",
@@ -45,7 +55,7 @@ async function sessionEvents(sessionId: string): Promise<Events> {
 
 describe("a real agent's turn, as the scripted agent replays it", () => {
   test("text after a tool call is a paragraph of its own; each call and thought says where in the text it came", async () => {
-    t = await startSessionServer({ agents: "in-process" });
+    t = await sharedServer();
     t.script({
       prompts: {
         create: [
@@ -81,7 +91,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   });
 
   test("a plan update breaks the text like a tool call (Codex's update_plan sends none); a thought starts at its first words", async () => {
-    t = await startSessionServer({ agents: "in-process" });
+    t = await sharedServer();
     t.script({
       prompts: {
         plan: [
@@ -123,7 +133,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   });
 
   test("a permission question carries the call it asks about, which is in the details from the moment it is asked", async () => {
-    t = await startSessionServer({ agents: "in-process" });
+    t = await sharedServer();
     t.script({
       prompts: {
         write: [
@@ -315,6 +325,8 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     const session = await t.newSession();
     await prompt("first", session.id);
     await t.until(session.id, (d) => idle(d) && d.conversation.length === 2);
+    // Only the first agent is slow to exit: the next writes at once, so the server's stop waits for none.
+    t.script({ loadSession: true, prompts: {} });
     // Idle stop, and at once a new prompt: the new agent must find what the old one writes as it exits.
     await clock.advance(60_000);
     await prompt("second", session.id);
@@ -335,7 +347,7 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
   });
 
   test("trouble the agent logs during a turn is the status at once, without escapes; the silence notice names only this turn's lines", async () => {
-    t = await startSessionServer({ tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } });
+    t = await startSessionServer({ agents: "in-process", tuning: { modules: { sessions: { silenceNoticeMs: 300 } } } });
     t.script({
       prompts: {
         old: [{ stderr: "an unrelated line from long ago" }, { chunk: "fine" }],
@@ -374,7 +386,7 @@ test("a server that stops lets its agents finish their writes (Claude Code write
 });
 
 test("the stream of events keeps every usage figure within its schema", async () => {
-  t = await startSessionServer({ agents: "in-process" });
+  t = await sharedServer();
   t.script({ prompts: { "*": [{ usage: { used: 1, size: 2 } }, { chunk: "ok" }] } });
   const session = await t.newSession();
   await prompt("hi", session.id);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Static } from "@sinclair/typebox";
@@ -9,9 +9,6 @@ import { lastReply, startSessionServer, type SessionTestServer } from "./session
 type FileBody = Static<typeof UploadedFile>;
 
 let t: SessionTestServer;
-afterEach(async () => {
-  await t.cleanup();
-});
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
@@ -23,9 +20,16 @@ async function upload(name: string, mimeType: string, bytes: Buffer): Promise<Fi
   return response.body;
 }
 
+// One server for these: each test writes its script, makes its own session and asserts only on what it uploaded.
 describe("files and attachments", () => {
-  test("an image reaches an agent that takes images as an image; a text file as a link it can read", async () => {
+  beforeAll(async () => {
     t = await startSessionServer({ agents: "in-process" });
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  test("an image reaches an agent that takes images as an image; a text file as a link it can read", async () => {
     t.script({ promptCapabilities: { image: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -51,7 +55,6 @@ describe("files and attachments", () => {
   });
 
   test("an agent without image support gets a link; embedded context gets small text inline", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     t.script({ promptCapabilities: { embeddedContext: true }, prompts: { "*": [{ describePrompt: true }] } });
     const session = await t.newSession();
     const image = await upload("dot.png", "image/png", PNG);
@@ -66,7 +69,6 @@ describe("files and attachments", () => {
   });
 
   test("bad uploads and unknown attachments are refused and change nothing", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     const session = await t.newSession();
     const before = readdirSync(join(t.dataDir, "files"));
     for (const body of [

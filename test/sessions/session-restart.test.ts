@@ -4,14 +4,19 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { scriptedAgents } from "../fixtures/scripted-agent/in-process.ts";
 import { SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody } from "./session-helpers.ts";
 
 let home: ReturnType<typeof makeTempDir>;
 let serve: ServeProcess | undefined;
+let restarted: TestServer | undefined;
 
 afterEach(async () => {
   serve?.child.kill("SIGKILL");
   await serve?.child.exited;
+  await restarted?.stop();
+  restarted = undefined;
   home.remove();
 });
 
@@ -21,10 +26,8 @@ test("kill -9 of the server mid-stream: after a restart the conversation and que
   const streamed = Array.from({ length: 100 }, (_, index) => `chunk ${index} `);
   const scriptFile = join(home.path, "script.json");
   writeFileSync(scriptFile, JSON.stringify({ prompts: { stream: [...streamed.map((chunk) => ({ chunk })), { gate: "never" }] } }));
-  writeFileSync(
-    join(home.path, "config.json"),
-    JSON.stringify({ harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }], harnessUpdateCheck: false }),
-  );
+  const config = { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }], harnessUpdateCheck: false };
+  writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
   const env = scriptedAgentEnv(home.path, scriptFile);
   serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
   const token = readFileSync(join(home.path, "token"), "utf8").trim();
@@ -48,9 +51,17 @@ test("kill -9 of the server mid-stream: after a restart the conversation and que
   await call(serve.url, "POST", `/v1/sessions/${session.id}/prompts`, { text: "after the restart" });
   serve.child.kill("SIGKILL");
   await serve.child.exited;
+  serve = undefined;
 
-  serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
-  const url = serve.url;
+  // The next start on the data dir the killed server left (its database, lock and agent records), in
+  // this process: what it finds is the test, not how it is started. Its agent runs here too.
+  const agents = scriptedAgents(join(home.path, "agent-state"));
+  restarted = await startTestServer({
+    dataDir: home.path,
+    config,
+    tuning: { modules: { harnesses: { env }, sessions: { openAgentChannel: agents.open } } },
+  });
+  const url = restarted.url;
   const after = await until(
     () => call<DetailBody>(url, "GET", `/v1/sessions/${session.id}`),
     (detail) => detail.conversation.length === 4 && detail.conversation[3]!.stopReason === "end_turn",

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
@@ -9,11 +9,17 @@ import { QueuedPrompt, Session, SessionDetail, SessionListItem } from "../../src
 import { idle, lastReply, startSessionServer, type SessionBody, type SessionTestServer } from "./session-helpers.ts";
 
 let t: SessionTestServer;
-afterEach(async () => {
-  await t.cleanup();
-});
+
+/** For the tests of a block that each start their own server (their options, or their own agents). */
+function serverPerTest(): void {
+  afterEach(async () => {
+    await t.cleanup();
+  });
+}
 
 describe("the echo agent, end to end", () => {
+  serverPerTest();
+
   test("create, prompt, stream over SSE, read back; every shape matches its schema and the session's event ids have no gaps", async () => {
     t = await startSessionServer();
     const session = await t.newSession("echo");
@@ -91,9 +97,16 @@ describe("the echo agent, end to end", () => {
   });
 });
 
+// One server for these: each test writes its script, makes its own session and asserts only on it.
 describe("turns with the scripted agent", () => {
-  test("three rapid prompts run one at a time, in order; a queued prompt can be edited or dropped", async () => {
+  beforeAll(async () => {
     t = await startSessionServer({ agents: "in-process" });
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  test("three rapid prompts run one at a time, in order; a queued prompt can be edited or dropped", async () => {
     // The first turn runs until the test lets it go on; the others wait in the queue behind it.
     t.script({ prompts: { "*": [{ gate: "go" }, { chunk: "done" }] } });
     const session = await t.newSession();
@@ -111,7 +124,6 @@ describe("turns with the scripted agent", () => {
   });
 
   test("cancel ends the turn as cancelled and keeps the partial reply; cancelling with no turn is 409", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     t.script({ prompts: { "*": [{ chunk: "partial" }, { waitForCancel: true }] } });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "go" });
@@ -125,7 +137,6 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a permission request is the pending question; answered it goes to the agent, dismissed it is cancelled", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -169,7 +180,6 @@ describe("turns with the scripted agent", () => {
   });
 
   test("a form elicitation becomes questions; the answers come back to the agent as the form's content", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -199,7 +209,6 @@ describe("turns with the scripted agent", () => {
   });
 
   test("plan, usage and leaving plan mode: the plan is recorded, approval is asked for and given", async () => {
-    t = await startSessionServer({ agents: "in-process" });
     t.script({
       prompts: {
         "*": [
@@ -232,7 +241,7 @@ describe("turns with the scripted agent", () => {
   });
 
   test("config: set on the agent and returned; an unknown option or value is 400", async () => {
-    t = await startSessionServer({ agents: "in-process" });
+    t.script({ prompts: {} });
     const session = await t.newSession();
     await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "hi" });
     await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
@@ -249,6 +258,8 @@ describe("turns with the scripted agent", () => {
 });
 
 describe("faults", () => {
+  serverPerTest();
+
   test("an agent that wants a sign-in: the turn fails and the status says how to sign in", async () => {
     t = await startSessionServer({ agents: "in-process" });
     t.script({ prompts: { "*": [{ authRequired: true }] } });
