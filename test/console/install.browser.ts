@@ -56,7 +56,7 @@ test("on a phone: installable with no error Chromium names; with the server gone
   await page.reload();
   await page.getByRole("status").getByText("Offline: the server cannot be reached").waitFor();
   // The shell itself came from the cache: its navigation is there to use.
-  await page.getByRole("link", { name: "Sessions", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Menu" }).waitFor();
   await screenshot(page, "console-offline-phone");
   const unexpected = problems.filter((problem) => !/ERR_CONNECTION_REFUSED|ERR_FAILED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(problem));
   expect(unexpected).toEqual([]);

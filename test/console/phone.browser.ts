@@ -101,7 +101,7 @@ const betweenBars = async (element: Locator) => {
   const box = (await element.boundingBox())!;
   const page = element.page();
   const barsEnd = await page.evaluate<number>(
-    `Math.max(...[...document.querySelectorAll(".top-bar, .session-sticky")].map((bar) => bar.getBoundingClientRect().bottom))`,
+    `Math.max(...[...document.querySelectorAll(".page-top, .session-sticky")].map((bar) => bar.getBoundingClientRect().bottom))`,
   );
   const composerTop = await page.evaluate<number>(`document.querySelector(".composer").getBoundingClientRect().top`);
   return { top: box.y, bottom: box.y + box.height, barsEnd, composerTop, between: box.y >= barsEnd - 1 && box.y + box.height <= composerTop + 1 };
@@ -300,6 +300,50 @@ describe("the console on a phone", () => {
     await page.getByRole("heading", { name: "Steady" }).waitFor();
     expect((await size(page.locator("main"))).width).toBe(loading.width);
     expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("a session opened once reads offline after a reload, marked so; a page opened while the server is down comes back by itself once it returns", async () => {
+    const kept = await newSession("Kept for later");
+    await atrium.api("POST", `/v1/sessions/${kept.id}/prompts`, { text: "tell me" });
+    await until(
+      () => atrium.api<{ conversation: Array<{ isGenerating: boolean }> }>("GET", `/v1/sessions/${kept.id}`),
+      (detail) => detail.conversation.length === 2 && !detail.conversation[1]!.isGenerating,
+    );
+    const unseen = await newSession("Opened while down");
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/#/sessions", true);
+    // Both rows drawn, so the tap lands on the row it names.
+    await page.locator(`[data-session="${unseen.id}"]`).waitFor();
+    await page.locator(`[data-session="${kept.id}"]`).tap();
+    await lastReply(page).getByText("Paragraph 29").waitFor();
+    // The service worker keeps the shell once it runs; the page keeps what it read.
+    await until(
+      () => page.evaluate<boolean>("navigator.serviceWorker.controller !== null"),
+      (controlled) => controlled,
+    );
+    await until(
+      () =>
+        page.evaluate<string[]>(`caches.open("atrium-reads-v1").then((cache) => cache.keys()).then((keys) => keys.map((key) => new URL(key.url).pathname))`),
+      (paths) => paths.includes(`/v1/sessions/${kept.id}`) && paths.includes("/v1/sessions"),
+    );
+
+    await atrium.crash();
+    await page.reload();
+    await page.getByRole("heading", { name: "Kept for later" }).waitFor();
+    await lastReply(page).getByText("Paragraph 29").waitFor();
+    await page.getByRole("status").getByText("Offline: shown as this device kept it when last read.").waitFor();
+    await screenshot(page, "console-offline-kept-phone");
+    await page.getByRole("link", { name: "← Sessions" }).tap();
+    await page.locator(`[data-session="${kept.id}"]`).waitFor();
+
+    // A session never read: said, then read by itself once the server is back.
+    await page.evaluate(`location.hash = "#/sessions/${unseen.id}"`);
+    await page.getByRole("alert").getByText("The server cannot be reached.").waitFor();
+    await atrium.restart();
+    await page.getByRole("heading", { name: "Opened while down" }).waitFor({ timeout: 10_000 });
+    await page.getByRole("status").waitFor({ state: "detached" });
+    // Chromium reports the tries while the server was down and the streams the crash cut.
+    expect(problems.filter((problem) => !/net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING)/.test(problem))).toEqual([]);
     await page.context().close();
   });
 });

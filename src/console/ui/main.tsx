@@ -1,4 +1,4 @@
-import { render } from "preact";
+import { type ComponentChildren, render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, forgetToken, keepToken, storedToken, whenSignedOut } from "./shared/api.ts";
 import { failureText } from "./shared/failure-text.ts";
@@ -14,9 +14,11 @@ import { SkillsPage } from "./skills/skills-page.tsx";
 import { McpPage } from "./mcp/mcp-page.tsx";
 import { PluginsPage } from "./plugins/plugins-page.tsx";
 import { MachinesPage } from "./machines/machines-page.tsx";
+import { TerminalPage } from "./terminals/terminal-page.tsx";
 import { SignIn } from "./shell/sign-in.tsx";
 import { OfflineNotice } from "./shell/offline-notice.tsx";
 import { holdPageFocus } from "./shell/page-heading.tsx";
+import { useHeightProperty } from "./shell/use-height-property.ts";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
 async function exchangeLinkCode(): Promise<string | null> {
@@ -52,7 +54,20 @@ function Page({ route }: { route: Route }) {
       return <MachinesPage />;
     case "settings":
       return <SettingsPage />;
+    case "terminal":
+      return <TerminalPage key={`${route.owner.kind}/${route.owner.id}`} owner={route.owner} />;
   }
+}
+
+/** The top bar and the offline notice, sticky together; what sticks below them reads their height from `--page-top-height`. */
+function PageTop({ children }: { children: ComponentChildren }) {
+  const top = useRef<HTMLDivElement>(null);
+  useHeightProperty(top, "--page-top-height");
+  return (
+    <div class="page-top" ref={top}>
+      {children}
+    </div>
+  );
 }
 
 function Console() {
@@ -80,17 +95,19 @@ function Console() {
   return (
     <SettingsProvider>
       <div class="shell">
-        <nav class="top-bar">
-          <h1>Atrium</h1>
-          <PageMenu
-            route={route}
-            signOut={() => {
-              forgetToken();
-              setSignedIn(false);
-            }}
-          />
-        </nav>
-        <OfflineNotice />
+        <PageTop>
+          <nav class="top-bar">
+            <h1>Atrium</h1>
+            <PageMenu
+              route={route}
+              signOut={() => {
+                forgetToken();
+                setSignedIn(false);
+              }}
+            />
+          </nav>
+          <OfflineNotice />
+        </PageTop>
         {/* The session page is wider from its first frame: widened once drawn, it shifted the whole layout. */}
         <main tabIndex={-1} ref={main} class={route.page === "session" ? "wide" : undefined}>
           <Page route={route} />

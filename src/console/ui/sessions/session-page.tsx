@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
+import { readRetrying } from "../shared/retrying-read.ts";
 import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
 import { type StreamedEvent, subscribe } from "../shared/event-stream.ts";
@@ -11,7 +12,7 @@ import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
 import { PageHeading } from "../shell/page-heading.tsx";
-import { pageHref } from "../shell/router.ts";
+import { pageHref, terminalHref } from "../shell/router.ts";
 import { finishedReply, replyFinishedSentence } from "./reply-end.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
@@ -58,10 +59,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   useEffect(() => {
     let stop = () => {};
-    let stopped = false;
-    api<SessionDetail>("GET", path).then(
+    const life = new AbortController();
+    // Tried again until the server answers: a page opened while it was down comes back by itself.
+    readRetrying(
+      () => api<SessionDetail>("GET", path),
+      life.signal,
+      (failure) => setError(failureText(failure)),
+    ).then(
       (read) => {
-        if (stopped) return;
+        setError(null);
         const replies = read.conversation.filter((item) => item.role === "assistant");
         readDetailsAhead(
           sessionId,
@@ -83,10 +89,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         });
       },
       (failure) =>
+        life.signal.aborted ||
         setError(failure instanceof ApiError && failure.status === 404 ? "There is no such session (it may have been deleted)." : failureText(failure)),
     );
     return () => {
-      stopped = true;
+      life.abort();
       stop();
       forgetDetailsAhead();
     };
@@ -141,6 +148,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </a>
         <PageHeading text={session.title} />
         <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
+        <a class="terminal-link" href={terminalHref("session", sessionId)}>
+          Terminal
+        </a>
         {session.sidebarState === "working" && (
           <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/cancel`))}>
             Cancel turn

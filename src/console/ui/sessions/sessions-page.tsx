@@ -4,6 +4,7 @@ import type { Harness } from "../../../schemas/harnesses.ts";
 import type { Session, SessionListItem } from "../../../schemas/sessions.ts";
 import { api } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
+import { readRetrying } from "../shared/retrying-read.ts";
 import { MoreOnScroll } from "../shared/more-on-scroll.tsx";
 import { SearchField } from "../shared/search-field.tsx";
 import { holdsText } from "../shared/search.ts";
@@ -74,10 +75,23 @@ export function SessionsPage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api<Harness[]>("GET", "/v1/harnesses").then(setHarnesses, (failure) => {
-      setHarnesses([]);
-      setError(failureText(failure));
-    });
+    const life = new AbortController();
+    readRetrying(
+      () => api<Harness[]>("GET", "/v1/harnesses"),
+      life.signal,
+      (failure) => setError(failureText(failure)),
+    ).then(
+      (read) => {
+        setError(null);
+        setHarnesses(read);
+      },
+      (failure) => {
+        if (life.signal.aborted) return;
+        setHarnesses([]);
+        setError(failureText(failure));
+      },
+    );
+    return () => life.abort();
   }, []);
   useEffect(() => {
     if (sessions.items) projects.need(sessions.items.map((session) => session.projectId));

@@ -6,7 +6,7 @@ const FOLLOW_MARGIN_PX = 80;
 const ABOVE_PROMPT_PX = 8;
 const heightOf = (selector: string) => [...document.querySelectorAll(selector)].reduce((sum, element) => sum + element.getBoundingClientRect().height, 0);
 /** What the page's sticky bars cover at the top of the screen. */
-const coveredAbove = () => heightOf(".top-bar, .session-sticky");
+const coveredAbove = () => heightOf(".page-top, .session-sticky");
 /** The height the sticky parts leave for the conversation: the bars above it and the composer below. */
 const roomOnScreen = () => innerHeight - coveredAbove() - heightOf(".composer");
 const pageEnd = () => document.documentElement.scrollHeight - innerHeight;

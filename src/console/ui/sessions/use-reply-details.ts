@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { TranscriptDetailsPage } from "../../../schemas/transcript.ts";
 import { api } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
+import { readRetrying } from "../shared/retrying-read.ts";
 import type { DetailEntry } from "./reply-segments.ts";
 
 /** Read this far ahead of the screen, so a reply's cards are there when it scrolls in. */
@@ -56,13 +57,14 @@ export interface ReplyDetails {
  * A reply's thoughts and tool calls: read once the reply comes near the screen (a long session's page
  * reads only what is looked at; `eager` for the newest, read at once), and again each time the session
  * says they changed (`changes` counts that). Reads never overlap: changes during a read are read once
- * more after it.
+ * more after it. A read that fails while the server cannot be reached says so and is tried again
+ * until it answers.
  */
 export function useReplyDetails(sessionId: string, itemId: string, changes: number, element: { current: Element | null }, eager: boolean): ReplyDetails {
   // The newest replies are where the page opens: read at once, not a frame after they are drawn.
   const [near, setNear] = useState(eager);
   const [details, setDetails] = useState<ReplyDetails>({ entries: null, error: null });
-  const reading = useRef<{ busy: boolean; again: boolean; live: boolean }>({ busy: false, again: false, live: true });
+  const reading = useRef<{ busy: boolean; again: boolean; life: AbortController }>({ busy: false, again: false, life: new AbortController() });
 
   useEffect(() => {
     const target = element.current;
@@ -74,10 +76,7 @@ export function useReplyDetails(sessionId: string, itemId: string, changes: numb
 
   useEffect(() => {
     const state = reading.current;
-    state.live = true;
-    return () => {
-      state.live = false;
-    };
+    return () => state.life.abort();
   }, []);
 
   useEffect(() => {
@@ -87,17 +86,23 @@ export function useReplyDetails(sessionId: string, itemId: string, changes: numb
       state.again = true;
       return;
     }
+    const { signal } = state.life;
+    const failed = (failure: unknown) => signal.aborted || setDetails((current) => ({ ...current, error: failureText(failure) }));
     const read = () => {
       state.busy = true;
       state.again = false;
-      (takeStarted(itemId, changes) ?? readAllDetails(sessionId, itemId))
-        .then(
-          (entries) => state.live && setDetails({ entries, error: null }),
-          (failure) => state.live && setDetails((current) => ({ ...current, error: failureText(failure) })),
-        )
+      let started = takeStarted(itemId, changes);
+      const attempt = () => {
+        const taken = started;
+        started = undefined;
+        return taken ?? readAllDetails(sessionId, itemId);
+      };
+      // A read that failed offline is tried again when the server is back (or after a while).
+      readRetrying(attempt, signal, failed)
+        .then((entries) => signal.aborted || setDetails({ entries, error: null }), failed)
         .finally(() => {
           state.busy = false;
-          if (state.again && state.live) read();
+          if (state.again && !signal.aborted) read();
         });
     };
     read();

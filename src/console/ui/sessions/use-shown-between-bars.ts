@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 function shownBetweenBars(element: Element): boolean {
   const box = element.getBoundingClientRect();
   if (box.height === 0) return false;
-  const top = Math.max(0, ...[...document.querySelectorAll(".top-bar, .session-sticky")].map((bar) => bar.getBoundingClientRect().bottom));
+  const top = Math.max(0, ...[...document.querySelectorAll(".page-top, .session-sticky")].map((bar) => bar.getBoundingClientRect().bottom));
   const bottom = document.querySelector(".composer")?.getBoundingClientRect().top ?? innerHeight;
   return box.bottom > top && box.top < Math.min(bottom, innerHeight);
 }

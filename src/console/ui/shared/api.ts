@@ -1,4 +1,5 @@
-import { reachingFetch } from "./connection.ts";
+import { reachingFetch, UnreachableError } from "./connection.ts";
+import { forgetKeptReads, keepable, keepRead, keptRead } from "./kept-reads.ts";
 
 /** Where the console keeps the token it signed in with (this browser only). */
 const TOKEN_KEY = "atrium.token";
@@ -30,11 +31,26 @@ export function keepToken(token: string): void {
 
 export function forgetToken(): void {
   localStorage.removeItem(TOKEN_KEY);
+  void forgetKeptReads();
+}
+
+/** A read from the server; while it cannot be reached, what the device kept of the same read (kept-reads.ts), if anything. */
+async function fetchOrKept(path: string, init: RequestInit): Promise<Response> {
+  const reading = init.method === "GET" && keepable(path);
+  try {
+    const response = await reachingFetch(path, init);
+    if (reading && response.ok) void keepRead(path, response.clone()).catch(() => undefined);
+    return response;
+  } catch (failure) {
+    const kept = reading && failure instanceof UnreachableError ? await keptRead(path).catch(() => undefined) : undefined;
+    if (!kept) throw failure;
+    return kept;
+  }
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<{ answer: T; response: Response }> {
   const token = storedToken();
-  const response = await reachingFetch(path, {
+  const response = await fetchOrKept(path, {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),

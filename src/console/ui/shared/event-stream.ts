@@ -1,25 +1,13 @@
 import { api, storedToken } from "./api.ts";
 import { failureText } from "./failure-text.ts";
-import { onReachable, reachingFetch } from "./connection.ts";
+import { reachingFetch } from "./connection.ts";
+import { pauseUntilServerReturns, until } from "./until-server-returns.ts";
+import { readRetrying } from "./retrying-read.ts";
 import { EventBus, type EventSubscription, type StreamEnvironment } from "./event-bus.ts";
 
 export type { StreamedEvent } from "./event-bus.ts";
 
 const pageVisible = () => document.visibilityState !== "hidden";
-
-/** Resolves at `wake`'s first call or when `signal` aborts, whichever comes first; `watch` starts the watching and returns its end. */
-function until(signal: AbortSignal, watch: (wake: () => void) => () => void): Promise<void> {
-  return new Promise((resolve) => {
-    const wake = () => {
-      unwatch();
-      signal.removeEventListener("abort", wake);
-      resolve();
-    };
-    const unwatch = watch(wake);
-    signal.addEventListener("abort", wake, { once: true });
-    if (signal.aborted) wake();
-  });
-}
 
 /**
  * The page the bus runs in. The stream is read with fetch, whose bearer header EventSource cannot send.
@@ -47,17 +35,7 @@ const browserPage: StreamEnvironment = {
     document.addEventListener("visibilitychange", hidden);
     return () => document.removeEventListener("visibilitychange", hidden);
   },
-  pause: (ms, signal) =>
-    until(signal, (wake) => {
-      const timer = setTimeout(wake, ms);
-      addEventListener("online", wake);
-      const stopReachable = onReachable(wake);
-      return () => {
-        clearTimeout(timer);
-        removeEventListener("online", wake);
-        stopReachable();
-      };
-    }),
+  pause: pauseUntilServerReturns,
   nextFrame(flush) {
     const frame = requestAnimationFrame(flush);
     return () => cancelAnimationFrame(frame);
@@ -77,8 +55,8 @@ export const readEventCursor = async (): Promise<number> => (await api<{ cursor:
 
 /**
  * Follows the subscription from the event cursor read first, then runs `read`: a change made while the
- * read runs comes as an event. A failure of either read is told to `onFailure`. Returns the function that
- * stops following (at any point).
+ * read runs comes as an event. A failure of either read is told to `onFailure`, and one that passes by
+ * itself is tried again. Returns the function that stops following (at any point).
  */
 export function followThenRead(
   subscription: Omit<EventSubscription, "after">,
@@ -86,16 +64,17 @@ export function followThenRead(
   onFailure: (sentence: string) => void,
 ): () => void {
   let unsubscribe = () => {};
-  let stopped = false;
+  const stopped = new AbortController();
+  const tell = (failure: unknown) => onFailure(failureText(failure));
+  // Each read is tried again until the server answers (a page opened while it was down comes back by itself).
   const start = async () => {
-    const after = await readEventCursor();
-    if (stopped) return;
+    const after = await readRetrying(readEventCursor, stopped.signal, tell);
     unsubscribe = subscribe({ ...subscription, after });
-    await read();
+    await readRetrying(read, stopped.signal, tell);
   };
-  start().catch((failure: unknown) => onFailure(failureText(failure)));
+  start().catch((failure: unknown) => stopped.signal.aborted || tell(failure));
   return () => {
-    stopped = true;
+    stopped.abort();
     unsubscribe();
   };
 }

@@ -2,6 +2,7 @@ import { useEffect, useReducer, useRef } from "preact/hooks";
 import { readPage } from "./api.ts";
 import { failureText } from "./failure-text.ts";
 import { readEventCursor, type StreamedEvent, subscribe } from "./event-stream.ts";
+import { readRetrying } from "./retrying-read.ts";
 
 /** How an event changes a list: a record kept in place of the one with its id, or forgotten. */
 export interface EventChanges<T> {
@@ -177,13 +178,28 @@ export function useLiveList<T extends { id: string }>(source: ListSource<T>, sea
     return cursor;
   };
 
+  // Every first read is tried again until the server answers (a page opened while it was down comes back
+  // by itself), until the page goes or a newer search replaces it.
+  const life = useRef(new AbortController());
+  const searching = useRef(new AbortController());
+  const readFirstRetrying = async (searched: string, alsoRead?: () => Promise<number>) => {
+    searching.current.abort();
+    searching.current = new AbortController();
+    const signal = AbortSignal.any([life.current.signal, searching.current.signal]);
+    try {
+      return await readRetrying(() => Promise.all([readFirst(searched), alsoRead?.()]), signal, fail);
+    } catch (failure) {
+      if (!signal.aborted) fail(failure);
+      throw failure;
+    }
+  };
+  const ignore = () => {};
+
   // The stream follows from the cursor the list was read at (the earlier of two reads), so it misses nothing.
   useEffect(() => {
     let unsubscribe = () => {};
-    let stopped = false;
-    Promise.all([readFirst(search), source.readAlso?.()])
+    readFirstRetrying(search, source.readAlso)
       .then(([listCursor, alsoCursor]) => {
-        if (stopped) return;
         unsubscribe = subscribe({
           kinds: source.kinds,
           after: Math.min(listCursor, alsoCursor ?? listCursor),
@@ -196,9 +212,9 @@ export function useLiveList<T extends { id: string }>(source: ListSource<T>, sea
           },
         });
       })
-      .catch(fail);
+      .catch(ignore);
     return () => {
-      stopped = true;
+      life.current.abort();
       unsubscribe();
     };
   }, []);
@@ -207,7 +223,7 @@ export function useLiveList<T extends { id: string }>(source: ListSource<T>, sea
   // the effect above has read (it runs first, and records the search it reads in `shown`).
   useEffect(() => {
     if (search === shown.current.search) return;
-    readFirst(search).catch(fail);
+    readFirstRetrying(search).catch(ignore);
   }, [search]);
 
   const keepAnswer = async (call: () => Promise<T | T[]>) => {

@@ -16,20 +16,25 @@ export const PAGE_LINKS = [
 type LinkedPage = (typeof PAGE_LINKS)[number]["page"];
 
 /** The console's pages, addressed by the URL's fragment so a reload or a shared link opens the same one. */
-export type Route = { page: LinkedPage } | { page: "session"; sessionId: string };
+export type Route = { page: LinkedPage } | { page: "session"; sessionId: string } | { page: "terminal"; owner: { kind: "project" | "session"; id: string } };
 
 export const pageHref = (page: LinkedPage) => `#/${page}`;
 export const sessionHref = (sessionId: string) => `#/sessions/${encodeURIComponent(sessionId)}`;
+/** The terminals of a project (in its folder) or of a session (in its worktree). */
+export const terminalHref = (kind: "project" | "session", id: string) => `#/${kind}s/${encodeURIComponent(id)}/terminal`;
 
 export function parseRoute(hash: string): Route {
-  const [page, id] = hash.replace(/^#\/?/, "").split("/");
+  const [page, id, part] = hash.replace(/^#\/?/, "").split("/");
+  if (part === "terminal" && id && (page === "projects" || page === "sessions")) {
+    return { page: "terminal", owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) } };
+  }
   if (page === "sessions" && id) return { page: "session", sessionId: decodeURIComponent(id) };
   const linked = PAGE_LINKS.find((link) => link.page === page);
   return { page: linked?.page ?? "sessions" };
 }
 
 /** What the window's title calls a page until its heading names it (a session's heading is its title). */
-const routeName = (route: Route) => PAGE_LINKS.find((link) => link.page === route.page)?.label ?? "Session";
+const routeName = (route: Route) => PAGE_LINKS.find((link) => link.page === route.page)?.label ?? (route.page === "terminal" ? "Terminal" : "Session");
 
 /**
  * The page the address names, followed as it changes. A navigation names the page in the window's title

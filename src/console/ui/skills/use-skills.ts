@@ -35,7 +35,8 @@ export function useSkills() {
         () => setError(null),
         (failure) => setError(failureText(failure)),
       );
-    return followThenRead({ kinds: ["skills.changed"], onEvents: () => void reloadQuietly(), onProblem: setError }, reload, setError);
+    const firstRead = () => reload().then(() => setError(null));
+    return followThenRead({ kinds: ["skills.changed"], onEvents: () => void reloadQuietly(), onProblem: setError }, firstRead, setError);
   }, []);
 
   return { listing, error, show, reload };
