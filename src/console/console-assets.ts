@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import consolePage from "./ui/index.html";
 import highlighterPage from "./ui/highlighter/highlighter.html";
+import terminalEmulatorPage from "./ui/terminals/emulator/emulator.html";
 import { pwaFiles } from "./pwa-files.ts";
 import { COMPRESS_FROM_BYTES, compressFile, type ContentEncoding } from "../system/compression.ts";
 
@@ -23,7 +24,8 @@ type ConsoleFiles = Map<string, ConsoleFile>;
 /**
  * Where a bundled page's files are served. The console's page is `/`, its scripts and styles under
  * their hashed names. The highlighter's page is never served: its one script is `/highlighter.js`, a
- * fixed name the console asks for when it first shows code (so it is revalidated, not immutable).
+ * fixed name the console asks for when it first shows code (so it is revalidated, not immutable). The
+ * terminal emulator's likewise: `/terminal-emulator.js`, asked for when a terminal is first opened.
  */
 interface PageRoutes {
   page: string | null;
@@ -32,6 +34,7 @@ interface PageRoutes {
 
 const CONSOLE_ROUTES: PageRoutes = { page: "/" };
 const HIGHLIGHTER_ROUTES: PageRoutes = { page: null, script: "/highlighter.js" };
+const TERMINAL_EMULATOR_ROUTES: PageRoutes = { page: null, script: "/terminal-emulator.js" };
 
 function route(routes: PageRoutes, path: string, isPage: boolean): { at: string; immutable: boolean } | null {
   if (isPage) return routes.page ? { at: routes.page, immutable: false } : null;
@@ -69,7 +72,7 @@ const pageFiles = (page: typeof consolePage, routes: PageRoutes) => builtFiles(p
 
 /**
  * The console's files: the web client Bun's HTML bundler makes of `ui/index.html` (its TypeScript,
- * Preact and CSS), served at `/` by the server itself, and the highlighter it loads lazily.
+ * Preact and CSS), served at `/` by the server itself, and the highlighter and terminal emulator it loads lazily.
  */
 export class ConsoleAssets {
   private files: Promise<ConsoleFiles> | undefined;
@@ -101,8 +104,13 @@ export class ConsoleAssets {
   }
 
   private async original(path: string): Promise<ConsoleFile | undefined> {
-    this.files ??= Promise.all([pageFiles(consolePage, CONSOLE_ROUTES), pageFiles(highlighterPage, HIGHLIGHTER_ROUTES), pwaFiles()])
-      .then(([page, highlighter, pwa]) => new Map([...page, ...highlighter, ...pwa]))
+    this.files ??= Promise.all([
+      pageFiles(consolePage, CONSOLE_ROUTES),
+      pageFiles(highlighterPage, HIGHLIGHTER_ROUTES),
+      pageFiles(terminalEmulatorPage, TERMINAL_EMULATOR_ROUTES),
+      pwaFiles(),
+    ])
+      .then((pages) => new Map(pages.flatMap((files) => [...files])))
       .catch((error: unknown) => {
         this.files = undefined;
         throw error;
