@@ -16,6 +16,7 @@ import { machinesMigration } from "./migrations/0012-machines.ts";
 import { eventCompactionMigration } from "./migrations/0013-event-compaction.ts";
 import { pushSubscriptionsMigration } from "./migrations/0014-push-subscriptions.ts";
 import { conversationSearchMigration } from "./migrations/0015-conversation-search.ts";
+import { searchIndexesMigration } from "./migrations/0016-search-indexes.ts";
 
 export interface Migration {
   version: number;
@@ -40,6 +41,7 @@ export const migrations: Migration[] = [
   eventCompactionMigration,
   pushSubscriptionsMigration,
   conversationSearchMigration,
+  searchIndexesMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;
