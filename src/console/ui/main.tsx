@@ -39,7 +39,7 @@ function Page({ route }: { route: Route }) {
     case "sessions":
       return <SessionsPage />;
     case "session":
-      return <SessionPage key={route.sessionId} sessionId={route.sessionId} />;
+      return <SessionPage key={route.sessionId} sessionId={route.sessionId} openAt={route.itemId} />;
     case "projects":
       return <ProjectsPage />;
     case "harnesses":

@@ -7,11 +7,11 @@ import { StreamedText } from "./streamed-text.tsx";
 /** The replies read with the page, before they are drawn: where a session opens. */
 export const NEWEST_READ_AT_ONCE = 3;
 
-function Message(props: { sessionId: string; item: ConversationItem; detailChanges: number; newest: boolean; waiting: boolean }) {
+function Message(props: { sessionId: string; item: ConversationItem; detailChanges: number; newest: boolean; waiting: boolean; found: boolean }) {
   const { sessionId, item, detailChanges } = props;
   const stopNote = item.stopReason ? STOP_NOTES[item.stopReason] : undefined;
   return (
-    <li class={`message ${item.role}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
+    <li class={`message ${item.role}${props.found ? " found" : ""}`} data-item={item.id} data-generating={item.isGenerating ? "true" : undefined}>
       {item.role === "assistant" ? (
         <ReplyBody sessionId={sessionId} item={item} changes={detailChanges} newest={props.newest} />
       ) : (
@@ -55,6 +55,8 @@ export function Conversation(props: {
   loadEarlier: () => Promise<void>;
   /** The agent waits for the user (a question, a plan): a reply held by it is not being written. */
   waiting: boolean;
+  /** The message a search found, which the page opened at: marked. */
+  found: string | null;
 }) {
   return (
     <div class="conversation">
@@ -68,6 +70,7 @@ export function Conversation(props: {
             detailChanges={props.detailChanges.get(item.id) ?? 0}
             newest={index >= props.items.length - NEWEST_READ_AT_ONCE * 2}
             waiting={props.waiting}
+            found={item.id === props.found}
           />
         ))}
       </ol>

@@ -16,6 +16,8 @@ import { pageHref, terminalHref } from "../shell/router.ts";
 import { finishedReply, replyFinishedSentence } from "./reply-end.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
+import { useOpenAt } from "./use-open-at.ts";
+import { SessionActions } from "./session-actions.tsx";
 import { type SessionTab, SessionTabs, sessionTabs, tabPanel } from "./session-tabs.tsx";
 import { useShownBetweenBars } from "./use-shown-between-bars.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
@@ -45,7 +47,7 @@ interface EndedReply {
  * One session, live: the detail is read once, then moved forward by the session's events after its
  * `eventCursor`. A dropped stream reopens with `Last-Event-ID`, so nothing is missed or doubled.
  */
-export function SessionPage({ sessionId }: { sessionId: string }) {
+export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?: string }) {
   const [detail, setDetail] = useState<SessionDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [detailChanges, setDetailChanges] = useState<ReadonlyMap<string, number>>(new Map());
@@ -99,9 +101,20 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     };
   }, [sessionId]);
 
+  const loadEarlier = async () => {
+    if (!detail?.nextBefore) return;
+    // A failure is the button's to say (conversation.tsx), with a second try.
+    const earlier = await api<SessionDetail>("GET", `${path}?before=${detail.nextBefore}`);
+    setDetail(
+      (current) =>
+        current && { ...current, conversation: [...earlier.conversation, ...current.conversation], hasMore: earlier.hasMore, nextBefore: earlier.nextBefore },
+    );
+  };
+
   const tabs = detail ? sessionTabs(detail) : [];
   const current = tabs.includes(tab) ? tab : "conversation";
   const follow = useFollowBottom(detail, current === "conversation");
+  const foundItem = useOpenAt(openAt, detail, loadEarlier, follow.holdAt);
   const questionId = detail?.pendingQuestion?.questionId ?? null;
   const questionBox = useRef<HTMLDivElement>(null);
   const questionShown = useShownBetweenBars(questionBox, `${questionId}:${current}`);
@@ -126,16 +139,6 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (latest > seen && document.visibilityState === "visible") void api("PATCH", path, { lastSeenAttentionSequence: latest }).catch(() => {});
   }, [latest, seen]);
 
-  const loadEarlier = async () => {
-    if (!detail?.nextBefore) return;
-    // A failure is the button's to say (conversation.tsx), with a second try.
-    const earlier = await api<SessionDetail>("GET", `${path}?before=${detail.nextBefore}`);
-    setDetail(
-      (current) =>
-        current && { ...current, conversation: [...earlier.conversation, ...current.conversation], hasMore: earlier.hasMore, nextBefore: earlier.nextBefore },
-    );
-  };
-
   if (error) return <Alert error={error} />;
   if (!detail) return <p class="quiet">Loading…</p>;
   const { session } = detail;
@@ -148,6 +151,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </a>
         <PageHeading text={session.title} />
         <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
+        {session.archivedAt !== null && <span class="standing">Archived</span>}
         <a class="terminal-link" href={terminalHref("session", sessionId)}>
           Terminal
         </a>
@@ -157,6 +161,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           </button>
         )}
       </header>
+      <details class="session-manage">
+        <summary>Manage</summary>
+        <SessionActions
+          session={session}
+          onDeleted={() => {
+            location.hash = pageHref("sessions");
+          }}
+        />
+      </details>
       {deleted && <p class="error">This session was deleted.</p>}
       <Alert error={streamProblem} />
       <p class="visually-hidden" aria-live="polite">
@@ -188,6 +201,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             detailChanges={detailChanges}
             hasEarlier={detail.hasMore}
             loadEarlier={loadEarlier}
+            found={foundItem}
             waiting={session.sidebarState === "waiting"}
           />
           {detail.pendingQuestion && (

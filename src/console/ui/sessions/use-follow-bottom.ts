@@ -28,6 +28,8 @@ export interface FollowBottom {
    * the room above the composer, which stops the following; else by following to the end, where it is.
    */
   reveal(element: Element): void;
+  /** Stops following and shows the element from its start (a message a search found). */
+  holdAt(element: Element): void;
 }
 
 /**
@@ -103,6 +105,10 @@ export function useFollowBottom(changes: unknown, active: boolean): FollowBottom
     stopOrFollow(true);
     follow();
   };
+  const holdAt = (element: Element) => {
+    stopOrFollow(false);
+    scrollTo(0, element.getBoundingClientRect().top + scrollY - coveredAbove());
+  };
   return {
     atLatest,
     jumpToLatest,
@@ -112,9 +118,9 @@ export function useFollowBottom(changes: unknown, active: boolean): FollowBottom
       follow();
     },
     reveal(element) {
-      if (element.getBoundingClientRect().height <= roomOnScreen()) return jumpToLatest();
-      stopOrFollow(false);
-      scrollTo(0, element.getBoundingClientRect().top + scrollY - coveredAbove());
+      if (element.getBoundingClientRect().height <= roomOnScreen()) jumpToLatest();
+      else holdAt(element);
     },
+    holdAt,
   };
 }

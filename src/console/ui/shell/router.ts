@@ -16,19 +16,25 @@ export const PAGE_LINKS = [
 type LinkedPage = (typeof PAGE_LINKS)[number]["page"];
 
 /** The console's pages, addressed by the URL's fragment so a reload or a shared link opens the same one. */
-export type Route = { page: LinkedPage } | { page: "session"; sessionId: string } | { page: "terminal"; owner: { kind: "project" | "session"; id: string } };
+export type Route =
+  | { page: LinkedPage }
+  | { page: "session"; sessionId: string; itemId?: string }
+  | { page: "terminal"; owner: { kind: "project" | "session"; id: string } };
 
 export const pageHref = (page: LinkedPage) => `#/${page}`;
-export const sessionHref = (sessionId: string) => `#/sessions/${encodeURIComponent(sessionId)}`;
+/** A session's page; with `itemId`, opened at that message (where a search found it). */
+export const sessionHref = (sessionId: string, itemId?: string) =>
+  `#/sessions/${encodeURIComponent(sessionId)}${itemId ? `/at/${encodeURIComponent(itemId)}` : ""}`;
 /** The terminals of a project (in its folder) or of a session (in its worktree). */
 export const terminalHref = (kind: "project" | "session", id: string) => `#/${kind}s/${encodeURIComponent(id)}/terminal`;
 
 export function parseRoute(hash: string): Route {
-  const [page, id, part] = hash.replace(/^#\/?/, "").split("/");
+  const [page, id, part, itemId] = hash.replace(/^#\/?/, "").split("/");
   if (part === "terminal" && id && (page === "projects" || page === "sessions")) {
     return { page: "terminal", owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) } };
   }
-  if (page === "sessions" && id) return { page: "session", sessionId: decodeURIComponent(id) };
+  if (page === "sessions" && id)
+    return { page: "session", sessionId: decodeURIComponent(id), ...(part === "at" && itemId ? { itemId: decodeURIComponent(itemId) } : {}) };
   const linked = PAGE_LINKS.find((link) => link.page === page);
   return { page: linked?.page ?? "sessions" };
 }
