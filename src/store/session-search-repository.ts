@@ -106,18 +106,23 @@ export class SessionSearchRepository {
     return (counted?.n ?? 0) > RANKED_MATCHES ? PART.newest : PART.ranked;
   }
 
-  /** Sessions (not named) by the bm25 rank of their best-matching item (lower is better); bare columns of a MIN() come from the row that has it. */
+  /**
+   * Sessions (not named) by the bm25 rank of their best-matching item (lower is better); bare columns of
+   * a MIN() come from the row that has it. The hits are sorted before the sessions are joined (CROSS
+   * JOIN keeps that order), so only the page's sessions are read and checked: at 5,000 sessions, joining
+   * every hit first had SQLite scan all sessions (10 ms for a rare word, 4.4 ms this way).
+   */
   private ranked(filter: SessionFilter, text: string, match: string, wanted: number, after: After | undefined): Row[] {
     const { where, values } = sessionConditions(filter);
-    const past = after === undefined ? "" : "AND (hits.score > ? OR (hits.score = ? AND sessions.id < ?))";
+    const past = after === undefined ? "" : "AND (hits.score > ? OR (hits.score = ? AND hits.session_id < ?))";
     return this.store.db
       .query<Row, Array<string | number>>(
         `SELECT '${PART.ranked}' AS part, sessions.id, sessions.data, hits.score AS key, hits.item_id, hits.text_row
          FROM (SELECT rows.session_id, MIN(matched.rank) AS score, rows.item_id, matched.rowid AS text_row
            FROM (SELECT rowid, rank FROM conversation_text WHERE conversation_text MATCH ?) AS matched
-           JOIN conversation_text_rows AS rows ON rows.id = matched.rowid GROUP BY rows.session_id) AS hits
-         JOIN sessions ON sessions.id = hits.session_id
-         WHERE ${where.join(" AND ")} AND ${NOT_NAMED} ${past} ORDER BY hits.score, sessions.id DESC LIMIT ?`,
+           JOIN conversation_text_rows AS rows ON rows.id = matched.rowid GROUP BY rows.session_id ORDER BY score, rows.session_id DESC) AS hits
+         CROSS JOIN sessions ON sessions.id = hits.session_id
+         WHERE ${where.join(" AND ")} AND ${NOT_NAMED} ${past} ORDER BY hits.score, hits.session_id DESC LIMIT ?`,
       )
       .all(match, ...values, text, text, ...(after === undefined ? [] : [after.key, after.key, after.id]), wanted);
   }
