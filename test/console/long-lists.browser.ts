@@ -106,7 +106,7 @@ describe("long lists in the console", () => {
     expect(requests.at(-1)!.searchParams.has("cursor")).toBe(true);
 
     await search.fill("no such words");
-    await page.getByText("No session's title or project holds that.").waitFor();
+    await page.getByText("No session's title, project or conversation holds that.").waitFor();
     await search.fill("");
     await page.locator(".session-row").nth(49).waitFor();
     expect(await titles(page)).toEqual(serverOrder.slice(0, 50));

@@ -253,6 +253,11 @@ describe("the console on a phone", () => {
     await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
     await page.getByRole("heading", { name: "Layout" }).waitFor();
     expect(await page.getByLabel("Prompt", { exact: true }).getAttribute("placeholder")).not.toContain("Ctrl");
+    // A prompt being written survives a reload.
+    await page.getByLabel("Prompt", { exact: true }).fill("half a thought");
+    await page.reload();
+    await page.getByRole("heading", { name: "Layout" }).waitFor();
+    expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("half a thought");
     await send(page, "/usage");
     await lastReply(page).getByText("Usage reported.").waitFor();
     // Each part of the session one tap away, a tab 44 px tall.
