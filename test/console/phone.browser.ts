@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
-import type { Session } from "../../src/schemas/sessions.ts";
+import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
 import { git } from "../helpers/git-fixtures.ts";
@@ -349,6 +349,40 @@ describe("the console on a phone", () => {
     await page.getByRole("status").waitFor({ state: "detached" });
     // Chromium reports the tries while the server was down and the streams the crash cut.
     expect(problems.filter((problem) => !/net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING)/.test(problem))).toEqual([]);
+    await page.context().close();
+  });
+
+  test("a reply's tool calls that could not be read are read again by themselves once the server answers", async () => {
+    const session = await newSession("Details again");
+    await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "write" });
+    await until(
+      () => atrium.api<SessionDetail>("GET", `/v1/sessions/${session.id}`),
+      (detail) => detail.pendingQuestion !== null,
+    );
+    await atrium.api(
+      "POST",
+      `/v1/sessions/${session.id}/questions/${(await atrium.api<SessionDetail>("GET", `/v1/sessions/${session.id}`)).pendingQuestion!.questionId}/answer`,
+      {
+        answers: { permission: { optionIds: ["allow"] } },
+      },
+    );
+    await until(
+      () => atrium.api<SessionDetail>("GET", `/v1/sessions/${session.id}`),
+      (detail) => !detail.conversation.at(-1)!.isGenerating,
+    );
+    const { page, problems } = await atrium.openSignedIn(PHONE, "/", true);
+    // The details cannot be reached, as on a network that dropped them.
+    await page.route("**/transcript/**", (route) => route.abort("connectionrefused"));
+    await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
+    await lastReply(page)
+      .getByText(/^Its tool calls could not be read/)
+      .waitFor();
+    await page.unroute("**/transcript/**");
+    await page.locator('[data-tool-call="write-1"]').waitFor();
+    await lastReply(page)
+      .getByText(/^Its tool calls could not be read/)
+      .waitFor({ state: "detached" });
+    expect(problems.filter((problem) => !problem.includes("net::ERR_CONNECTION_REFUSED"))).toEqual([]);
     await page.context().close();
   });
 });
