@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { api, ApiError } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
@@ -19,7 +19,7 @@ import { useFollowBottom } from "./use-follow-bottom.ts";
 import { useOpenAt } from "./use-open-at.ts";
 import { SessionActions } from "./session-actions.tsx";
 import { type SessionTab, SessionTabs, sessionTabs, tabPanel } from "./session-tabs.tsx";
-import { useShownBetweenBars } from "./use-shown-between-bars.ts";
+import { useQuestionInReach } from "./use-question-in-reach.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
 import { NEWEST_READ_AT_ONCE } from "./conversation.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
@@ -55,7 +55,6 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
   const [streamProblem, setStreamProblem] = useState<string | null>(null);
   const [ended, setEnded] = useState<EndedReply | null>(null);
   const [tab, setTab] = useState<SessionTab>("conversation");
-  const [reachingQuestion, setReachingQuestion] = useState(false);
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -115,22 +114,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
   const current = tabs.includes(tab) ? tab : "conversation";
   const follow = useFollowBottom(detail, current === "conversation");
   const foundItem = useOpenAt(openAt, detail, loadEarlier, follow.holdAt);
-  const questionId = detail?.pendingQuestion?.questionId ?? null;
-  const questionBox = useRef<HTMLDivElement>(null);
-  const questionShown = useShownBetweenBars(questionBox, `${questionId}:${current}`);
-  // A question that comes while the reader follows the conversation is brought into view at once.
-  useLayoutEffect(() => {
-    if (questionId && current === "conversation" && follow.atLatest && questionBox.current) follow.reveal(questionBox.current);
-  }, [questionId]);
-  // The bar's one tap: the conversation shown, the question in view, its first (safest) choice focused.
-  useLayoutEffect(() => {
-    if (!reachingQuestion || current !== "conversation") return;
-    setReachingQuestion(false);
-    const box = questionBox.current;
-    if (!box) return;
-    follow.reveal(box);
-    box.querySelector<HTMLElement>("button, input")?.focus({ preventScroll: true });
-  }, [reachingQuestion, current]);
+  const question = useQuestionInReach(detail?.pendingQuestion?.questionId ?? null, current, () => setTab("conversation"), follow);
 
   // The session is read here: what needed attention has been seen.
   const latest = detail?.session.latestAttentionSequence ?? 0;
@@ -180,15 +164,8 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
       <Alert error={action.error} />
       <div class="session-sticky">
         <SessionTabs tabs={tabs} current={current} choose={setTab} />
-        {detail.pendingQuestion && !(current === "conversation" && questionShown) && (
-          <button
-            type="button"
-            class="asks-bar"
-            onClick={() => {
-              setTab("conversation");
-              setReachingQuestion(true);
-            }}
-          >
+        {detail.pendingQuestion && question.barShown && (
+          <button type="button" class="asks-bar" onClick={question.reach}>
             The agent asks: {detail.pendingQuestion.message || "a question"} <span aria-hidden="true">↓</span>
           </button>
         )}
@@ -205,7 +182,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
             waiting={session.sidebarState === "waiting"}
           />
           {detail.pendingQuestion && (
-            <div ref={questionBox}>
+            <div ref={question.box}>
               <QuestionForm key={detail.pendingQuestion.questionId} sessionId={sessionId} pending={detail.pendingQuestion} />
             </div>
           )}
