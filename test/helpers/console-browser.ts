@@ -36,17 +36,22 @@ export interface ConsoleUnderTest {
 /** The page is wider than the screen: a phone would scroll it sideways. */
 export const overflowsSideways = (page: Page) => page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
 
-/** Opens a page of the console from its navigation, through the Menu where the screen folds the links behind it. */
-export async function goToPage(page: Page, label: string): Promise<void> {
+/** Opens the Menu where the screen folds the top bar's links behind it (once the signed-in console is drawn). */
+async function openMenuIfFolded(page: Page): Promise<void> {
+  await page.locator(".top-bar").waitFor();
   const menu = page.getByRole("button", { name: "Menu" });
   if (await menu.isVisible()) await menu.click();
+}
+
+/** Opens a page of the console from its navigation, through the Menu where the screen folds the links behind it. */
+export async function goToPage(page: Page, label: string): Promise<void> {
+  await openMenuIfFolded(page);
   await page.getByRole("link", { name: label, exact: true }).click();
 }
 
 /** Signs out from the top bar, through the Menu where the screen folds it. */
 export async function signOut(page: Page): Promise<void> {
-  const menu = page.getByRole("button", { name: "Menu" });
-  if (await menu.isVisible()) await menu.click();
+  await openMenuIfFolded(page);
   await page.getByRole("button", { name: "Sign out" }).click();
 }
 
