@@ -125,9 +125,15 @@ test("a restore is refused for a file that is missing, damaged, not Atrium's, or
   db.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'from the future', '2030-01-01T00:00:00Z')");
   db.close();
   await refused(newer, "newer than this Atrium knows");
+  // The header of a page that holds rows: damage there is found whatever the schema's page layout
+  // (bytes spoiled at a fixed offset fell into a page's free space once migrations added tables).
   const damaged = join(home.path, "damaged.db");
+  const layout = new Database(file, { readonly: true });
+  const { rootpage } = layout.query<{ rootpage: number }, []>("SELECT rootpage FROM sqlite_master WHERE name = 'schema_migrations'").get()!;
+  const { page_size: pageSize } = layout.query<{ page_size: number }, []>("PRAGMA page_size").get()!;
+  layout.close();
   const bytes = readFileSync(file);
-  bytes.fill(0x5a, 4096 + 100, 4096 + 400);
+  bytes.fill(0x5a, (rootpage - 1) * pageSize, (rootpage - 1) * pageSize + 12);
   writeFileSync(damaged, bytes);
   await refused(damaged, /damaged|not a database|malformed/);
 });
