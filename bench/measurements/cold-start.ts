@@ -1,7 +1,14 @@
-import { startAtrium } from "../lib/atrium.ts";
+import { join } from "node:path";
+import { atriumCommand, buildBinary, startAtrium } from "../lib/atrium.ts";
 import { measurement } from "../lib/measurement.ts";
-import { freePort, rssBytes } from "../lib/processes.ts";
-import { median, percentile } from "../lib/stats.ts";
+import { freePort, launch, rssBytes } from "../lib/processes.ts";
+import { median, percentile, ratio } from "../lib/stats.ts";
+
+/**
+ * How much longer than a bare compiled Bun server Atrium may take to answer: its modules, its database
+ * created and migrated, its token. Judged against the floor so that a slower machine moves both.
+ */
+const MAX_RATIO_TO_FLOOR = 3;
 
 /** Long enough for start-up garbage to be collected and the server to sit idle. */
 const RSS_SETTLE_MS = 2_000;
@@ -16,13 +23,20 @@ interface Start {
 export const coldStart = measurement({
   key: "cold",
   title: "Cold start and idle memory",
-  seed: { what: "nothing: each start has a fresh data dir.", run: async (bench) => bench.binary },
+  seed: {
+    what: "the floor's executable, bench/fixtures/bare-server.ts compiled with Atrium's flags; each start of Atrium has a fresh data dir.",
+    async run(bench) {
+      const floor = await buildBinary([join(import.meta.dir, "..", "fixtures", "bare-server.ts")]);
+      bench.defer(floor.remove);
+      return { atrium: bench.binary, floor: floor.path };
+    },
+  },
   action: {
     what:
       "the compiled binary started unpinned, as a user starts it, on a fresh data dir (so it creates the database, runs the " +
       "migrations and writes the token), timed from spawn to the first 200 of GET /v1/health (no token: the loopback exception) " +
       `polled back to back; VmRSS ${RSS_SETTLE_MS / 1000} s later. The executable is in the page cache: a process cold start.`,
-    async run(binary): Promise<Start> {
+    async run({ atrium: binary }): Promise<Start> {
       try {
         const atrium = await startAtrium(binary, { port: freePort(), unpinned: true, pollHealth: true });
         try {
@@ -36,10 +50,27 @@ export const coldStart = measurement({
       }
     },
   },
-  baseline: { what: "none: the targets are absolute (issue 13: the median had crept to 123–160 ms)." },
+  baseline: {
+    what:
+      "the floor, started the same way in turn with each start of Atrium: a compiled Bun executable that only answers /v1/health, " +
+      "so the gate holds on a slower machine as on a faster one (issue 13: the median had crept to 123–160 ms on a machine where 50 ms was met).",
+    async run({ floor }): Promise<number> {
+      const port = freePort();
+      const started = await launch({ command: atriumCommand(floor, port), poll: { url: `http://127.0.0.1:${port}/v1/health` }, timeoutMs: 5_000 });
+      await started.stop();
+      return started.readyMs;
+    },
+  },
   rounds: { warmup: 1, measured: 20 },
-  figures: ({ action }) => [
-    { label: "cold start median", value: median(action.map((start) => start.readyMs)), unit: "ms", target: { comparison: "<", value: 50, gate: true } },
+  figures: ({ action, baseline }) => [
+    { label: "cold start median", value: median(action.map((start) => start.readyMs)), unit: "ms" },
+    { label: "the floor's start median", value: median(baseline), unit: "ms" },
+    {
+      label: "cold start median / the floor's",
+      value: ratio(median(action.map((start) => start.readyMs)), median(baseline)),
+      unit: "ratio",
+      target: { comparison: "<", value: MAX_RATIO_TO_FLOOR, gate: true },
+    },
     {
       label: "cold start p95",
       value: percentile(
@@ -47,7 +78,6 @@ export const coldStart = measurement({
         95,
       ),
       unit: "ms",
-      target: { comparison: "<", value: 100 },
     },
     { label: "starts that never answered", value: action.filter((start) => !Number.isFinite(start.readyMs)).length, unit: "count" },
     { label: "idle RSS, median", value: median(action.map((start) => start.rssMiB)), unit: "MiB", target: { comparison: "<", value: 60 } },
