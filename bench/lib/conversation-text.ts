@@ -3,18 +3,7 @@
  * Words follow Zipf's law over a vocabulary of common English words and made-up technical terms, so a
  * few words are in almost every message and most are rare, as in real conversations with an agent.
  */
-
-/** mulberry32: a small, fast, seeded generator of numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./seeded-random.ts";
 
 const COMMON = (
   "the of and to a in is it that for you this with on be as are was not have but or at by from an can if will file test we code function " +

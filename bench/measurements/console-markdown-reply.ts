@@ -6,18 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-
-/** A small seeded generator (mulberry32): the same reply every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../lib/seeded-random.ts";
 
 type Random = () => number;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -157,7 +146,7 @@ const TOPICS = ["Reading", "Caching", "Retrying", "Streaming", "Checking", "Stor
  * added evenly until the whole is about `bytes` long (ASCII, so characters are bytes).
  */
 export function markdownReply(bytes: number, blocks: number, seed = 20261125): string {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pieces = codePieces();
   const code = Array.from({ length: blocks }, (_, index) => codeBlock(random, pieces, index));
   const intro = `Here is the whole change, section by section. ${paragraph(random)}`;
@@ -192,7 +181,7 @@ export function markdownReply(bytes: number, blocks: number, seed = 20261125): s
 
 /** Cut into `count` pieces of about equal size, each cut moved at random by up to 40 % of a piece. */
 export function streamChunks(text: string, count: number, seed = 7): string[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const size = text.length / count;
   const cuts = [0];
   for (let index = 1; index < count; index++) cuts.push(Math.round((index + (random() - 0.5) * 0.8) * size));
