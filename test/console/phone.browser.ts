@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { CLAUDE_PERMISSION_OPTIONS, type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
 import { git } from "../helpers/git-fixtures.ts";
 import { until } from "../helpers/poll.ts";
@@ -31,11 +31,7 @@ const writeCall = (id: string) => ({
 const permission = (id: string) => ({
   permission: {
     title: "Write hello.txt",
-    options: [
-      { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
-      { optionId: "allow", name: "Allow", kind: "allow_once" },
-      { optionId: "reject", name: "Reject", kind: "reject_once" },
-    ],
+    options: CLAUDE_PERMISSION_OPTIONS,
     toolCall: { toolCallId: id, kind: "edit" },
   },
 });

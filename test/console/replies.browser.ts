@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ConsoleUnderTest, DESKTOP, PHONE, overflowsSideways, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { CLAUDE_PERMISSION_OPTIONS, type ConsoleUnderTest, DESKTOP, PHONE, overflowsSideways, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
@@ -46,11 +46,7 @@ const CLAUDE_TURN = [
   {
     permission: {
       title: "Write hello.txt",
-      options: [
-        { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
-        { optionId: "allow", name: "Allow", kind: "allow_once" },
-        { optionId: "reject", name: "Reject", kind: "reject_once" },
-      ],
+      options: CLAUDE_PERMISSION_OPTIONS,
       toolCall: { toolCallId: "write-1", kind: "edit", content: [writeDiff], locations: [{ path: `${ROOT}/hello.txt` }] },
     },
   },

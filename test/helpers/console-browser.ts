@@ -134,3 +134,10 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
   const under: ConsoleUnderTest = { serve, binary, home, adminToken, api, open, openSignedIn, crashAndRestart, crash, restart, close };
   return under;
 }
+
+/** A permission's options as Claude Code offers them: "Always Allow" first, the riskiest choice on top. */
+export const CLAUDE_PERMISSION_OPTIONS = [
+  { optionId: "allow_always", name: "Always Allow", kind: "allow_always" },
+  { optionId: "allow", name: "Allow", kind: "allow_once" },
+  { optionId: "reject", name: "Reject", kind: "reject_once" },
+];
