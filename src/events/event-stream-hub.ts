@@ -2,6 +2,7 @@ import type { EventLog, LoggedEvent } from "./event-log.ts";
 import { matchesFilter, type EventFilter } from "./event-filter.ts";
 import type { Logger } from "../logging/logger.ts";
 import { streamOutput, type StreamEncoding, type StreamOutput } from "./stream-output.ts";
+import type { RevocationWatch, TokenAuthorization } from "../auth/revocation-watch.ts";
 
 export interface EventStreamLimits {
   /** How often a comment line is sent on a quiet stream, for proxies and dead-peer detection. */
@@ -10,7 +11,7 @@ export interface EventStreamLimits {
   maxQueuedBytes: number;
   /** Events read from the database per step of a replay. */
   replayPageSize: number;
-  /** How often the tokens of streams that can be revoked are checked again. */
+  /** How often the tokens of streams (and terminals' sockets) that can be revoked are checked again. */
   authorizationCheckMs: number;
 }
 
@@ -21,17 +22,10 @@ export const defaultStreamLimits: EventStreamLimits = {
   authorizationCheckMs: 1_000,
 };
 
-/** The token a stream was opened with, when it can be revoked while the stream runs (a named one). */
-export interface StreamAuthorization {
-  tokenName: string;
-  /** Whether the token is still valid; it may be revoked from another process, straight in the database. */
-  isCurrent(): boolean;
-}
-
 export interface StreamRequest extends EventFilter {
   /** Replay events after this globalEventId; null means live events only, from now. */
   after: number | null;
-  authorization?: StreamAuthorization;
+  authorization?: TokenAuthorization;
   /** The name of the token that opened it (`admin` too): with `sessionId`, that token watches the session. */
   tokenName?: string;
   /** How the bytes go on the wire (the request's Accept-Encoding); as they are without it. */
@@ -76,6 +70,7 @@ class StreamConnection {
   /** Closed gracefully while the writer loop slept: the loop ends the encoding, then the response. */
   private endedByLoop = false;
   private readonly unsubscribe: () => void;
+  private readonly unwatchRevocation: (() => void) | undefined;
   private readonly heartbeat: ReturnType<typeof setInterval>;
 
   constructor(
@@ -84,11 +79,13 @@ class StreamConnection {
     private readonly limits: EventStreamLimits,
     private readonly logger: Logger,
     private readonly frames: FrameCache,
+    revocations: RevocationWatch,
     private readonly onClosed: () => void,
   ) {
     this.lastQueuedId = request.after ?? log.cursor();
     this.heardDuringReplay = request.after === null ? null : [];
     this.unsubscribe = log.subscribe((event) => this.hear(event));
+    this.unwatchRevocation = request.authorization && revocations.watch(request.authorization, () => this.endRevoked());
     this.heartbeat = setInterval(() => {
       if (this.queue.length === 0) this.push(HEARTBEAT, true);
     }, limits.heartbeatMs);
@@ -135,6 +132,7 @@ class StreamConnection {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
+    this.unwatchRevocation?.();
     clearInterval(this.heartbeat);
     this.onClosed();
     // A compressed stream ends with its trailer, or its client reports a broken one; only the loop can
@@ -153,12 +151,8 @@ class StreamConnection {
     this.output?.dispose();
   }
 
-  get authorization(): StreamAuthorization | undefined {
-    return this.request.authorization;
-  }
-
   /** Ends the stream as failed, at once: its client may not read what is still queued. */
-  endRevoked(): void {
+  private endRevoked(): void {
     this.logger.info(`closed an event stream: the token "${this.request.authorization?.tokenName}" is no longer valid`);
     this.close(new Error("the stream's token was revoked"));
   }
@@ -213,10 +207,8 @@ class StreamConnection {
 }
 
 /**
- * Serves the event log as Server-Sent Events and keeps track of the open streams. While a stream
- * opened with a named token is open, the tokens of such streams are checked again every
- * `authorizationCheckMs` (not per event: that is one hash and one indexed read per stream), and a
- * revoked token's streams end.
+ * Serves the event log as Server-Sent Events and keeps track of the open streams. A stream opened
+ * with a named token ends when `revocations` finds that token revoked.
  */
 export class EventStreamHub {
   private readonly connections = new Set<StreamConnection>();
@@ -226,12 +218,12 @@ export class EventStreamHub {
   /** Open streams per token and the session they are filtered to (`token\nsession`): who watches a session. */
   private readonly watchers = new Map<string, number>();
   private readonly frames = new FrameCache();
-  private authorizationChecks: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly log: EventLog,
     private readonly logger: Logger,
-    private readonly limits: EventStreamLimits = defaultStreamLimits,
+    private readonly limits: EventStreamLimits,
+    private readonly revocations: RevocationWatch,
   ) {}
 
   get openStreams(): number {
@@ -242,7 +234,7 @@ export class EventStreamHub {
     // Behind the horizon, or from another log (a reset data dir): resuming would silently skip events.
     if (request.after !== null) this.log.checkResumable(request.after);
     const watching = request.tokenName !== undefined && request.sessionId !== undefined ? `${request.tokenName}\n${request.sessionId}` : undefined;
-    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, () => {
+    const connection = new StreamConnection(this.log, request, this.limits, this.logger, this.frames, this.revocations, () => {
       this.connections.delete(connection);
       if (request.clientId !== undefined) this.countClient(request.clientId, -1);
       if (watching !== undefined) countIn(this.watchers, watching, -1);
@@ -250,7 +242,6 @@ export class EventStreamHub {
     this.connections.add(connection);
     if (request.clientId !== undefined) this.countClient(request.clientId, 1);
     if (watching !== undefined) countIn(this.watchers, watching, 1);
-    if (request.authorization) this.checkAuthorizations();
     const source: Bun.DirectUnderlyingSource<Uint8Array> = {
       type: "direct",
       pull: (controller) => connection.run(controller),
@@ -282,26 +273,7 @@ export class EventStreamHub {
 
   /** Ends every open stream, so that a graceful shutdown is not held open by long-lived clients. */
   closeAll(): void {
-    clearInterval(this.authorizationChecks);
-    this.authorizationChecks = undefined;
     for (const connection of [...this.connections]) connection.close();
-  }
-
-  /** Runs while some open stream has a token that can be revoked. */
-  private checkAuthorizations(): void {
-    this.authorizationChecks ??= setInterval(() => {
-      let revocable = 0;
-      for (const connection of [...this.connections]) {
-        const authorization = connection.authorization;
-        if (!authorization) continue;
-        if (isStillCurrent(authorization)) revocable++;
-        else connection.endRevoked();
-      }
-      if (revocable === 0) {
-        clearInterval(this.authorizationChecks);
-        this.authorizationChecks = undefined;
-      }
-    }, this.limits.authorizationCheckMs);
   }
 }
 
@@ -311,13 +283,4 @@ function countIn(counts: Map<string, number>, key: string, delta: number): numbe
   if (after > 0) counts.set(key, after);
   else counts.delete(key);
   return after;
-}
-
-/** A token that cannot be checked (the database failing) is not trusted; the client can reconnect. */
-function isStillCurrent(authorization: StreamAuthorization): boolean {
-  try {
-    return authorization.isCurrent();
-  } catch {
-    return false;
-  }
 }

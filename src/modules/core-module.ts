@@ -3,6 +3,7 @@ import { EventCompactor, defaultCompactionTuning, type CompactionTuning, type Re
 import { EventLog } from "../events/event-log.ts";
 import { EventStreamHub, defaultStreamLimits, type EventStreamLimits } from "../events/event-stream-hub.ts";
 import { eventRoutes } from "../http/routes/event-routes.ts";
+import { RevocationWatch } from "../auth/revocation-watch.ts";
 import { ChildProcesses } from "../process/child-processes.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { EventRepository } from "../store/event-repository.ts";
@@ -28,7 +29,10 @@ export const coreModule = defineModule({
   create: ({ store, identity, logger, paths, clock, config, tokens }, tuning: CoreTuning | undefined) => {
     const repository = new EventRepository(store);
     const events = new EventLog(store, repository, identity.serverId, clock, { writeBehindMs: tuning?.writeBehindMs });
-    const streams = new EventStreamHub(events, logger, { ...defaultStreamLimits, ...tuning?.streamLimits });
+    const streamLimits = { ...defaultStreamLimits, ...tuning?.streamLimits };
+    // One watch, so event streams and terminals' sockets of a revoked token end at the same look.
+    const revocations = new RevocationWatch(streamLimits.authorizationCheckMs);
+    const streams = new EventStreamHub(events, logger, streamLimits, revocations);
     const retention = eventRetention(config);
     const compaction = { ...compactionTimes(config), ...tuning?.compaction };
     const conversation = new ConversationRepository(store);
@@ -39,6 +43,7 @@ export const coreModule = defineModule({
     return {
       events,
       streams,
+      revocations,
       compactor,
       retention,
       children,

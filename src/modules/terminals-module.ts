@@ -5,6 +5,7 @@ import { SessionRepository } from "../store/session-repository.ts";
 import { TerminalFolders } from "../terminals/terminal-folders.ts";
 import { TerminalService, type TerminalLimits } from "../terminals/terminal-service.ts";
 import { CLIENT_BUFFER_BYTES } from "../terminals/terminal-socket.ts";
+import { MAX_PENDING_INPUT_BYTES } from "../terminals/live-terminal.ts";
 import { coreModule } from "./core-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { defineModule } from "./module.ts";
@@ -19,6 +20,8 @@ export interface TerminalTuning {
 
 /** An exited terminal (its state, exit code and last output) stays this long. */
 const EXITED_RETENTION_MS = 10 * 60_000;
+/** At most this many exited terminals stay (each with up to 256 KiB of output); the one that exited first goes first. */
+const MAX_EXITED_TERMINALS = 64;
 /** After SIGHUP, what still runs of an ended terminal gets SIGKILL after this. */
 const END_GRACE_MS = 2000;
 const DEFAULT_MAX_TERMINALS = 16;
@@ -38,21 +41,24 @@ export const terminalsModule = defineModule({
   features: ["terminals", "terminals.socket"],
   eventKinds: TerminalEvents,
   create: ({ store, logger, clock, config, server, tokens, modules }, tuning: TerminalTuning | undefined) => {
-    const { events, children } = modules.get(coreModule);
+    const { events, children, revocations } = modules.get(coreModule);
     const { projects, worktrees } = modules.get(projectsModule);
     const terminals = new TerminalService({
       store,
       events,
       clock,
       logger,
+      revocations,
       children,
       folders: new TerminalFolders({ projects, worktrees, sessions: new SessionRepository(store) }),
       env: tuning?.env ?? process.env,
       limits: {
         maxTerminals: config.maxTerminals ?? DEFAULT_MAX_TERMINALS,
         exitedRetentionMs: EXITED_RETENTION_MS,
+        maxExitedTerminals: MAX_EXITED_TERMINALS,
         clientBufferBytes: CLIENT_BUFFER_BYTES,
         endGraceMs: END_GRACE_MS,
+        maxPendingInputBytes: MAX_PENDING_INPUT_BYTES,
         ...tuning?.limits,
       },
       refusal: plainTextRefusal(config, server.plainTextBeyondLoopback),

@@ -1,3 +1,4 @@
+import { ConflictError } from "../errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
 import { killSession } from "../process/process-session.ts";
 import { signalGroup } from "../process/run-command.ts";
@@ -27,8 +28,13 @@ export interface LiveTerminalOptions {
   children: ChildProcesses;
   /** How long an ended terminal's process group has after SIGHUP before SIGKILL. */
   endGraceMs: number;
+  /** Input the PTY has not taken yet past this is dropped (the program is not reading it). */
+  maxPendingInputBytes: number;
   onExit(exit: TerminalExit): void;
 }
+
+/** Input a terminal's program has left unread past this is dropped, and its client told (the default; tests may change it). */
+export const MAX_PENDING_INPUT_BYTES = 1024 * 1024;
 
 /**
  * After the process exits, what it wrote last may still be in the PTY: it is read until the PTY's end,
@@ -49,6 +55,10 @@ export class LiveTerminal {
   /** Resolves once the process has exited and its last output was passed on. */
   readonly finished: Promise<TerminalExit>;
   private ended: TerminalExit | undefined;
+  /** The PTY was closed (ended, or the process exited): writing to it or resizing it would throw. */
+  private closed = false;
+  /** Input written since the PTY last took all it was given (Bun buffers the rest without limit). */
+  private pendingInputBytes = 0;
 
   constructor(private readonly options: LiveTerminalOptions) {
     let outputEnded!: () => void;
@@ -61,6 +71,7 @@ export class LiveTerminal {
         rows: options.rows,
         name: "xterm-256color",
         data: (_terminal, chunk) => this.output(chunk),
+        drain: () => (this.pendingInputBytes = 0),
         exit: () => outputEnded(),
       },
     });
@@ -68,7 +79,7 @@ export class LiveTerminal {
     options.children.track(this.process, options.argv);
     this.finished = this.process.exited.then(async () => {
       await Promise.race([eof, Bun.sleep(OUTPUT_AFTER_EXIT_MS)]);
-      this.terminal.close();
+      this.closePty();
       // Jobs the shell left (each in a group of its own) end with it: nothing outlives its terminal.
       await killSession(this.process.pid);
       const signal = this.process.signalCode;
@@ -89,13 +100,21 @@ export class LiveTerminal {
     return this.ended;
   }
 
-  /** Keystrokes and pasted text, as the client sent them. */
-  write(input: string | Uint8Array): void {
-    if (!this.ended) this.terminal.write(input);
+  /**
+   * Keystrokes and pasted text, as the client sent them. False when dropped: the program has left
+   * more than `maxPendingInputBytes` unread. Input to a terminal that is ending is ignored.
+   */
+  write(input: string | Uint8Array): boolean {
+    if (this.closed) return true;
+    if (this.pendingInputBytes > this.options.maxPendingInputBytes) return false;
+    this.pendingInputBytes += typeof input === "string" ? Buffer.byteLength(input) : input.byteLength;
+    this.terminal.write(input);
+    return true;
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.ended) this.terminal.resize(cols, rows);
+    if (this.closed) throw new ConflictError("the terminal is ending");
+    this.terminal.resize(cols, rows);
   }
 
   /** A new client gets the recent output first, then what comes; one attaching after the exit gets the end too. */
@@ -116,11 +135,16 @@ export class LiveTerminal {
   async end(): Promise<TerminalExit> {
     if (this.ended) return this.ended;
     signalGroup(this.process, "SIGHUP");
-    this.terminal.close();
+    this.closePty();
     const kill = setTimeout(() => signalGroup(this.process, "SIGKILL"), this.options.endGraceMs);
     const exit = await this.finished;
     clearTimeout(kill);
     return exit;
+  }
+
+  private closePty(): void {
+    this.closed = true;
+    this.terminal.close();
   }
 
   private output(chunk: Uint8Array): void {

@@ -1,3 +1,4 @@
+import type { RevocationWatch, TokenAuthorization } from "../auth/revocation-watch.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from "../errors.ts";
 import type { EventLog } from "../events/event-log.ts";
@@ -11,17 +12,21 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf, type PageAtCursor } from "../s
 import { LiveTerminal, type TerminalExit } from "./live-terminal.ts";
 import type { TerminalFolders } from "./terminal-folders.ts";
 import { terminalSocket } from "./terminal-socket.ts";
-import { TerminalTickets } from "./terminal-tickets.ts";
+import { TerminalTickets, type TicketHolder } from "./terminal-tickets.ts";
 
 export interface TerminalLimits {
   /** Terminals running at once; one more is refused (409). */
   maxTerminals: number;
   /** How long an exited terminal stays listed, with its output, before it is forgotten. */
   exitedRetentionMs: number;
+  /** Exited terminals kept at once; past it the one that exited first is forgotten early. */
+  maxExitedTerminals: number;
   /** Output waiting in one client's socket past this is skipped (terminal-socket.ts). */
   clientBufferBytes: number;
   /** How long an ended terminal's process group has after SIGHUP before SIGKILL. */
   endGraceMs: number;
+  /** Input a terminal's program has not taken past this is dropped. */
+  maxPendingInputBytes: number;
 }
 
 export interface TerminalServiceDeps {
@@ -29,6 +34,8 @@ export interface TerminalServiceDeps {
   events: EventLog<typeof TerminalEvents>;
   clock: Clock;
   logger: Logger;
+  /** Closes the sockets of revoked tokens, at the event streams' looks. */
+  revocations: RevocationWatch;
   children: ChildProcesses;
   folders: TerminalFolders;
   /** The environment shells start with (TERM is set on top); the server's own in a real server. */
@@ -49,12 +56,15 @@ const sizeOk = (value: unknown): value is number => Number.isInteger(value) && (
 /**
  * Terminals: shells (or commands) on pseudo-terminals, in a project's folders, with the rights of the
  * user the server runs as. They live in memory and outlive their clients; they end when their process
- * exits (then stay listed for `exitedRetentionMs`), on DELETE, with their project or session, and on
- * shutdown. Their processes are recorded with the other children, so the start after a crash ends them.
+ * exits (then stay listed for `exitedRetentionMs`, at most `maxExitedTerminals` of them), on DELETE,
+ * with their project or session, and on shutdown. Their processes are recorded with the other
+ * children, so the start after a crash ends them.
  */
 export class TerminalService {
   private readonly terminals = new Map<string, Entry>();
   private readonly tickets: TerminalTickets;
+  /** The exited terminals still kept, in the order they exited. */
+  private readonly exitedIds = new Set<string>();
 
   constructor(private readonly deps: TerminalServiceDeps) {
     this.tickets = new TerminalTickets(deps.clock);
@@ -96,6 +106,7 @@ export class TerminalService {
         rows: body.rows,
         children: this.deps.children,
         endGraceMs: this.deps.limits.endGraceMs,
+        maxPendingInputBytes: this.deps.limits.maxPendingInputBytes,
         onExit: (exit) => this.exited(id, exit),
       });
     } catch (error) {
@@ -138,10 +149,12 @@ export class TerminalService {
     if (!sizeOk(cols) || !sizeOk(rows)) throw new InvalidInputError("cols and rows must be whole numbers from 1 to 1000");
     const entry = this.entry(id);
     if (entry.record.state === "exited") throw new ConflictError(`terminal ${id} has exited`);
+    if (entry.record.cols === cols && entry.record.rows === rows) return entry.record;
+    // First, so that a PTY that is closing (it throws) leaves no event of a size it never had.
+    entry.live.resize(cols, rows);
     const resized = { ...entry.record, cols, rows };
     this.deps.store.transaction(() => this.deps.events.append("terminal.updated", id, { terminal: resized }));
     entry.record = resized;
-    entry.live.resize(cols, rows);
     return resized;
   }
 
@@ -154,22 +167,31 @@ export class TerminalService {
   }
 
   /** A one-time ticket for the terminal's socket (for a browser, which cannot send the token on a WebSocket). */
-  ticket(id: string): TerminalTicket {
+  ticket(id: string, authorization: TokenAuthorization | undefined): TerminalTicket {
     this.checkAllowed();
     this.entry(id);
-    return this.tickets.issue(id);
+    return this.tickets.issue(id, authorization);
   }
 
-  /** Spends a ticket: whether it was good for this terminal. */
-  spendTicket(id: string, ticket: string): boolean {
+  /** Spends a ticket: who it lets in, when it was good for this terminal. */
+  spendTicket(id: string, ticket: string): TicketHolder | undefined {
     return this.tickets.spend(id, ticket);
   }
 
-  /** The handlers of one client's socket: the recent output, then live output; its input and resizes. */
-  socket(id: string): SocketHandlers {
+  /**
+   * The handlers of one client's socket: the recent output, then live output; its input and resizes.
+   * Opened with a named token (or its ticket), it closes when that token is revoked.
+   */
+  socket(id: string, authorization: TokenAuthorization | undefined): SocketHandlers {
     this.checkAllowed();
     const { live } = this.entry(id);
-    return terminalSocket(live, this.deps.limits.clientBufferBytes, (cols, rows) => this.resize(id, cols, rows));
+    return terminalSocket(live, {
+      bufferLimit: this.deps.limits.clientBufferBytes,
+      resize: (cols, rows) => this.resize(id, cols, rows),
+      authorization,
+      revocations: this.deps.revocations,
+      logger: this.deps.logger,
+    });
   }
 
   /** Ends the terminals of a project that is being deleted. */
@@ -202,6 +224,9 @@ export class TerminalService {
       this.deps.logger.warn("could not record a terminal's exit", { terminalId: id, error: (error as Error).message });
     }
     entry.forget = this.deps.clock.setTimeout(() => this.forget(id), this.deps.limits.exitedRetentionMs);
+    this.exitedIds.add(id);
+    // Each keeps its output: a script that starts many short commands must not pile them up for the retention.
+    if (this.exitedIds.size > this.deps.limits.maxExitedTerminals) this.forget(this.exitedIds.values().next().value!);
     this.deps.logger.info("terminal exited", { terminalId: id, ...exit });
   }
 
@@ -209,6 +234,7 @@ export class TerminalService {
     const entry = this.terminals.get(id);
     this.deps.clock.clearTimeout(entry?.forget);
     this.terminals.delete(id);
+    this.exitedIds.delete(id);
   }
 
   private entry(id: string): Entry {

@@ -1,4 +1,6 @@
+import type { RevocationWatch, TokenAuthorization } from "../auth/revocation-watch.ts";
 import type { Socket, SocketHandlers } from "../http/web-socket.ts";
+import type { Logger } from "../logging/logger.ts";
 import type { LiveTerminal, TerminalExit, TerminalViewer } from "./live-terminal.ts";
 
 /** Output waiting in one client's socket past this is skipped, not queued (the default; tests lower it). */
@@ -56,6 +58,23 @@ export class TerminalClient implements TerminalViewer {
   }
 }
 
+/** What one client's socket needs besides its terminal. */
+export interface TerminalSocketOptions {
+  /** Output waiting in the socket past this is skipped. */
+  bufferLimit: number;
+  /** Checks a resize, applies it and says what was wrong. */
+  resize(cols: unknown, rows: unknown): void;
+  /** The token the socket was opened with, when it can be revoked: the socket closes (1008) once `revocations` finds it revoked. */
+  authorization: TokenAuthorization | undefined;
+  revocations: RevocationWatch;
+  logger: Logger;
+}
+
+/** Policy violation: what a socket closes with when its token was revoked. */
+const REVOKED_CLOSE_CODE = 1008;
+
+const errorMessage = (error: string): string => JSON.stringify({ type: "error", error });
+
 /**
  * A text frame that is a resize message; any other frame, binary or text, is input. (Text that must be
  * typed although it reads as a resize message goes as a binary frame.)
@@ -72,29 +91,50 @@ export function resizeMessage(text: string): ResizeMessage | undefined {
 
 /**
  * The socket of one client of a terminal: attached on open (the recent output first), input written
- * to the PTY, resizes passed to `resize` (which checks them and says what was wrong), detached on close.
+ * to the PTY, resizes passed on, detached on close. Input the program leaves unread past its bound is
+ * dropped, and the client told once until the PTY takes input again.
  */
-export function terminalSocket(terminal: LiveTerminal, bufferLimit: number, resize: (cols: unknown, rows: unknown) => void): SocketHandlers {
+export function terminalSocket(terminal: LiveTerminal, options: TerminalSocketOptions): SocketHandlers {
   let client: TerminalClient | undefined;
+  let unwatchRevocation: (() => void) | undefined;
+  let droppingInput = false;
+  const handle = (socket: Socket, message: string | Buffer): void => {
+    const control = typeof message === "string" ? resizeMessage(message) : undefined;
+    if (control) {
+      try {
+        options.resize(control.cols, control.rows);
+      } catch (error) {
+        socket.sendText(errorMessage((error as Error).message));
+      }
+      return;
+    }
+    const written = terminal.write(message);
+    if (!written && !droppingInput) socket.sendText(errorMessage("input dropped: the program is not reading it and too much is waiting"));
+    droppingInput = !written;
+  };
   return {
     open(socket) {
-      client = new TerminalClient(socket, bufferLimit);
+      client = new TerminalClient(socket, options.bufferLimit);
       terminal.attach(client);
+      const { authorization } = options;
+      unwatchRevocation =
+        authorization &&
+        options.revocations.watch(authorization, () => {
+          options.logger.info(`closed a terminal's socket: the token "${authorization.tokenName}" is no longer valid`);
+          socket.close(REVOKED_CLOSE_CODE, "the token was revoked");
+        });
     },
     message(socket, message) {
-      const control = typeof message === "string" ? resizeMessage(message) : undefined;
-      if (!control) {
-        terminal.write(message);
-        return;
-      }
+      // A frame that fails is the client's alone: the server and the other clients go on.
       try {
-        resize(control.cols, control.rows);
+        handle(socket, message);
       } catch (error) {
-        socket.sendText(JSON.stringify({ type: "error", error: (error as Error).message }));
+        options.logger.warn("a terminal's socket message failed", { error: (error as Error).message });
       }
     },
     drain: () => client?.drain(),
     close() {
+      unwatchRevocation?.();
       if (client) terminal.detach(client);
     },
   };

@@ -1,10 +1,15 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { AccessTokens } from "../../src/auth/access-tokens.ts";
+import { withStore } from "../../src/cli/cli-context.ts";
+import { dataPaths } from "../../src/config/paths.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { type PtyTerminal, TerminalTicket } from "../../src/schemas/terminals.ts";
 import { TERMINAL_RING_BYTES } from "../../src/terminals/output-ring.ts";
+import { TokenRepository } from "../../src/store/token-repository.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { socketUrl, startTerminalServer, TerminalSocketClient, type TerminalServer } from "./terminal-fixtures.ts";
 
 const servers: TerminalServer[] = [];
@@ -53,6 +58,35 @@ describe("who may attach", () => {
     client.close();
   });
 
+  test("revoking a named token closes its sockets (1008) at the next look at the tokens, and voids the tickets it asked for", async () => {
+    const checkMs = 50;
+    const s = await server({ tuning: { streamLimits: { authorizationCheckMs: checkMs } } });
+    // As `atrium token create` and `revoke` do it: from another connection, straight in the database.
+    const tokensOnDisk = <T>(use: (tokens: AccessTokens) => T): T =>
+      withStore(dataPaths(s.t.dataDir), (store) => use(new AccessTokens("unused", new TokenRepository(store))));
+    const phone = `Bearer ${tokensOnDisk((tokens) => tokens.create("phone").token)}`;
+    const terminal = await s.create();
+    const askTicket = async () => {
+      const response = await fetch(`${s.t.url}/v1/terminals/${terminal.id}/tickets`, { method: "POST", headers: { authorization: phone } });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as TerminalTicket).ticket;
+    };
+    const byHeader = await TerminalSocketClient.open(socketUrl(s.t.url, terminal.id), { authorization: phone });
+    const byTicket = await TerminalSocketClient.open(socketUrl(s.t.url, terminal.id, await askTicket()));
+    const unspent = await askTicket();
+    const admin = await s.attach(terminal.id);
+
+    tokensOnDisk((tokens) => tokens.revoke("phone"));
+    const revokedAt = Date.now();
+    expect(await Promise.all([byHeader.waitForClose(), byTicket.waitForClose()])).toEqual([1008, 1008]);
+    expect(Date.now() - revokedAt).toBeLessThan(10 * checkMs);
+    await expect(TerminalSocketClient.open(socketUrl(s.t.url, terminal.id, unspent))).rejects.toThrow("refused");
+    // The admin token cannot be revoked: its socket goes on.
+    admin.type("echo still-$((6*7))\n");
+    await admin.waitFor(/still-42\r\n/);
+    expect(admin.closeCode).toBeUndefined();
+  });
+
   test("served beyond loopback without TLS, terminals are refused with the reason, unless config.json opts in", async () => {
     const refusing = await server({ host: "0.0.0.0" });
     const refused = await refusing.t.json("POST", "/v1/terminals", { projectId: refusing.projectId, cols: 80, rows: 24 });
@@ -86,6 +120,41 @@ describe("what is refused changes nothing", () => {
   });
 });
 
+describe("a terminal that is ending", () => {
+  test("refuses resizes (409, no event) and ignores input until its process is gone; a resize to its own size is no change", async () => {
+    const s = await server({ tuning: { modules: { terminals: { limits: { endGraceMs: 300 } } } } });
+    const cursor = await s.t.ready();
+    // It ignores the SIGHUP of DELETE: it ends at the SIGKILL after the grace.
+    const terminal = await s.create({ command: "trap '' HUP; echo ready; sleep 1000" });
+    const client = await s.attach(terminal.id);
+    await client.waitFor(/ready/);
+    expect((await s.t.json("PATCH", `/v1/terminals/${terminal.id}`, { cols: 80, rows: 24 })).status).toBe(200);
+
+    const deleted = s.t.json("DELETE", `/v1/terminals/${terminal.id}`);
+    const resizedTo: number[] = [];
+    const refused = await until(
+      async () => {
+        const cols = 81 + resizedTo.length;
+        const response = await s.t.json("PATCH", `/v1/terminals/${terminal.id}`, { cols, rows: 24 });
+        if (response.status === 200) resizedTo.push(cols);
+        return response;
+      },
+      (response) => response.status !== 200,
+    );
+    await expectError(refused, 409, "ending");
+    client.type("echo too-late\n");
+    client.resize(90, 30);
+    await until(
+      async () => client.controls,
+      (controls) => controls.some((control) => control.type === "error" && control.error.includes("ending")),
+    );
+    expect((await deleted).status).toBe(200);
+    const events = (await replayedEvents(s.t, cursor)).filter((event) => event.subjectId === terminal.id);
+    expect(events.map((event) => event.kind)).toEqual(["terminal.created", ...resizedTo.map(() => "terminal.updated"), "terminal.exited"]);
+    expect(client.text).not.toContain("too-late");
+  });
+});
+
 describe("terminals end with what they belong to", () => {
   test("deleting a session ends the terminals opened for it; deleting the project ends the rest", async () => {
     const s = await server();
@@ -103,6 +172,22 @@ describe("terminals end with what they belong to", () => {
     expect((await s.t.json<PtyTerminal>("GET", `/v1/terminals/${inProject.id}`)).body.state).toBe("running");
     expect((await s.t.json("DELETE", `/v1/projects/${s.projectId}`)).status).toBe(200);
     expect((await s.t.json("GET", `/v1/terminals/${inProject.id}`)).status).toBe(404);
+  });
+
+  test("past the most exited terminals kept, the one that exited first is forgotten", async () => {
+    const s = await server({ tuning: { modules: { terminals: { limits: { maxExitedTerminals: 2 } } } } });
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const terminal = await s.create({ command: "true" });
+      made.push(terminal.id);
+      // One at a time, so that they exit in the order they were made.
+      await until(
+        async () => (await s.t.json<PtyTerminal>("GET", `/v1/terminals/${terminal.id}`)).body,
+        (body) => body.state === "exited",
+      );
+    }
+    const listed = (await (await s.t.api("/v1/terminals")).json()) as PtyTerminal[];
+    expect(listed.map((terminal) => terminal.id)).toEqual(made.slice(-2));
   });
 
   test("an exited terminal stays for 10 minutes on the server's clock, then is forgotten", async () => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StreamedText } from "../helpers/cli-process.ts";
+import { until } from "../helpers/poll.ts";
+import { MAX_PENDING_INPUT_BYTES } from "../../src/terminals/live-terminal.ts";
 import { socketUrl, startTerminalServer, type TerminalServer } from "./terminal-fixtures.ts";
 
 /**
@@ -46,3 +49,25 @@ test("a client that stops reading gets a skipped marker instead of an unbounded 
   // What it got plus what it was told it missed is the whole output, never more.
   expect(new TextEncoder().encode(slowOutput.text).byteLength).toBeLessThan(FLOOD_BYTES);
 }, 90_000);
+
+test("input the program does not read is dropped past 1 MiB, and the client told once; the program gets no more than that", async () => {
+  // Raw, so that the line discipline stops taking input once its 4 KiB are full (in canonical mode it
+  // discards what does not fit); then, told to, it counts what reached it: `cat` ends after 0.2 s of quiet.
+  const terminal = await s.create({
+    command: "stty raw -echo; echo ready; while [ ! -e go ]; do sleep 0.01; done; stty min 0 time 2; echo counted=$(cat | wc -c).",
+  });
+  const client = await s.attach(terminal.id);
+  await client.waitFor(/ready/);
+  const frame = "x".repeat(64 * 1024);
+  for (let sent = 0; sent < 4 * MAX_PENDING_INPUT_BYTES; sent += frame.length) client.type(frame);
+  await until(
+    async () => client.controls,
+    (controls) => controls.some((control) => control.type === "error"),
+  );
+  writeFileSync(join(terminal.cwd, "go"), "");
+  const counted = Number((await client.waitFor(/counted=(\d+)\./))[1]);
+  expect(counted).toBeGreaterThan(0);
+  // At most the bound and the frame that crossed it.
+  expect(counted).toBeLessThanOrEqual(MAX_PENDING_INPUT_BYTES + frame.length);
+  expect(client.controls.filter((control) => control.type === "error")).toEqual([{ type: "error", error: expect.stringContaining("input dropped") }]);
+});

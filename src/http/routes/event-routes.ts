@@ -6,9 +6,9 @@ import type { EventStreamHub } from "../../events/event-stream-hub.ts";
 import { parseKindList } from "../../events/event-filter.ts";
 import { defineRoute } from "../route.ts";
 import { HttpError, unauthorized } from "../http-error.ts";
-import { ADMIN_TOKEN_NAME, type AccessTokens } from "../../auth/access-tokens.ts";
+import type { AccessTokens } from "../../auth/access-tokens.ts";
+import { revocableAuthorization, type TokenAuthorization } from "../../auth/revocation-watch.ts";
 import { bearerToken, forwardedByProxy } from "../auth-guard.ts";
-import type { StreamAuthorization } from "../../events/event-stream-hub.ts";
 import type { StreamEncoding } from "../../events/stream-output.ts";
 import { chooseEncoding, STREAM_PREFERENCE } from "../content-encoding.ts";
 import { isLoopbackHost } from "../../system/loopback.ts";
@@ -52,13 +52,12 @@ function resumePoint(request: Request, after: number | undefined): number | null
  * The token a stream is opened with (its name tells who watches a session). A stream on a named token
  * ends when that token is revoked; the admin token cannot be.
  */
-function streamTokenOf(request: Request, tokens: AccessTokens): { tokenName: string; authorization: StreamAuthorization | undefined } {
+function streamTokenOf(request: Request, tokens: AccessTokens): { tokenName: string; authorization: TokenAuthorization | undefined } {
   const token = bearerToken(request.headers.get("authorization")) ?? "";
   const identity = tokens.verify(token);
   // Revoked in the instant since the guard's check.
   if (identity === null) throw unauthorized("the bearer token is not valid");
-  if (identity.name === ADMIN_TOKEN_NAME) return { tokenName: identity.name, authorization: undefined };
-  return { tokenName: identity.name, authorization: { tokenName: identity.name, isCurrent: () => tokens.stillValid(token) } };
+  return { tokenName: identity.name, authorization: revocableAuthorization(tokens, token, identity.name) };
 }
 
 export function eventRoutes(log: EventLog, hub: EventStreamHub, tokens: AccessTokens) {

@@ -1,9 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import type { AccessTokens } from "../../auth/access-tokens.ts";
+import { revocableAuthorization } from "../../auth/revocation-watch.ts";
 import { CreateTerminalBody, ResizeTerminalBody, PtyTerminal, PtyTerminalList, TerminalListQuery, TerminalTicket } from "../../schemas/terminals.ts";
 import type { TerminalLogs } from "../../harness/terminal-logs.ts";
 import { Terminal as CommandOutput } from "../../schemas/harnesses.ts";
 import type { TerminalService } from "../../terminals/terminal-service.ts";
+import type { TicketHolder } from "../../terminals/terminal-tickets.ts";
 import { bearerToken } from "../auth-guard.ts";
 import { HttpError, unauthorized } from "../http-error.ts";
 import { pageResponse } from "../paging.ts";
@@ -17,6 +19,14 @@ const SocketQuery = Type.Object({
   ),
 });
 
+/** The request's bearer token, when it is valid: what a ticket or socket it opens checks again while it lasts. */
+function tokenHolder(request: Request, tokens: AccessTokens): TicketHolder | undefined {
+  const token = bearerToken(request.headers.get("authorization"));
+  if (token === undefined) return undefined;
+  const identity = tokens.verify(token);
+  return identity === null ? undefined : { authorization: revocableAuthorization(tokens, token, identity.name) };
+}
+
 const REFUSED_BEYOND_LOOPBACK = "Refused while the server listens beyond loopback without TLS, unless config.json says `terminalsOverPlainHttp: true`.";
 
 export function terminalRoutes(terminals: TerminalService, commandOutputs: TerminalLogs, tokens: AccessTokens) {
@@ -25,7 +35,7 @@ export function terminalRoutes(terminals: TerminalService, commandOutputs: Termi
       method: "GET",
       path: "/v1/terminals",
       tag: "terminals",
-      summary: "Terminals, oldest first: running ones, and exited ones for 10 minutes",
+      summary: "Terminals, oldest first: running ones, and exited ones for 10 minutes (the last 64)",
       description: 'Paged: `limit` (50 by default, at most 200); the next page is the `Link: <…>; rel="next"` header.',
       query: TerminalListQuery,
       response: PtyTerminalList,
@@ -81,12 +91,19 @@ export function terminalRoutes(terminals: TerminalService, commandOutputs: Termi
       path: "/v1/terminals/:terminalId/tickets",
       tag: "terminals",
       summary: "A one-time ticket to open the terminal's socket from a browser (which cannot send the token on a WebSocket)",
-      description: "Good for one `GET /v1/terminals/{id}/socket?ticket=…`, within 30 seconds.",
+      description:
+        "Good for one `GET /v1/terminals/{id}/socket?ticket=…`, within 30 seconds, while the token that asked for it is valid; " +
+        "the socket it opens closes (1008) when that token is revoked.",
       params: TerminalParams,
       response: TerminalTicket,
       successStatus: 201,
       moreErrors: { "403": REFUSED_BEYOND_LOOPBACK },
-      handler: ({ params }) => terminals.ticket(params.terminalId),
+      handler: ({ params, request }) => {
+        const holder = tokenHolder(request, tokens);
+        // Revoked in the instant since the guard's check.
+        if (!holder) throw unauthorized("the bearer token is not valid");
+        return terminals.ticket(params.terminalId, holder.authorization);
+      },
     }),
     defineRoute({
       method: "GET",
@@ -96,7 +113,9 @@ export function terminalRoutes(terminals: TerminalService, commandOutputs: Termi
       description:
         "Authorised by the `Authorization: Bearer` header, or by a `ticket` from `POST /v1/terminals/{id}/tickets` (never the " +
         "token in the URL). Server to client: binary frames of output (the last 256 KiB first), text frames " +
-        '`{"type":"exit","exitCode":…,"signal":…}` when the process exits (then the socket closes) and `{"type":"error","error":…}`. ' +
+        '`{"type":"exit","exitCode":…,"signal":…}` when the process exits (then the socket closes) and `{"type":"error","error":…}` ' +
+        "(a bad size, or input dropped: more than 1 MiB of it left unread by the program). It closes with 1008 when the token it " +
+        "was opened with (or its ticket's) is revoked. " +
         'Client to server: binary or text frames of input; a text frame `{"type":"resize","cols":…,"rows":…}` resizes. A client ' +
         "more than 1 MiB behind gets `\\r\\n[atrium: skipped N bytes]\\r\\n` in place of what it missed. See docs/api.md.",
       params: TerminalParams,
@@ -106,14 +125,13 @@ export function terminalRoutes(terminals: TerminalService, commandOutputs: Termi
       ticketed: true,
       moreErrors: { "403": REFUSED_BEYOND_LOOPBACK, "426": "The request did not ask to upgrade to a WebSocket." },
       handler: ({ params, query, request, upgrade }) => {
-        const token = bearerToken(request.headers.get("authorization"));
-        const byToken = token !== undefined && tokens.verify(token) !== null;
-        if (!byToken && !(query.ticket && terminals.spendTicket(params.terminalId, query.ticket))) {
+        const holder = tokenHolder(request, tokens) ?? (query.ticket ? terminals.spendTicket(params.terminalId, query.ticket) : undefined);
+        if (!holder) {
           throw unauthorized(
-            'the socket needs the header "Authorization: Bearer <token>" or a ticket from POST /v1/terminals/{id}/tickets, unused and under 30 s old',
+            'the socket needs the header "Authorization: Bearer <token>" or a ticket from POST /v1/terminals/{id}/tickets, unused, under 30 s old and asked for by a token still valid',
           );
         }
-        const handlers = terminals.socket(params.terminalId);
+        const handlers = terminals.socket(params.terminalId, holder.authorization);
         if (!upgrade?.(handlers)) throw new HttpError(426, "this is a WebSocket: ask with `Upgrade: websocket`", { upgrade: "websocket" });
         // Not sent: the connection is a WebSocket now.
         return new Response(null);
