@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { EventCursor, Nullable, PageQuery, Timestamp } from "./common.ts";
 import { SessionMcpServer } from "./mcps.ts";
-import { ToolCallDetails } from "./transcript.ts";
+import { PermissionOptionKind, ToolCallDetails } from "./transcript.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
 
@@ -174,7 +174,12 @@ export const QueuedPrompt = Type.Object(
 );
 export type QueuedPrompt = Static<typeof QueuedPrompt>;
 
-const Option = Type.Object({ id: Type.String(), label: Type.String(), description: Nullable(Type.String()) });
+const Option = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  description: Nullable(Type.String()),
+  kind: Type.Optional(PermissionOptionKind),
+});
 
 export const Question = Type.Object(
   {

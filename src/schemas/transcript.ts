@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { EventCursor, Nullable } from "./common.ts";
+import { EventCursor, Nullable, Timestamp } from "./common.ts";
 
 /** A reply's details (endpoint 12): the thoughts and tool calls that came with its text, in order. */
 
@@ -26,6 +26,27 @@ export const ToolCallContent = Type.Union(
   { $id: "ToolCallContent" },
 );
 
+/** ACP's kind of a permission option, on a permission question's options and in the answer recorded on its call. */
+export const PermissionOptionKind = Type.Union(
+  [Type.Literal("allow_once"), Type.Literal("allow_always"), Type.Literal("reject_once"), Type.Literal("reject_always")],
+  { description: "ACP's kind of a permission option: what choosing it does." },
+);
+export type PermissionOptionKind = Static<typeof PermissionOptionKind>;
+
+/** How the user answered the permission question about a call. */
+export const PermissionAnswer = Type.Object(
+  {
+    optionId: Nullable(Type.String({ description: "The option chosen; null unless `outcome` is `selected`." })),
+    kind: Nullable(PermissionOptionKind),
+    outcome: Type.Union([Type.Literal("selected"), Type.Literal("dismissed"), Type.Literal("cancelled")], {
+      description: "`dismissed`: the user dismissed the question; `cancelled`: it was withdrawn (the turn cancelled, the agent stopped, another question).",
+    }),
+    answeredAt: Timestamp,
+  },
+  { $id: "PermissionAnswer" },
+);
+export type PermissionAnswer = Static<typeof PermissionAnswer>;
+
 /** A tool call as a reply's details keep it: the agent's fields, its later updates merged in. */
 export const ToolCallDetails = Type.Object(
   {
@@ -39,6 +60,7 @@ export const ToolCallDetails = Type.Object(
     rawInput: Type.Unknown(),
     rawOutput: Type.Unknown(),
     textOffset: TextOffset,
+    permission: Type.Optional(PermissionAnswer),
   },
   { $id: "ToolCallDetails" },
 );

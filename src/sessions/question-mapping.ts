@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PendingQuestion, Question } from "../schemas/sessions.ts";
-import type { ToolCallDetails } from "../schemas/transcript.ts";
+import type { PermissionAnswer, ToolCallDetails } from "../schemas/transcript.ts";
 import { InvalidInputError } from "../errors.ts";
 
 /** The client's answer to one question: chosen option ids, and free text where `allowsOther`. */
@@ -35,7 +35,12 @@ export function permissionQuestion(questionId: string, request: acp.RequestPermi
         id: "permission",
         header: "Permission",
         question: title,
-        options: request.options.map((option) => ({ id: option.optionId, label: option.name, description: PERMISSION_KINDS[option.kind] ?? null })),
+        options: request.options.map((option) => ({
+          id: option.optionId,
+          label: option.name,
+          description: PERMISSION_KINDS[option.kind] ?? null,
+          kind: option.kind,
+        })),
         multiSelect: false,
         allowsOther: false,
         isSecret: false,
@@ -53,6 +58,19 @@ export function isRefusal(request: acp.RequestPermissionRequest, response: acp.R
   if (response.outcome.outcome === "cancelled") return true;
   const chosen = response.outcome.optionId;
   return request.options.find((option) => option.optionId === chosen)?.kind.startsWith("reject") ?? false;
+}
+
+/** The answer to record on the call: the option chosen with its kind, or how the question ended unanswered. */
+export function permissionAnswer(
+  request: acp.RequestPermissionRequest,
+  response: acp.RequestPermissionResponse,
+  dismissed: boolean,
+  answeredAt: string,
+): PermissionAnswer {
+  if (response.outcome.outcome === "cancelled") return { optionId: null, kind: null, outcome: dismissed ? "dismissed" : "cancelled", answeredAt };
+  const optionId = response.outcome.optionId;
+  const kind = request.options.find((option) => option.optionId === optionId)?.kind ?? null;
+  return { optionId, kind, outcome: "selected", answeredAt };
 }
 
 export function permissionOutcome(question: PendingQuestion, answers: Record<string, QuestionAnswer>): acp.RequestPermissionResponse {

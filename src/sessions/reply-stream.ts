@@ -4,6 +4,7 @@ import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { SessionRecords } from "./session-records.ts";
 import type { Logger } from "../logging/logger.ts";
 import { backoffMs, storageProblem } from "../store/storage-errors.ts";
+import type { PermissionAnswer } from "../schemas/transcript.ts";
 import { mergeToolCall, thoughtKey, toolCallKey, type ThoughtDetails, type ToolCallDetails } from "./transcript-mapping.ts";
 
 export interface ReplyStreamDeps {
@@ -117,6 +118,21 @@ export class ReplyStream {
       return;
     }
     if (known?.type === "tool_call" && (known.status === null || known.status === "pending")) this.recordToolCall({ toolCallId, status: "failed" });
+  }
+
+  /** The user's answer to the permission question about a call, kept on the call so the conversation shows it. */
+  recordPermission(toolCallId: string, permission: PermissionAnswer): void {
+    const key = toolCallKey(toolCallId);
+    try {
+      this.deps.store.transaction(() => {
+        const known = this.deps.transcript.get(this.itemId, key)?.payload;
+        if (known?.type !== "tool_call") return;
+        const at = this.deps.transcript.put(this.sessionId, this.itemId, key, { ...known, permission });
+        this.deps.records.emit(this.sessionId, "session.transcript", { itemId: this.itemId, key, ...at });
+      });
+    } catch (error) {
+      this.deps.logger.warn("a permission answer could not be recorded", { sessionId: this.sessionId, toolCallId, error });
+    }
   }
 
   /** Something happened between two parts of the text (a plan update): what follows starts a new paragraph. */

@@ -5,12 +5,27 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { newId } from "../ids.ts";
 import type { ReplyStream } from "./reply-stream.ts";
 import { mergeToolCall } from "./transcript-mapping.ts";
-import { elicitationContent, elicitationQuestion, isRefusal, permissionOutcome, permissionQuestion, type QuestionAnswer } from "./question-mapping.ts";
+import {
+  elicitationContent,
+  elicitationQuestion,
+  isRefusal,
+  permissionAnswer,
+  permissionOutcome,
+  permissionQuestion,
+  type QuestionAnswer,
+} from "./question-mapping.ts";
 
 interface OpenQuestion {
   question: PendingQuestion;
   answer: (answers: Record<string, QuestionAnswer>) => void;
-  withdraw: () => void;
+  /** `dismissed`: the user withdrew it, rather than the turn or the agent ending. */
+  withdraw: (dismissed: boolean) => void;
+}
+
+/** How a question was settled: the response for the agent, and whether the user dismissed it. */
+interface Settled<T> {
+  response: T;
+  dismissed: boolean;
 }
 
 export interface SessionQuestionsDeps {
@@ -35,9 +50,9 @@ export class SessionQuestions {
   }
 
   /** Shows the question, waits for the answer (or its withdrawal), and clears it again. */
-  ask<T>(question: PendingQuestion, toResponse: (question: PendingQuestion, answers: Record<string, QuestionAnswer>) => T, withdrawn: T): Promise<T> {
+  ask<T>(question: PendingQuestion, toResponse: (question: PendingQuestion, answers: Record<string, QuestionAnswer>) => T, withdrawn: T): Promise<Settled<T>> {
     const { sessionId, records } = this.deps;
-    this.open?.withdraw();
+    this.open?.withdraw(false);
     this.deps.beforeAsking();
     records.update(sessionId, (session) => {
       session.pendingQuestion = question;
@@ -45,11 +60,11 @@ export class SessionQuestions {
       SessionRecords.attention(session);
       records.emit(sessionId, "session.question", { question });
     });
-    return new Promise<T>((resolve) => {
-      const settle = (value: T) => {
+    return new Promise<Settled<T>>((resolve) => {
+      const settle = (response: T, dismissed = false) => {
         if (this.open?.question.questionId !== question.questionId) return;
         this.open = undefined;
-        resolve(value);
+        resolve({ response, dismissed });
         if (this.deps.closed()) return;
         records.update(sessionId, (session) => {
           session.pendingQuestion = null;
@@ -61,7 +76,7 @@ export class SessionQuestions {
         question,
         // Validates first: a bad answer is a 400 and the question stays open.
         answer: (answers) => settle(toResponse(question, answers)),
-        withdraw: () => settle(withdrawn),
+        withdraw: (dismissed) => settle(withdrawn, dismissed),
       };
     });
   }
@@ -72,18 +87,21 @@ export class SessionQuestions {
    */
   async askPermission(request: acp.RequestPermissionRequest, reply: ReplyStream | undefined): Promise<acp.RequestPermissionResponse> {
     const toolCall = reply?.recordToolCall(request.toolCall) ?? mergeToolCall(undefined, request.toolCall, 0);
-    const outcome = await this.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
+    const { response, dismissed } = await this.ask(permissionQuestion(newId("q"), request, toolCall), (q, answers) => permissionOutcome(q, answers), {
       outcome: { outcome: "cancelled" },
     });
-    if (isRefusal(request, outcome)) reply?.refuseCall(request.toolCall.toolCallId);
-    return outcome;
+    // A stopped session records nothing more (its reply is closed).
+    if (!this.deps.closed())
+      reply?.recordPermission(request.toolCall.toolCallId, permissionAnswer(request, response, dismissed, this.deps.records.timestamp()));
+    if (isRefusal(request, response)) reply?.refuseCall(request.toolCall.toolCallId);
+    return response;
   }
 
   /** An agent's form, one question per field; a form of another mode is declined. */
   askForm(request: acp.CreateElicitationRequest): Promise<acp.CreateElicitationResponse> {
     const question = elicitationQuestion(newId("q"), request);
     if (!question) return Promise.resolve({ action: "decline" });
-    return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" });
+    return this.ask(question, (q, answers) => elicitationContent(request, q, answers), { action: "cancel" }).then((settled) => settled.response);
   }
 
   answer(questionId: string, answers: Record<string, QuestionAnswer>): void {
@@ -92,12 +110,12 @@ export class SessionQuestions {
 
   /** Withdraws a pending question (the agent gets "cancelled"). */
   dismiss(questionId: string): void {
-    this.find(questionId).withdraw();
+    this.find(questionId).withdraw(true);
   }
 
   /** Withdraws whatever question is open. */
   withdraw(): void {
-    this.open?.withdraw();
+    this.open?.withdraw(false);
   }
 
   private find(questionId: string): OpenQuestion {

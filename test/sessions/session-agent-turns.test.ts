@@ -188,7 +188,68 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(lastReply(done)!.text).toBe("Writing it.\n\nchose reject");
     // The agent never said more of the refused call (as Qwen Code does): it failed rather than stay pending.
     const after = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${reply.id}/details`)).body;
-    expect(after.entries.map((entry) => entry.payload)).toEqual([{ ...question.toolCall!, status: "failed" }]);
+    expect(after.entries.map((entry) => entry.payload)).toEqual([
+      { ...question.toolCall!, status: "failed", permission: { optionId: "reject", kind: "reject_once", outcome: "selected", answeredAt: expect.any(String) } },
+    ]);
+  });
+
+  test("the answer to a permission question is kept on its call (chosen with its kind, or dismissed), and a restart keeps it", async () => {
+    t = await startSessionServer({ agents: "in-process" });
+    t.script({
+      prompts: {
+        "*": [
+          {
+            permission: {
+              title: "Write hello.txt",
+              toolCall: WRITE_CALL,
+              options: [
+                { optionId: "allow", name: "Allow", kind: "allow_once" },
+                { optionId: "reject", name: "Reject", kind: "reject_once" },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const session = await t.newSession();
+    const callOf = async (itemId: string) => {
+      const page = await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${itemId}/details`);
+      assertMatchesSchema(TranscriptDetailsPage, page.body);
+      return page.body.entries.find((entry) => entry.key === "tool:call-write")!;
+    };
+    const askAndSettle = async (text: string, settle: (questionId: string) => Promise<unknown>) => {
+      await prompt(text, session.id);
+      const asking = await t.until(session.id, (d) => d.pendingQuestion !== null);
+      assertMatchesSchema(SessionDetail, asking);
+      // The options carry ACP's kind, so a client picks the safe one by what it does, not by its words.
+      expect(asking.pendingQuestion!.questions[0]!.options.map((option) => option.kind)).toEqual(["allow_once", "reject_once"]);
+      expect((await callOf(lastReply(asking)!.id)).payload).not.toHaveProperty("permission");
+      await settle(asking.pendingQuestion!.questionId);
+      const done = await t.until(session.id, idle);
+      const reply = lastReply(done)!;
+      const call = await callOf(reply.id);
+      // The change is announced like any other of the call's: its event carries the entry's new revision.
+      const announced = (await sessionEvents(session.id)).filter((event) => event.kind === "session.transcript").map((event) => event.payload);
+      expect(announced).toContainEqual({ itemId: reply.id, key: call.key, position: call.position, revision: call.revision });
+      return { itemId: reply.id, permission: call.payload.type === "tool_call" ? call.payload.permission : undefined };
+    };
+    const allowed = await askAndSettle("first", (questionId) =>
+      t.json("POST", `/v1/sessions/${session.id}/questions/${questionId}/answer`, { answers: { permission: { optionIds: ["allow"] } } }),
+    );
+    expect(allowed.permission).toEqual({ optionId: "allow", kind: "allow_once", outcome: "selected", answeredAt: expect.any(String) });
+    const dismissed = await askAndSettle("second", (questionId) => t.json("POST", `/v1/sessions/${session.id}/questions/${questionId}/dismiss`));
+    expect(dismissed.permission).toEqual({ optionId: null, kind: null, outcome: "dismissed", answeredAt: expect.any(String) });
+
+    const restarted = await t.restart();
+    try {
+      for (const { itemId, permission } of [allowed, dismissed]) {
+        const page = await restarted.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${itemId}/details`);
+        assertMatchesSchema(TranscriptDetailsPage, page.body);
+        expect(page.body.entries.find((entry) => entry.key === "tool:call-write")?.payload).toMatchObject({ permission: permission! });
+      }
+    } finally {
+      await restarted.stop();
+    }
   });
 
   test("a question ends with an event when its agent dies, and a late answer is refused", async () => {

@@ -1,47 +1,37 @@
-import { useEffect, useState } from "preact/hooks";
+import { useMemo } from "preact/hooks";
+import type { PermissionAnswer, PermissionOptionKind, ToolCallDetails } from "../../../schemas/transcript.ts";
+
+/** How the conversation says each choice beside its call. */
+const DECISIONS: Record<PermissionOptionKind, string> = {
+  allow_once: "Allowed once",
+  reject_once: "Rejected",
+  allow_always: "Always allowed",
+  reject_always: "Always rejected",
+};
+
+function decisionOf(permission: PermissionAnswer): string {
+  if (permission.outcome === "dismissed") return "Dismissed";
+  if (permission.outcome === "cancelled") return "Not answered";
+  return permission.kind ? DECISIONS[permission.kind] : "Answered";
+}
 
 /**
- * What the user answered to permission questions, by session and tool call, said beside the call's card
- * ("Allowed once", "Rejected"). The server keeps no answer in the transcript (its question event only
- * ends), so the console remembers the answers it gave itself, on this device; the newest few hundred.
+ * Answers this device gave before the server kept them on the call (`permission`), by session and tool
+ * call: read only, so those older calls still say what was answered.
  */
 const STORAGE_KEY = "atrium.decisions";
-const KEPT_DECISIONS = 300;
 
-type Decisions = Record<string, string>;
-
-const keyOf = (sessionId: string, toolCallId: string) => `${sessionId} ${toolCallId}`;
-const listeners = new Set<() => void>();
-
-function readDecisions(): Decisions {
+function storedDecision(sessionId: string, toolCallId: string): string | null {
   try {
-    return JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "{}") as Decisions;
+    const decisions = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "{}") as Record<string, string>;
+    return decisions[`${sessionId} ${toolCallId}`] ?? null;
   } catch {
-    return {};
+    return null;
   }
 }
 
-/** Records an answer given here; the oldest are dropped past the bound (an object keeps insertion order). */
-export function recordDecision(sessionId: string, toolCallId: string, words: string): void {
-  const decisions = readDecisions();
-  const key = keyOf(sessionId, toolCallId);
-  delete decisions[key];
-  decisions[key] = words;
-  const kept = Object.entries(decisions).slice(-KEPT_DECISIONS);
-  localStorage.setItem(STORAGE_KEY, JSON.stringify(Object.fromEntries(kept)));
-  for (const listener of listeners) listener();
-}
-
-/** The answer given to the question about this call, if this device gave one; follows new answers. */
-export function useDecision(sessionId: string, toolCallId: string): string | null {
-  const read = () => readDecisions()[keyOf(sessionId, toolCallId)] ?? null;
-  const [decision, setDecision] = useState(read);
-  useEffect(() => {
-    const listener = () => setDecision(read());
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-    };
-  }, [sessionId, toolCallId]);
-  return decision;
+/** What was answered to the permission question about this call: the server's record, else this device's. */
+export function useDecision(sessionId: string, call: ToolCallDetails): string | null {
+  const stored = useMemo(() => storedDecision(sessionId, call.toolCallId), [sessionId, call.toolCallId]);
+  return call.permission ? decisionOf(call.permission) : stored;
 }

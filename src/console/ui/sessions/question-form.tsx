@@ -1,8 +1,8 @@
 import { useRef, useState } from "preact/hooks";
 import type { PendingQuestion, Question } from "../../../schemas/sessions.ts";
+import type { PermissionOptionKind } from "../../../schemas/transcript.ts";
 import { api } from "../shared/api.ts";
 import { ToolCallView } from "./tool-call-view.tsx";
-import { recordDecision } from "./question-decisions.ts";
 import { useFocusAfterAnswer } from "./focus-after-answer.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
@@ -65,23 +65,20 @@ const isOneTap = (questions: Question[]): questions is [Question] =>
 type Option = Question["options"][number];
 
 /**
- * What a permission option does, read from ACP's kind as the server words it (src/sessions/question-mapping.ts):
- * the safe choice first and strongest, Reject apart from it, the choices that last beyond this call last and quiet.
+ * What a permission option does, by ACP's kind: the safe choice first and strongest, Reject apart from
+ * it, the choices that last beyond this call last and quiet.
  */
-const OPTION_ROLES = {
-  "allow once": { rank: 0, style: "", decision: "Allowed once" },
-  reject: { rank: 1, style: "reject-button", decision: "Rejected" },
-  "always allow": { rank: 3, style: "quiet-button always", decision: "Always allowed" },
-  "always reject": { rank: 3, style: "quiet-button always", decision: "Always rejected" },
-} as const;
+const OPTION_ROLES: Record<PermissionOptionKind, { rank: number; style: string }> = {
+  allow_once: { rank: 0, style: "" },
+  reject_once: { rank: 1, style: "reject-button" },
+  allow_always: { rank: 3, style: "quiet-button always" },
+  reject_always: { rank: 3, style: "quiet-button always" },
+};
 
-const roleOf = (option: Option) => OPTION_ROLES[(option.description ?? "").toLowerCase() as keyof typeof OPTION_ROLES] ?? null;
+const roleOf = (option: Option) => (option.kind ? OPTION_ROLES[option.kind] : null);
 
 /** The options in the order a careful reader wants them: another question's keep theirs. */
 const safestFirst = (options: Option[]) => options.toSorted((a, b) => (roleOf(a)?.rank ?? 2) - (roleOf(b)?.rank ?? 2));
-
-/** How the conversation says the choice beside its call. */
-export const decisionOf = (option: Option) => roleOf(option)?.decision ?? `Answered: ${option.label}`;
 
 /** An option's words, and what it does in ACP's words when its name does not say it already ("Allow" — "Allow once"). */
 function OptionButton({ option, busy, choose }: { option: Option; busy: boolean; choose: () => void }) {
@@ -113,12 +110,8 @@ export function QuestionForm({ sessionId, pending }: { sessionId: string; pendin
     void action.run(() => api("POST", `${path}/answer`, { answers: body }));
   };
   const questions = pending.questions;
-  const decided = (words: string) => pending.toolCall && recordDecision(sessionId, pending.toolCall.toolCallId, words);
   const chooseOnly = (questionId: string, option: Option) =>
-    action.run(async () => {
-      await api("POST", `${path}/answer`, { answers: { [questionId]: { optionIds: [option.id] } } });
-      decided(decisionOf(option));
-    });
+    action.run(() => api("POST", `${path}/answer`, { answers: { [questionId]: { optionIds: [option.id] } } }));
   return (
     <form class="panel question-form" aria-label="The agent asks" onSubmit={answer} ref={form}>
       <h3>{pending.message || "The agent asks"}</h3>
@@ -129,18 +122,7 @@ export function QuestionForm({ sessionId, pending }: { sessionId: string; pendin
         <AnsweredQuestions questions={questions} answers={answers} setAnswers={setAnswers} busy={action.busy} />
       )}
       <div class="row-actions">
-        <button
-          type="button"
-          class="quiet-button"
-          aria-disabled={action.busy}
-          onClick={() =>
-            action.busy ||
-            action.run(async () => {
-              await api("POST", `${path}/dismiss`);
-              decided("Dismissed");
-            })
-          }
-        >
+        <button type="button" class="quiet-button" aria-disabled={action.busy} onClick={() => action.busy || action.run(() => api("POST", `${path}/dismiss`))}>
           Dismiss
         </button>
       </div>

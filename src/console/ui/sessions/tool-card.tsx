@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { ToolCallDetails } from "../../../schemas/transcript.ts";
 import { InlineMarkdown } from "../shared/inline-markdown.tsx";
+import { AgentTerminalLinks } from "../terminals/agent-terminal-links.tsx";
 import { ToolCallView } from "./tool-call-view.tsx";
 import { useDecision } from "./question-decisions.ts";
 
@@ -27,12 +28,12 @@ const STATUSES: Record<string, string> = { pending: "Pending", in_progress: "Run
 const fileName = (path: string) => path.slice(path.lastIndexOf("/") + 1) || path;
 
 /**
- * A tool call where it happened in the reply: one line with its kind, title, the answer given here to a
+ * A tool call where it happened in the reply: one line with its kind, title, the answer given to the
  * question about it, its status and the files it touches, opening to what it did. The content is drawn only once opened, so a long session's cards
  * cost a line each.
  */
 export function ToolCard({ sessionId, call }: { sessionId: string; call: ToolCallDetails }) {
-  const decision = useDecision(sessionId, call.toolCallId);
+  const decision = useDecision(sessionId, call);
   const [open, setOpen] = useState(false);
   const kind = KINDS[call.kind ?? ""] ?? OTHER_KIND;
   const status = call.status ?? "pending";
@@ -60,6 +61,7 @@ export function ToolCard({ sessionId, call }: { sessionId: string; call: ToolCal
         )}
       </summary>
       {open && <ToolCallView call={call} />}
+      {open && <AgentTerminalLinks sessionId={sessionId} call={call} />}
     </details>
   );
 }
