@@ -1,24 +1,46 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
-import { type ConsoleUnderTest, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import type { Session } from "../../src/schemas/sessions.ts";
+import type { PtyTerminal } from "../../src/schemas/terminals.ts";
+import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // A project's terminal in the console on a phone (390×844, a touch screen): the emulator loads only when
 // a terminal is opened, a command typed runs in a real shell on the server, the key bar's sticky Ctrl
-// interrupts a program, and a reload attaches again and replays what the terminal printed.
+// interrupts a program, and a reload attaches again and replays what the terminal printed. Then on a
+// desktop: a shell's exit code, closing a terminal, and a command the scripted agent runs shown read-only.
 let atrium: ConsoleUnderTest;
 let project: Project;
+const agentDir = makeTempDir("atrium-terminal-agent-");
+/** The agent's command waits for this file before it prints its last line, so the test sees it running first. */
+const GO_FILE = join(agentDir.path, "go");
+const AGENT_COMMAND = ["-c", `echo compiling; while [ ! -f ${GO_FILE} ]; do sleep 0.1; done; printf '\\033[32mbuilt\\033[0m\\n'`];
 
 beforeAll(async () => {
-  // A plain prompt whatever the machine's shell is.
-  atrium = await startConsole({ SHELL: "/bin/sh", PS1: "$ " });
+  const scriptFile = join(agentDir.path, "script.json");
+  writeFileSync(scriptFile, JSON.stringify({ prompts: { build: [{ terminal: { command: "sh", args: AGENT_COMMAND } }, { chunk: "Building." }] } }));
+  atrium = await startConsole(
+    // A plain prompt whatever the machine's shell is.
+    {
+      SHELL: "/bin/sh",
+      PS1: "$ ",
+      SCRIPTED_AGENT_SCRIPT: scriptFile,
+      SCRIPTED_AGENT_STATE: join(agentDir.path, "state"),
+      SCRIPTED_AGENT_BUN: process.execPath,
+    },
+    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
+  );
   project = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true });
 }, 120_000);
 
 afterAll(async () => {
   await atrium?.close();
+  agentDir.remove();
 });
 
 /** The emulator's screen as text, a line per row. */
@@ -129,3 +151,59 @@ test("on a phone: a project's terminal runs `echo hi`, the key bar's Ctrl interr
   expect(problems).toEqual([]);
   await page.context().close();
 }, 120_000);
+
+test("a shell that exits says its code; closing it with its × leaves no terminal listed", async () => {
+  const place = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Exits" });
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/projects/${encodeURIComponent(place.id)}/terminal`);
+  const emulator = page.getByRole("region", { name: "Terminal in Exits" });
+  await emulator.locator(".xterm").waitFor();
+  await waitForScreen(page, /^\$ /m);
+  await emulator.click();
+  await page.keyboard.type("exit 3");
+  await page.keyboard.press("Enter");
+  await page.getByRole("status").filter({ hasText: "exited (code 3)" }).waitFor();
+  const terminals = page.getByRole("list", { name: "Terminals" }).getByRole("listitem");
+  await expect(terminals.getByRole("button", { name: "Terminal 1 · exited (code 3)" }).count()).resolves.toBe(1);
+
+  await page.getByRole("button", { name: "Close Terminal 1" }).click();
+  await until(
+    () => terminals.count(),
+    (count) => count === 0,
+  );
+  await page.getByText("No terminal is shown").waitFor();
+  expect(await atrium.api<PtyTerminal[]>("GET", `/v1/terminals?projectId=${encodeURIComponent(place.id)}`)).toEqual([]);
+  expect(problems).toEqual([]);
+  await page.context().close();
+}, 60_000);
+
+test("a command the agent runs opens from its tool card in the terminal view, read-only, and shows its output as it ends", async () => {
+  const place = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Agent builds" });
+  const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: place.id, harnessId: "scripted", title: "Build it" });
+  await atrium.api("POST", `/v1/sessions/${encodeURIComponent(session.id)}/prompts`, { text: "build" });
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${encodeURIComponent(session.id)}`);
+  const card = page.locator('.tool-card[data-kind="execute"]');
+  await card.locator("summary").click();
+  await card.getByRole("link", { name: "Open in terminal view" }).click();
+
+  const command = `sh ${AGENT_COMMAND.join(" ")}`;
+  await page.getByRole("heading", { name: `Agent's terminal · ${command}` }).waitFor();
+  const screen = page.getByRole("region", { name: `Output of ${command}` });
+  await screen.locator(".xterm").waitFor();
+  await waitForScreen(page, /^compiling$/m);
+  await page.getByRole("status").filter({ hasText: "Running" }).waitFor();
+  // Nothing typed reaches it, and there is no key bar to type with.
+  await screen.click();
+  await page.keyboard.type("ignored");
+  expect(await page.getByRole("toolbar", { name: "Terminal keys" }).count()).toBe(0);
+
+  // The command's end is a `session.tasks` event: the page reads the output again and writes what it added.
+  writeFileSync(GO_FILE, "");
+  await page.getByRole("status").filter({ hasText: "exited (code 0)" }).waitFor();
+  await waitForScreen(page, /^compiling\nbuilt$/m);
+  expect(await screenText(page)).not.toContain("ignored");
+  // Its colour came through: the escape is drawn, not printed.
+  expect(await screenText(page)).not.toContain("[32m");
+  await screenshot(page, "terminal-agent");
+  expect(problems).toEqual([]);
+  await page.context().close();
+}, 60_000);

@@ -14,6 +14,7 @@ import { SkillsPage } from "./skills/skills-page.tsx";
 import { McpPage } from "./mcp/mcp-page.tsx";
 import { PluginsPage } from "./plugins/plugins-page.tsx";
 import { MachinesPage } from "./machines/machines-page.tsx";
+import { AgentTerminalPage } from "./terminals/agent-terminal-page.tsx";
 import { TerminalPage } from "./terminals/terminal-page.tsx";
 import { SignIn } from "./shell/sign-in.tsx";
 import { OfflineNotice } from "./shell/offline-notice.tsx";
@@ -56,6 +57,8 @@ function Page({ route }: { route: Route }) {
       return <SettingsPage />;
     case "terminal":
       return <TerminalPage key={`${route.owner.kind}/${route.owner.id}`} owner={route.owner} />;
+    case "agent-terminal":
+      return <AgentTerminalPage key={`${route.sessionId}/${route.terminalKey}`} sessionId={route.sessionId} terminalKey={route.terminalKey} />;
   }
 }
 

@@ -19,7 +19,8 @@ type LinkedPage = (typeof PAGE_LINKS)[number]["page"];
 export type Route =
   | { page: LinkedPage }
   | { page: "session"; sessionId: string; itemId?: string }
-  | { page: "terminal"; owner: { kind: "project" | "session"; id: string } };
+  | { page: "terminal"; owner: { kind: "project" | "session"; id: string } }
+  | { page: "agent-terminal"; sessionId: string; terminalKey: string };
 
 export const pageHref = (page: LinkedPage) => `#/${page}`;
 /** A session's page; with `itemId`, opened at that message (where a search found it). */
@@ -28,11 +29,17 @@ export const sessionHref = (sessionId: string, itemId?: string) =>
 /** The terminals of a project (in its folder) or of a session (in its worktree). */
 export const terminalHref = (kind: "project" | "session", id: string) => `#/${kind}s/${encodeURIComponent(id)}/terminal`;
 
+/** A command the session's agent runs in a terminal of its own (a background task), shown read-only. */
+export const agentTerminalHref = (sessionId: string, terminalKey: string) =>
+  `#/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(terminalKey)}`;
+
 export function parseRoute(hash: string): Route {
   const [page, id, part, itemId] = hash.replace(/^#\/?/, "").split("/");
   if (part === "terminal" && id && (page === "projects" || page === "sessions")) {
     return { page: "terminal", owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) } };
   }
+  if (page === "sessions" && id && part === "tasks" && itemId)
+    return { page: "agent-terminal", sessionId: decodeURIComponent(id), terminalKey: decodeURIComponent(itemId) };
   if (page === "sessions" && id)
     return { page: "session", sessionId: decodeURIComponent(id), ...(part === "at" && itemId ? { itemId: decodeURIComponent(itemId) } : {}) };
   const linked = PAGE_LINKS.find((link) => link.page === page);
@@ -40,7 +47,8 @@ export function parseRoute(hash: string): Route {
 }
 
 /** What the window's title calls a page until its heading names it (a session's heading is its title). */
-const routeName = (route: Route) => PAGE_LINKS.find((link) => link.page === route.page)?.label ?? (route.page === "terminal" ? "Terminal" : "Session");
+const routeName = (route: Route) =>
+  PAGE_LINKS.find((link) => link.page === route.page)?.label ?? (route.page === "terminal" || route.page === "agent-terminal" ? "Terminal" : "Session");
 
 /**
  * The page the address names, followed as it changes. A navigation names the page in the window's title

@@ -7,7 +7,7 @@ export interface CellSize {
 /** The terminal emulator on the page, as the lazily loaded script (emulator/) offers it. */
 export interface TerminalEmulator {
   /** Output as the program wrote it. */
-  write(output: Uint8Array): void;
+  write(output: Uint8Array | string): void;
   /** Clears the screen and its scrollback, before a replay of the recent output draws it again. */
   reset(): void;
   /** Fits the cells to the element; answers the size it came to. */
@@ -25,10 +25,18 @@ export interface TerminalEmulator {
   dispose(): void;
 }
 
+export interface EmulatorOptions {
+  /**
+   * Output to show, never input: an agent's command, which runs on pipes, not a PTY. Typing is ignored,
+   * and a bare newline (no PTY turns it into CR LF) starts a new line.
+   */
+  readOnly: boolean;
+}
+
 /** What the emulator's script hands over once it has run. */
 export interface EmulatorFactory {
   /** An emulator drawn into `element`, its input named `label` for screen readers. */
-  open(element: HTMLElement, label: string): TerminalEmulator;
+  open(element: HTMLElement, label: string, options: EmulatorOptions): TerminalEmulator;
 }
 
 declare global {

@@ -1,13 +1,12 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { failureText } from "../shared/failure-text.ts";
 import { Alert } from "../shared/use-action.tsx";
 import { ConnectionStatus } from "./connection-status.tsx";
 import { type BarKey, keyInput, withControl } from "./control-keys.ts";
-import type { CellSize, TerminalEmulator } from "./emulator-api.ts";
+import type { CellSize } from "./emulator-api.ts";
 import { KeyBar } from "./key-bar.tsx";
-import { loadEmulator } from "./load-emulator.ts";
 import { PasteField } from "./paste-field.tsx";
 import { type ConnectionState, TerminalConnection } from "./terminal-connection.ts";
+import { useEmulator } from "./use-emulator.ts";
 import { useFit } from "./use-fit.ts";
 import { useVisibleHeight } from "./use-visible-height.ts";
 
@@ -27,8 +26,6 @@ export interface TerminalViewProps {
 export function TerminalView({ terminalId, label, sized }: TerminalViewProps) {
   const view = useRef<HTMLDivElement>(null);
   const screen = useRef<HTMLElement>(null);
-  const [emulator, setEmulator] = useState<TerminalEmulator | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
   const [state, setState] = useState<ConnectionState | null>(null);
   const [notice, setNotice] = useState("");
   const [pasting, setPasting] = useState(false);
@@ -46,24 +43,10 @@ export function TerminalView({ terminalId, label, sized }: TerminalViewProps) {
   };
 
   useVisibleHeight(view);
-  useEffect(() => {
-    let opened: TerminalEmulator | undefined;
-    let current = true;
-    loadEmulator().then(
-      (factory) => {
-        if (!current || !screen.current) return;
-        opened = factory.open(screen.current, label);
-        opened.onInput((input) => type(controlHeld.current ? withControl(input) : input));
-        sized(opened.fit());
-        setEmulator(opened);
-      },
-      (failure: unknown) => current && setProblem(`The terminal emulator could not be loaded: ${failureText(failure)}`),
-    );
-    return () => {
-      current = false;
-      opened?.dispose();
-    };
-  }, []);
+  const { emulator, problem } = useEmulator(screen, label, { readOnly: false }, (opened) => {
+    opened.onInput((input) => type(controlHeld.current ? withControl(input) : input));
+    sized(opened.fit());
+  });
   useFit(emulator, screen, (size) => {
     sized(size);
     connection.current?.resize(size);

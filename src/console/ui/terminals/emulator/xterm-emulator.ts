@@ -1,7 +1,7 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
-import type { EmulatorFactory, TerminalEmulator } from "../emulator-api.ts";
+import type { EmulatorFactory, EmulatorOptions, TerminalEmulator } from "../emulator-api.ts";
 import { ConstructedStyles } from "./constructed-styles.ts";
 
 /**
@@ -15,8 +15,16 @@ new ConstructedStyles(document).add(xtermCss);
 const THEME = { background: "#161615", foreground: "#ecece8", cursor: "#ecece8", selectionBackground: "#4a5a8a" };
 const FONT = 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace';
 
-function open(element: HTMLElement, label: string): TerminalEmulator {
-  const terminal = new Terminal({ theme: THEME, fontFamily: FONT, fontSize: 14, scrollback: 5_000, cursorBlink: true });
+function open(element: HTMLElement, label: string, { readOnly }: EmulatorOptions): TerminalEmulator {
+  const terminal = new Terminal({
+    theme: THEME,
+    fontFamily: FONT,
+    fontSize: 14,
+    scrollback: 5_000,
+    cursorBlink: !readOnly,
+    disableStdin: readOnly,
+    convertEol: readOnly,
+  });
   const fitting = new FitAddon();
   terminal.loadAddon(fitting);
   const styles = new ConstructedStyles(document);
