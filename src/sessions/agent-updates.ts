@@ -91,8 +91,7 @@ export class AgentUpdates {
   }
 
   private recordPlan(turn: UpdatedTurn, update: acp.Plan): void {
-    // A plan update is a step of the turn like a tool call (Codex's update_plan sends no call): the text after it is a new paragraph.
-    turn.reply.breakText();
+    turn.reply.recordPlan(update.entries);
     this.deps.records.update(this.deps.sessionId, (session) => {
       session.plan = { entries: update.entries.map(({ content, priority, status }) => ({ content, priority, status })) };
       this.deps.records.emit(this.deps.sessionId, "session.plan", { plan: session.plan });

@@ -60,6 +60,8 @@ export class ReplyStream {
   private readonly calls = new Set<string>();
   private readonly endedCalls = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** How many plan updates the reply has had: each is a call of its own. */
+  private plans = 0;
   /** How many thoughts the reply has had, and the key of the one streaming now. */
   private thoughts = 0;
   private openThought: string | undefined;
@@ -135,10 +137,23 @@ export class ReplyStream {
     }
   }
 
-  /** Something happened between two parts of the text (a plan update): what follows starts a new paragraph. */
-  breakText(): void {
-    this.flush();
-    this.interrupted = this.textLength > 0;
+  /**
+   * A plan update, as a call of its own in the reply: the agents' plan tools send the plan in place of
+   * their call (Claude's task tools, Codex's update_plan), which would leave no card where the plan was
+   * made. Like a call, it breaks the text.
+   */
+  recordPlan(entries: acp.PlanEntry[]): void {
+    const checklist = entries.map(
+      (entry) => `- [${entry.status === "completed" ? "x" : " "}] ${entry.content}${entry.status === "in_progress" ? " (in progress)" : ""}`,
+    );
+    this.recordToolCall({
+      toolCallId: `plan-${++this.plans}`,
+      title: "Plan",
+      kind: "think",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: checklist.join("\n") } }],
+      rawInput: { entries },
+    });
   }
 
   /**

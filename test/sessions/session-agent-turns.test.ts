@@ -90,16 +90,21 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     expect(reply.text.slice(0, firstText.length)).toBe(firstText);
   });
 
-  test("a plan update breaks the text like a tool call (Codex's update_plan sends none); a thought starts at its first words", async () => {
+  test("a plan update is a call of its own in the reply (the agents' plan tools send the plan instead of their call); a thought starts at its first words", async () => {
     t = await sharedServer();
+    const steps = [
+      { content: "Step one", priority: "medium" as const, status: "completed" as const },
+      { content: "Step two", priority: "medium" as const, status: "in_progress" as const },
+    ];
     t.script({
       prompts: {
         plan: [
           { thought: "\n\n" },
           { thought: "\n\n**Planning** the steps" },
           { chunk: "Planning." },
-          { plan: [{ content: "Step one", priority: "medium", status: "completed" }] },
+          { plan: steps.slice(0, 1) },
           { chunk: "Planned." },
+          { plan: steps },
         ],
       },
     });
@@ -107,9 +112,26 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
     await prompt("plan", session.id);
     const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn");
     expect(lastReply(done)!.text).toBe("Planning.\n\nPlanned.");
-    expect(done.sessionPlan?.entries.map((entry) => entry.content)).toEqual(["Step one"]);
+    expect(done.sessionPlan?.entries.map((entry) => entry.content)).toEqual(["Step one", "Step two"]);
     const page = (await t.json<Page>("GET", `/v1/sessions/${session.id}/transcript/${lastReply(done)!.id}/details`)).body;
-    expect(page.entries.map((entry) => entry.payload)).toEqual([{ type: "thought", text: "**Planning** the steps", textOffset: 0 }]);
+    assertMatchesSchema(TranscriptDetailsPage, page);
+    const planCall = (toolCallId: string, entries: typeof steps, checklist: string, textOffset: number): Page["entries"][number]["payload"] => ({
+      type: "tool_call",
+      toolCallId,
+      title: "Plan",
+      kind: "think",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: checklist } }],
+      locations: [],
+      rawInput: { entries },
+      rawOutput: null,
+      textOffset,
+    });
+    expect(page.entries.map((entry) => entry.payload)).toEqual([
+      { type: "thought", text: "**Planning** the steps", textOffset: 0 },
+      planCall("plan-1", steps.slice(0, 1), "- [x] Step one", "Planning.".length),
+      planCall("plan-2", steps, "- [x] Step one\n- [ ] Step two (in progress)", "Planning.\n\nPlanned.".length),
+    ]);
   });
 
   test("what the agent says about itself (its harness's selfNotice) is the session's notice, not reply text", async () => {
