@@ -1,7 +1,8 @@
 import type { Static } from "@sinclair/typebox";
 import type { EventLog } from "../events/event-log.ts";
 import type { ProjectService } from "../projects/project-service.ts";
-import type { SessionEvents, SessionListItem, SessionListQuery } from "../schemas/sessions.ts";
+import type { SessionEvents, SessionListItem } from "../schemas/sessions.ts";
+import type { SessionListQuery } from "../schemas/session-requests.ts";
 import { DEFAULT_PAGE_SIZE, KeptPages, type Page, type PageAtCursor } from "../store/page-cursor.ts";
 import type { SessionFilter, SessionRepository } from "../store/session-repository.ts";
 import type { SessionSearchRepository } from "../store/session-search-repository.ts";

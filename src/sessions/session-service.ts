@@ -13,17 +13,8 @@ import type { Logger } from "../logging/logger.ts";
 import type { HarnessService } from "../harness/harness-service.ts";
 import type { ProjectService } from "../projects/project-service.ts";
 import type { WorktreeService } from "../projects/worktree-service.ts";
-import type {
-  AnswerQuestionBody,
-  BackgroundTaskOutput,
-  CreateSessionBody,
-  Goal,
-  Session,
-  SessionConfig,
-  SessionDetail,
-  UpdateSessionBody,
-  UsageLimits,
-} from "../schemas/sessions.ts";
+import type { BackgroundTaskOutput, Goal, Session, SessionConfig, SessionDetail, UsageLimits } from "../schemas/sessions.ts";
+import type { AnswerQuestionBody, CreateSessionBody, UpdateSessionBody } from "../schemas/session-requests.ts";
 import type { TranscriptDetailsPage } from "../schemas/transcript.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";

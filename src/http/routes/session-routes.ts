@@ -1,25 +1,18 @@
 import { Type } from "@sinclair/typebox";
+import { BackgroundTaskOutput, Goal, QueuedPrompt, Session, SessionConfig, SessionDetail, SessionListItem, UsageLimits } from "../../schemas/sessions.ts";
 import {
   AnswerQuestionBody,
-  BackgroundTaskOutput,
   CreateSessionBody,
   DeleteSessionQuery,
   EditPromptBody,
-  Goal,
-  QueuedPrompt,
   SendPromptBody,
-  Session,
-  SessionConfig,
-  SessionDetail,
   SessionDetailQuery,
   SessionEventsQuery,
-  SessionListItem,
   SessionListQuery,
   SetConfigBody,
   SetGoalBody,
   UpdateSessionBody,
-  UsageLimits,
-} from "../../schemas/sessions.ts";
+} from "../../schemas/session-requests.ts";
 import { TranscriptDetailsPage, TranscriptDetailsQuery } from "../../schemas/transcript.ts";
 import { BEHIND_HORIZON, EventRecord } from "../../schemas/events.ts";
 import type { SessionService } from "../../sessions/session-service.ts";
