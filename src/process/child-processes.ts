@@ -19,7 +19,7 @@ interface ChildRecord {
  * including those still starting.
  */
 export class ChildProcesses {
-  private readonly running = new Map<number, Bun.Subprocess>();
+  private readonly running = new Set<number>();
 
   constructor(
     private readonly dir: string,
@@ -57,8 +57,12 @@ export class ChildProcesses {
 
   /** Records a child until it exits; a failed record (full disk) is logged and the child still runs. */
   track(child: Bun.Subprocess, command: string[]): void {
-    const pid = child.pid;
-    this.running.set(pid, child);
+    this.trackPid(child.pid, command, child.exited);
+  }
+
+  /** Records a child another thread started (a terminal's, in its PTY worker) until `exited` settles. */
+  trackPid(pid: number, command: string[], exited: Promise<unknown>): void {
+    this.running.add(pid);
     const file = join(this.dir, `${pid}.json`);
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -67,26 +71,28 @@ export class ChildProcesses {
     } catch (error) {
       this.logger.warn("could not record a child process; a crash of the server would leave it running", { pid, error: (error as Error).message });
     }
-    void child.exited.then(() => {
+    const forget = () => {
       this.running.delete(pid);
-      // The group may still hold grandchildren the child started; they end with it.
+      // The group may still hold grandchildren the child started; they end with it. (The group only:
+      // the pid itself may already belong to another process.)
       try {
         process.kill(-pid, "SIGKILL");
       } catch {
         // The group is already gone.
       }
       rmSync(file, { force: true });
-    });
+    };
+    void exited.then(forget, forget);
   }
 
   /** Pids of the children running now. */
   pids(): number[] {
-    return [...this.running.keys()];
+    return [...this.running];
   }
 
   /** Stops every child still running (server shutdown), with whatever it started. */
   stopAll(): void {
-    for (const child of this.running.values()) killGroup(child);
+    for (const pid of this.running) killGroup({ pid });
   }
 }
 

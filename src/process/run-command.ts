@@ -40,17 +40,17 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine?: (line: str
 }
 
 /** Kills the child and everything it started (wrapper scripts leave children holding its pipes). */
-export function killGroup(child: Bun.Subprocess): void {
+export function killGroup(child: { pid: number }): void {
   signalGroup(child, "SIGKILL");
 }
 
 /** Signals the child's process group (it was started detached), or the child alone where the group is gone. */
-export function signalGroup(child: Bun.Subprocess, signal: NodeJS.Signals): void {
+export function signalGroup(child: { pid: number }, signal: NodeJS.Signals): void {
   try {
     process.kill(-child.pid, signal);
   } catch {
     try {
-      child.kill(signal);
+      process.kill(child.pid, signal);
     } catch {
       // it has exited
     }
