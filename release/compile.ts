@@ -27,7 +27,11 @@ const root = join(import.meta.dir, "..");
  * The executable must not pick up a `.env` or `bunfig.toml` from whatever folder it is started in.
  */
 /** The worker threads' modules: separate entrypoints, which the binary embeds beside main. */
-export const ATRIUM_WORKERS = [join(root, "src", "store", "checkpoint-worker.ts"), join(root, "src", "store", "migration-worker.ts")];
+export const ATRIUM_WORKERS = [
+  join(root, "src", "store", "checkpoint-worker.ts"),
+  join(root, "src", "store", "migration-worker.ts"),
+  join(root, "src", "terminals", "pty-worker.ts"),
+];
 
 export async function compileBinary(options: CompileOptions): Promise<void> {
   const entrypoints = options.entrypoints ?? [join(root, "src", "main.ts"), ...ATRIUM_WORKERS];

@@ -21,6 +21,14 @@ export function onCpu(cpu: number, command: string[]): string[] {
   return taskset !== null && cpuCount >= 2 ? [taskset, "-c", String(cpu), ...command] : command;
 }
 
+/**
+ * Lets a process (and what it starts from now on) run on every CPU again: for programs the server
+ * starts that are not the server, such as a terminal's shell, as they would run on a real install.
+ */
+export function unpin(pid: number): void {
+  if (taskset !== null && cpuCount >= 2) Bun.spawnSync([taskset, "-a", "-p", "-c", `0-${cpuCount - 1}`, String(pid)], { stdout: "ignore" });
+}
+
 /** Pins every thread of this process to `cpu` (the client side) and returns how to undo it. */
 export function pinThisProcess(cpu: number): () => void {
   if (taskset === null || cpuCount < 2) return () => {};

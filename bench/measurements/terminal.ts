@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Atrium } from "../lib/atrium.ts";
 import { type EventStream, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
-import { LOAD_CPU, onCpu, pinThisProcess, rssBytes, SERVER_CPU, stopProcess, until } from "../lib/processes.ts";
+import { childPids, LOAD_CPU, onCpu, pinThisProcess, rssBytes, SERVER_CPU, stopProcess, unpin, until } from "../lib/processes.ts";
 import { median, ratio, summarize, type Summary } from "../lib/stats.ts";
 
 const KEYSTROKES = 200;
@@ -18,7 +18,9 @@ interface World {
   bareSocket: string;
   events: EventStream;
   appended: number;
-  rssPerIdleTerminal: number;
+  /** What each idle terminal adds to the server's RSS (its PTY's thread, its ring), and its shell's own. */
+  serverRssPerIdleTerminal: number;
+  shellRssPerIdleTerminal: number;
 }
 
 interface Round {
@@ -88,19 +90,25 @@ export const terminal = measurement({
   title: "Terminal over its WebSocket: keystroke echo, a flood, the event stream meanwhile",
   seed: {
     what:
-      `the compiled binary on a fresh data dir with a scratch project; ${IDLE_TERMINALS} idle shells (RSS before and after, per terminal); ` +
+      `the compiled binary on a fresh data dir with a scratch project; ${IDLE_TERMINALS} idle shells (the server's RSS before and after, and the shells' own, per terminal); ` +
       "one terminal running /bin/sh; the bare program (bench/fixtures/bare-terminal.ts: Bun.Terminal + Bun.serve WebSocket, same Bun) " +
-      "running /bin/sh; an SSE client; this process pinned to the load CPU.",
+      "running /bin/sh; an SSE client; this process pinned to the load CPU, the shells unpinned (they are not the server).",
     async run(bench) {
       const atrium = await bench.atrium({ env: { SHELL: "/bin/sh" } });
       bench.defer(pinThisProcess(LOAD_CPU));
       const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true });
       const open = () => atrium.call<{ id: string }>(201, "POST", "/v1/terminals", { projectId: project.id, cols: 80, rows: 24 });
+      await Bun.sleep(500);
       const rssBefore = rssBytes(atrium.pid);
+      const childrenBefore = new Set(childPids(atrium.pid));
       for (let index = 0; index < IDLE_TERMINALS; index++) await open();
       await Bun.sleep(500);
-      const rssPerIdleTerminal = (rssBytes(atrium.pid) - rssBefore) / IDLE_TERMINALS;
+      const serverRssPerIdleTerminal = (rssBytes(atrium.pid) - rssBefore) / IDLE_TERMINALS;
+      const shells = childPids(atrium.pid).filter((pid) => !childrenBefore.has(pid));
+      const shellRssPerIdleTerminal = shells.reduce((sum, pid) => sum + rssBytes(pid), 0) / shells.length;
       const terminal = await open();
+      // The shells are not the server: like a real install's, they (and the flood) may use every CPU.
+      for (const pid of childPids(atrium.pid)) unpin(pid);
       // On the server's CPU, as Atrium is: the two differ only by what Atrium does around the PTY.
       const bare = Bun.spawn(onCpu(SERVER_CPU, [process.execPath, join(import.meta.dir, "..", "fixtures", "bare-terminal.ts")]), {
         env: { ...process.env, SHELL: "/bin/sh" },
@@ -119,7 +127,8 @@ export const terminal = measurement({
         bareSocket,
         events,
         appended: 0,
-        rssPerIdleTerminal,
+        serverRssPerIdleTerminal,
+        shellRssPerIdleTerminal,
       };
     },
   },
@@ -165,7 +174,8 @@ export const terminal = measurement({
       { label: "event delivery p99 idle", value: idle, unit: "ms" },
       { label: "event delivery p99 during the flood", value: flood, unit: "ms" },
       { label: "during the flood / idle", value: ratio(flood, idle), unit: "ratio", target: { comparison: "<", value: 2 } },
-      { label: "RSS per idle terminal", value: world.rssPerIdleTerminal / 1024, unit: "KiB" },
+      { label: "server RSS per idle terminal", value: world.serverRssPerIdleTerminal / 1024, unit: "KiB" },
+      { label: "shell RSS per idle terminal", value: world.shellRssPerIdleTerminal / 1024, unit: "KiB" },
     ];
   },
 });

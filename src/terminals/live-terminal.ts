@@ -3,6 +3,7 @@ import type { ChildProcesses } from "../process/child-processes.ts";
 import { killSession } from "../process/process-session.ts";
 import { signalGroup } from "../process/run-command.ts";
 import { OutputRing } from "./output-ring.ts";
+import type { FromPtyWorker, ToPtyWorker } from "./pty-messages.ts";
 
 /** How a terminal's process ended: its exit status, or the signal that ended it. */
 export interface TerminalExit {
@@ -37,53 +38,34 @@ export interface LiveTerminalOptions {
 export const MAX_PENDING_INPUT_BYTES = 1024 * 1024;
 
 /**
- * After the process exits, what it wrote last may still be in the PTY: it is read until the PTY's end,
- * or for this long when a process it left holds the PTY open.
- */
-const OUTPUT_AFTER_EXIT_MS = 250;
-
-/**
  * A process on a pseudo-terminal (Bun's own PTY: no native addon), in a session and process group of
  * its own, with the recent output kept for clients that attach later. Its clients come and go; the
- * process runs until it exits or is ended.
+ * process runs until it exits or is ended. The PTY itself is read in a worker thread (pty-worker.ts),
+ * so a flood of output never stalls the server's own loop.
  */
 export class LiveTerminal {
   readonly ring = new OutputRing();
   private readonly viewers = new Set<TerminalViewer>();
-  private readonly process: Bun.Subprocess;
-  private readonly terminal: Bun.Terminal;
   /** Resolves once the process has exited and its last output was passed on. */
   readonly finished: Promise<TerminalExit>;
   private ended: TerminalExit | undefined;
-  /** The PTY was closed (ended, or the process exited): writing to it or resizing it would throw. */
+  /** The PTY was closed (ended, or the process exited): writes and resizes no longer reach it. */
   private closed = false;
   /** Input written since the PTY last took all it was given (Bun buffers the rest without limit). */
   private pendingInputBytes = 0;
 
-  constructor(private readonly options: LiveTerminalOptions) {
-    let outputEnded!: () => void;
-    const eof = new Promise<void>((resolve) => (outputEnded = resolve));
-    this.process = Bun.spawn(options.argv, {
-      cwd: options.cwd,
-      env: options.env,
-      terminal: {
-        cols: options.cols,
-        rows: options.rows,
-        name: "xterm-256color",
-        data: (_terminal, chunk) => this.output(chunk),
-        drain: () => (this.pendingInputBytes = 0),
-        exit: () => outputEnded(),
-      },
-    });
-    this.terminal = this.process.terminal!;
-    options.children.track(this.process, options.argv);
-    this.finished = this.process.exited.then(async () => {
-      await Promise.race([eof, Bun.sleep(OUTPUT_AFTER_EXIT_MS)]);
-      this.closePty();
+  private constructor(
+    private readonly options: LiveTerminalOptions,
+    private readonly worker: Worker,
+    readonly pid: number,
+    exited: Promise<TerminalExit>,
+  ) {
+    options.children.trackPid(pid, options.argv, exited);
+    this.finished = exited.then(async (exit) => {
+      this.closed = true;
+      worker.terminate();
       // Jobs the shell left (each in a group of its own) end with it: nothing outlives its terminal.
-      await killSession(this.process.pid);
-      const signal = this.process.signalCode;
-      const exit: TerminalExit = { exitCode: this.process.exitCode, signal: signal === null ? null : String(signal) };
+      await killSession(pid);
       this.ended = exit;
       for (const viewer of this.viewers) viewer.exited(exit);
       this.viewers.clear();
@@ -92,8 +74,60 @@ export class LiveTerminal {
     });
   }
 
-  get pid(): number {
-    return this.process.pid;
+  /** Starts the process on its PTY; rejects with the reason when it cannot be started. */
+  static start(options: LiveTerminalOptions): Promise<LiveTerminal> {
+    const worker = new Worker(new URL("./pty-worker.ts", import.meta.url).href);
+    const taken = new Int32Array(new SharedArrayBuffer(4));
+    let exited!: (exit: TerminalExit) => void;
+    const exit = new Promise<TerminalExit>((resolve) => (exited = resolve));
+    return new Promise<LiveTerminal>((resolve, reject) => {
+      let live: LiveTerminal | undefined;
+      worker.onmessage = (event: MessageEvent<FromPtyWorker>) => {
+        const message = event.data;
+        switch (message.type) {
+          case "started":
+            live = new LiveTerminal(options, worker, message.pid, exit);
+            resolve(live);
+            break;
+          case "failed":
+            worker.terminate();
+            reject(new Error(message.error));
+            break;
+          case "output":
+            live?.output(message.chunk);
+            // Counted where the worker, its reading paused, waits; and said, for when it is not waiting.
+            Atomics.add(taken, 0, 1);
+            Atomics.notify(taken, 0);
+            worker.postMessage({ type: "taken" } satisfies ToPtyWorker);
+            break;
+          case "drain":
+            if (live) live.pendingInputBytes = 0;
+            break;
+          case "exited":
+            exited({ exitCode: message.exitCode, signal: message.signal });
+        }
+      };
+      worker.onerror = (event) => {
+        // The thread died: its process is ended as on DELETE, and the terminal reads as killed.
+        if (!live) {
+          worker.terminate();
+          reject(new Error(event.message));
+          return;
+        }
+        signalGroup(live, "SIGKILL");
+        exited({ exitCode: null, signal: "SIGKILL" });
+      };
+      const start: ToPtyWorker = {
+        type: "start",
+        argv: options.argv,
+        cwd: options.cwd,
+        env: options.env,
+        cols: options.cols,
+        rows: options.rows,
+        taken: taken.buffer as SharedArrayBuffer,
+      };
+      worker.postMessage(start);
+    });
   }
 
   get exit(): TerminalExit | undefined {
@@ -108,13 +142,13 @@ export class LiveTerminal {
     if (this.closed) return true;
     if (this.pendingInputBytes > this.options.maxPendingInputBytes) return false;
     this.pendingInputBytes += typeof input === "string" ? Buffer.byteLength(input) : input.byteLength;
-    this.terminal.write(input);
+    this.tell({ type: "write", input });
     return true;
   }
 
   resize(cols: number, rows: number): void {
     if (this.closed) throw new ConflictError("the terminal is ending");
-    this.terminal.resize(cols, rows);
+    this.tell({ type: "resize", cols, rows });
   }
 
   /** A new client gets the recent output first, then what comes; one attaching after the exit gets the end too. */
@@ -134,9 +168,9 @@ export class LiveTerminal {
    */
   async end(): Promise<TerminalExit> {
     if (this.ended) return this.ended;
-    signalGroup(this.process, "SIGHUP");
+    signalGroup(this, "SIGHUP");
     this.closePty();
-    const kill = setTimeout(() => signalGroup(this.process, "SIGKILL"), this.options.endGraceMs);
+    const kill = setTimeout(() => signalGroup(this, "SIGKILL"), this.options.endGraceMs);
     const exit = await this.finished;
     clearTimeout(kill);
     return exit;
@@ -144,7 +178,11 @@ export class LiveTerminal {
 
   private closePty(): void {
     this.closed = true;
-    this.terminal.close();
+    this.tell({ type: "close" });
+  }
+
+  private tell(message: ToPtyWorker): void {
+    this.worker.postMessage(message);
   }
 
   private output(chunk: Uint8Array): void {

@@ -70,7 +70,7 @@ export class TerminalService {
     this.tickets = new TerminalTickets(deps.clock);
   }
 
-  create(body: CreateTerminalBody): PtyTerminal {
+  async create(body: CreateTerminalBody): Promise<PtyTerminal> {
     this.checkAllowed();
     const { cwd, sessionId } = this.deps.folders.resolve(body);
     const running = [...this.terminals.values()].filter((entry) => entry.record.state === "running").length;
@@ -98,7 +98,7 @@ export class TerminalService {
     };
     let live: LiveTerminal;
     try {
-      live = new LiveTerminal({
+      live = await LiveTerminal.start({
         argv: command === null ? [shell] : [shell, "-c", command],
         cwd,
         env: { ...this.deps.env, TERM: "xterm-256color" },

@@ -10,7 +10,7 @@ import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
-import { socketUrl, startTerminalServer, TerminalSocketClient, type TerminalServer } from "./terminal-fixtures.ts";
+import { socketUrl, startTerminalServer, TEST_SHELL_ENV, TerminalSocketClient, type TerminalServer } from "./terminal-fixtures.ts";
 
 const servers: TerminalServer[] = [];
 afterEach(async () => {
@@ -117,6 +117,13 @@ describe("what is refused changes nothing", () => {
     await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24 }), 409, "maxTerminals");
     await s.t.json("DELETE", `/v1/terminals/${first!.id}`);
     expect((await s.create()).state).toBe("running");
+  });
+  test("a shell that cannot be started: 409 with the reason, no terminal, no event", async () => {
+    const s = await server({ tuning: { modules: { terminals: { env: { ...TEST_SHELL_ENV, SHELL: "/nonexistent/shell" } } } } });
+    const cursor = await s.t.ready();
+    await expectError(await s.t.json("POST", "/v1/terminals", { projectId: s.projectId, cols: 80, rows: 24 }), 409, "/nonexistent/shell could not be started");
+    expect(await (await s.t.api("/v1/terminals")).json()).toEqual([]);
+    expect((await replayedEvents(s.t, cursor)).filter((event) => event.kind.startsWith("terminal."))).toEqual([]);
   });
 });
 

@@ -82,3 +82,29 @@ test("input the program does not read is dropped past 1 MiB, and the client told
   expect(counted).toBeLessThanOrEqual(MAX_PENDING_INPUT_BYTES + frame.length);
   expect(client.controls.filter((control) => control.type === "error")).toEqual([{ type: "error", error: expect.stringContaining("input dropped") }]);
 });
+
+test("a flood of output does not stall the server: its loop keeps turning while the PTY is read", async () => {
+  // The server runs in this process: a timer that fires late means its requests and event streams
+  // waited as long. Bun reads a PTY until it is empty, which a flood never is; read on the server's
+  // own thread, this flood held the loop for 150 ms and more at a time.
+  const gaps: number[] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, 5);
+  try {
+    const terminal = await s.create({ command: `stty -opost; yes | head -c ${8 * FLOOD_BYTES}` });
+    await until(
+      async () => (await s.t.json<{ state: string }>("GET", `/v1/terminals/${terminal.id}`)).body.state,
+      (state) => state === "exited",
+      60_000,
+    );
+  } finally {
+    clearInterval(ticker);
+  }
+  expect(gaps.length).toBeGreaterThan(20);
+  // Read in the server's thread it was 150–190 ms here, read in a worker 10–20 ms.
+  expect(Math.max(...gaps)).toBeLessThan(100);
+}, 90_000);
