@@ -176,6 +176,57 @@ test("a shell that exits says its code; closing it with its × leaves no termina
   await page.context().close();
 }, 60_000);
 
+test("on a phone: 24-bit colours show; Copy takes the selection to the clipboard, Paste types the clipboard; where it cannot be read, a field takes the text", async () => {
+  const place = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Clipboard" });
+  const path = `/#/projects/${encodeURIComponent(place.id)}/terminal`;
+  const { page, problems } = await atrium.openSignedIn(PHONE, path, true);
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: atrium.serve.url });
+  const emulator = page.getByRole("region", { name: "Terminal in Clipboard" });
+  await emulator.locator(".xterm").waitFor();
+  await waitForScreen(page, /^\$ /m);
+  await emulator.tap();
+  await page.keyboard.type("echo copied-$((3+4))");
+  await page.keyboard.press("Enter");
+  await waitForScreen(page, /^copied-7$/m);
+  // A colour outside the palette is a style attribute on its cell (the console's CSP allows those).
+  await page.keyboard.type("printf '\\033[38;2;255;128;0mtruecolor\\033[0m\\n'");
+  await page.keyboard.press("Enter");
+  const coloured = emulator.locator(".xterm-rows span").filter({ hasText: /^truecolor$/ });
+  await coloured.waitFor();
+  const color = await coloured.evaluate((cell) => (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle(cell).color);
+  expect(color).toBe("rgb(255, 128, 0)");
+
+  const keyBar = page.getByRole("toolbar", { name: "Terminal keys" });
+  await keyBar.getByRole("button", { name: "Copy", exact: true }).tap();
+  await page.getByText("Select text in the terminal first.").waitFor();
+  // A double click selects the word under it, as in any terminal.
+  // (The typed line reads `copied-$((3+4))`: only the output's row says copied-7.)
+  const row = (await emulator.locator(".xterm-rows > div").filter({ hasText: "copied-7" }).boundingBox())!;
+  await page.mouse.dblclick(row.x + 4, row.y + row.height / 2);
+  await keyBar.getByRole("button", { name: "Copy", exact: true }).tap();
+  await page.getByText("Copied.").waitFor();
+  expect(await page.evaluate("navigator.clipboard.readText()")).toBe("copied-7");
+
+  await page.evaluate('navigator.clipboard.writeText("echo pasted-$((2+3))")');
+  await keyBar.getByRole("button", { name: "Paste", exact: true }).tap();
+  await waitForScreen(page, /^\$ echo pasted-\$\(\(2\+3\)\)/m);
+  await page.keyboard.press("Enter");
+  await waitForScreen(page, /^pasted-5$/m);
+  await page.context().close();
+
+  // A browser that does not let the page read the clipboard: the text goes into a field, then the terminal.
+  const refused = await atrium.openSignedIn(PHONE, path, true);
+  await refused.page.getByRole("region", { name: "Terminal in Clipboard" }).locator(".xterm").waitFor();
+  await refused.page.getByRole("toolbar", { name: "Terminal keys" }).getByRole("button", { name: "Paste", exact: true }).tap();
+  const field = refused.page.getByRole("textbox", { name: "Text to paste into the terminal" });
+  await field.fill("echo typed-$((5+5))\n");
+  await refused.page.locator(".paste-field").getByRole("button", { name: "Paste", exact: true }).tap();
+  await waitForScreen(refused.page, /^typed-10$/m);
+  await expect(field.count()).resolves.toBe(0);
+  expect([...problems, ...refused.problems]).toEqual([]);
+  await refused.page.context().close();
+}, 60_000);
+
 test("a command the agent runs opens from its tool card in the terminal view, read-only, and shows its output as it ends", async () => {
   const place = await atrium.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Agent builds" });
   const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: place.id, harnessId: "scripted", title: "Build it" });

@@ -10,8 +10,13 @@ import { ConsoleLink, ConsoleLinkBody } from "../../schemas/console.ts";
  * The console's pages run only what the server itself sent: no inline script or style, no other
  * origin, no framing by another site. Its calls go to this server's `/v1` with the bearer header.
  */
+/**
+ * `style-src-attr 'unsafe-inline'`: the terminal emulator colours a cell outside its palette (24-bit
+ * colours, a selection's contrast) with a style attribute. Style elements stay refused, and with
+ * `img-src 'self' data:` a style attribute cannot load anything from elsewhere.
+ */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
+  "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; " +
   "frame-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CONSOLE_HEADERS = {
