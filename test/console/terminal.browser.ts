@@ -258,3 +258,27 @@ test("a command the agent runs opens from its tool card in the terminal view, re
   expect(problems).toEqual([]);
   await page.context().close();
 }, 60_000);
+
+test("served beyond loopback over plain http, the terminal view says why terminals are off and how to turn them on", async () => {
+  const plain = await startConsole({ SHELL: "/bin/sh" }, { host: "0.0.0.0" });
+  try {
+    const place = await plain.api<Project>("POST", "/v1/projects", { isScratch: true, name: "Plain" });
+    const { page, problems } = await plain.openSignedIn(PHONE, `/#/projects/${encodeURIComponent(place.id)}/terminal`, true);
+    await page.getByRole("heading", { name: "Terminal · Plain" }).waitFor();
+    const reason = page.getByText(/terminals are off: this server listens beyond loopback without TLS/);
+    await reason.waitFor();
+    expect(await reason.innerText()).toContain('"terminalsOverPlainHttp": true');
+    // Nothing else: no empty screen, no button to open a terminal that would be refused again.
+    await until(
+      () => page.locator(".terminal-screen").count(),
+      (screens) => screens === 0,
+    );
+    expect(await page.getByRole("button", { name: "New terminal" }).count()).toBe(0);
+    await screenshot(page, "terminal-refused-phone");
+    // The refused POST is the page's one expected error in the browser's console.
+    expect(problems.filter((problem) => !problem.includes("403"))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await plain.close();
+  }
+}, 120_000);

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Project } from "../../../schemas/projects.ts";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import type { PtyTerminal } from "../../../schemas/terminals.ts";
-import { api } from "../shared/api.ts";
+import { ApiError, api } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { PageHeading } from "../shell/page-heading.tsx";
@@ -61,13 +61,20 @@ function Terminals({ place }: { place: TerminalPlace }) {
   const items = useRef(list.items);
   items.current = list.items;
   const firstChosen = useRef(false);
+  /** Why this server refuses terminals (plain http beyond loopback): then the page says only that. */
+  const [refusal, setRefusal] = useState<string | null>(null);
 
   const create = () =>
     action.run(async () => {
       const body = { projectId: place.projectId, ...(place.sessionId ? { sessionId: place.sessionId } : {}), ...(size.current ?? { cols: 80, rows: 24 }) };
-      const created = await api<PtyTerminal>("POST", "/v1/terminals", body);
-      list.add(created);
-      setShownId(created.id);
+      try {
+        const created = await api<PtyTerminal>("POST", "/v1/terminals", body);
+        list.add(created);
+        setShownId(created.id);
+      } catch (failure) {
+        if (!(failure instanceof ApiError && failure.status === 403)) throw failure;
+        setRefusal(failure.message);
+      }
     });
   const chooseFirst = () => {
     if (firstChosen.current || items.current === null || size.current === null) return;
@@ -84,6 +91,7 @@ function Terminals({ place }: { place: TerminalPlace }) {
       setShownId((shown) => (shown === terminal.id ? null : shown));
     });
 
+  if (refusal) return <Alert error={refusal} />;
   return (
     <>
       <TerminalList terminals={list.items ?? []} shownId={shownId} busy={action.busy} show={setShownId} close={close} create={create} />
