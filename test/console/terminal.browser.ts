@@ -139,6 +139,18 @@ test("on a phone: a project's terminal runs `echo hi`, the key bar's Ctrl interr
   expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "terminal-phone");
 
+  // Turned sideways, the screen is fitted again and the shell told its new size.
+  const [upright] = await atrium.api<PtyTerminal[]>("GET", `/v1/terminals?projectId=${encodeURIComponent(project.id)}`);
+  await page.setViewportSize({ width: PHONE.height, height: PHONE.width });
+  await page.keyboard.type("stty size");
+  await page.keyboard.press("Enter");
+  const sideways = await until(
+    () => atrium.api<PtyTerminal>("GET", `/v1/terminals/${upright!.id}`),
+    (terminal) => terminal.cols > upright!.cols && terminal.rows < upright!.rows,
+  );
+  await waitForScreen(page, new RegExp(`^${sideways.rows} ${sideways.cols}$`, "m"));
+  await page.setViewportSize(PHONE);
+
   // Attached again after a reload: the same terminal, its output replayed.
   await page.reload();
   await page
@@ -193,7 +205,9 @@ test("on a phone: 24-bit colours show; Copy takes the selection to the clipboard
   await page.keyboard.press("Enter");
   const coloured = emulator.locator(".xterm-rows span").filter({ hasText: /^truecolor$/ });
   await coloured.waitFor();
-  const color = await coloured.evaluate((cell) => (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle(cell).color);
+  const color = await coloured.evaluate(
+    (cell) => (globalThis as unknown as { getComputedStyle(element: unknown): { color: string } }).getComputedStyle(cell).color,
+  );
   expect(color).toBe("rgb(255, 128, 0)");
 
   const keyBar = page.getByRole("toolbar", { name: "Terminal keys" });
