@@ -282,8 +282,9 @@ describe("the console on a phone", () => {
     await page.context().close();
   });
 
-  test("on a desktop the session page keeps its width from its first frame", async () => {
+  test("on a desktop the session page shows the conversation beside its side column, with no tabs, and keeps its layout from its first frame", async () => {
     const session = await newSession("Steady", "echo");
+    await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "/usage" });
     const { page, problems } = await atrium.openSignedIn(DESKTOP, "/#/sessions");
     await page.getByRole("heading", { name: "Sessions" }).waitFor();
     let release = () => {};
@@ -297,9 +298,22 @@ describe("the console on a phone", () => {
     await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
     await page.getByText("Loading…").waitFor();
     const loading = await size(page.locator("main"));
+    // Every shift of the layout as the page renders, as the browser scores it (cumulative layout shift).
+    await page.evaluate(
+      `window.shifted = 0; new PerformanceObserver((list) => list.getEntries().forEach((shift) => { window.shifted += shift.value })).observe({ type: "layout-shift" })`,
+    );
     release();
     await page.getByRole("heading", { name: "Steady" }).waitFor();
     expect((await size(page.locator("main"))).width).toBe(loading.width);
+    await lastReply(page).getByText("Usage reported.").waitFor();
+    const side = page.getByRole("complementary", { name: "Session details" });
+    await side.getByRole("region", { name: "Usage" }).getByText("0.01 USD").waitFor();
+    // The side column shows every part beside the conversation: no tab repeats one.
+    expect(await page.getByRole("tablist").count()).toBe(0);
+    expect(await page.getByRole("tabpanel").count()).toBe(0);
+    for (const part of ["Options", "Usage", "Goal", "Changes"]) expect(await page.getByRole("region", { name: part }).isVisible()).toBe(true);
+    expect((await size(side)).x).toBeGreaterThan((await size(page.getByRole("list", { name: "Conversation" }))).x);
+    expect(await page.evaluate<number>("window.shifted")).toBeLessThan(0.01);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -18,7 +18,7 @@ import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.
 import { useFollowBottom } from "./use-follow-bottom.ts";
 import { useOpenAt } from "./use-open-at.ts";
 import { SessionActions } from "./session-actions.tsx";
-import { type SessionTab, SessionTabs, sessionTabs, tabPanel } from "./session-tabs.tsx";
+import { type SessionTab, SessionTabs, sessionTabs, tabPanel, useTabbed } from "./session-tabs.tsx";
 import { useQuestionInReach } from "./use-question-in-reach.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
 import { NEWEST_READ_AT_ONCE } from "./conversation.tsx";
@@ -55,6 +55,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
   const [streamProblem, setStreamProblem] = useState<string | null>(null);
   const [ended, setEnded] = useState<EndedReply | null>(null);
   const [tab, setTab] = useState<SessionTab>("conversation");
+  const tabbed = useTabbed();
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
 
@@ -111,7 +112,9 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
   };
 
   const tabs = detail ? sessionTabs(detail) : [];
-  const current = tabs.includes(tab) ? tab : "conversation";
+  // Where the side column shows the other parts there are no tabs: the conversation is the one shown.
+  const current = tabbed && tabs.includes(tab) ? tab : "conversation";
+  const shownTab = tabbed ? current : null;
   const follow = useFollowBottom(detail, current === "conversation");
   const foundItem = useOpenAt(openAt, detail, loadEarlier, follow.holdAt);
   const question = useQuestionInReach(detail?.pendingQuestion?.questionId ?? null, current, () => setTab("conversation"), follow);
@@ -163,7 +166,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
       {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
       <Alert error={action.error} />
       <div class="session-sticky">
-        <SessionTabs tabs={tabs} current={current} choose={setTab} />
+        {tabbed && <SessionTabs tabs={tabs} current={current} choose={setTab} />}
         {detail.pendingQuestion && question.barShown && (
           <button type="button" class="asks-bar" onClick={question.reach}>
             The agent asks: {detail.pendingQuestion.message || "a question"} <span aria-hidden="true">↓</span>
@@ -171,7 +174,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
         )}
       </div>
       <div class="session-layout">
-        <div {...tabPanel("conversation", current, "session-main")}>
+        <div {...tabPanel("conversation", shownTab, "session-main")}>
           <Conversation
             sessionId={sessionId}
             items={detail.conversation}
@@ -199,29 +202,29 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
         </div>
         <aside class="session-side" aria-label="Session details">
           {tabs.includes("plan") && (
-            <div {...tabPanel("plan", current)}>
+            <div {...tabPanel("plan", shownTab)}>
               <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval={false} />
             </div>
           )}
           {tabs.includes("options") && (
-            <div {...tabPanel("options", current)}>
+            <div {...tabPanel("options", shownTab)}>
               <ConfigPanel sessionId={sessionId} options={detail.configOptions} />
             </div>
           )}
           {tabs.includes("usage") && (
-            <div {...tabPanel("usage", current)}>
+            <div {...tabPanel("usage", shownTab)}>
               <UsagePanel usage={session.usage} />
             </div>
           )}
-          <div {...tabPanel("goal", current)}>
+          <div {...tabPanel("goal", shownTab)}>
             <GoalPanel sessionId={sessionId} goal={detail.goal} />
           </div>
           {tabs.includes("tasks") && (
-            <div {...tabPanel("tasks", current)}>
+            <div {...tabPanel("tasks", shownTab)}>
               <TasksPanel sessionId={sessionId} tasks={detail.backgroundTasks} />
             </div>
           )}
-          <div {...tabPanel("changes", current)}>
+          <div {...tabPanel("changes", shownTab)}>
             <section class="panel" aria-label="Changes">
               <h3>Changes</h3>
               <ChangesView source={path} />

@@ -1,7 +1,8 @@
+import { useEffect, useState } from "preact/hooks";
 import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { hasUsage } from "./session-panels.tsx";
 
-/** A session's parts: on a narrow screen one at a time behind its tab, on a wide one all at once. */
+/** A session's parts: on a narrow screen one at a time behind its tab, on a wide one all at once (the conversation and the side column). */
 export type SessionTab = "conversation" | "changes" | "plan" | "options" | "usage" | "goal" | "tasks";
 
 const TAB_LABELS: Record<SessionTab, string> = {
@@ -29,15 +30,36 @@ export function sessionTabs(detail: SessionDetail): SessionTab[] {
   return held.filter(([, shown]) => shown).map(([tab]) => tab);
 }
 
-/** The attributes of a tab's panel (and `classes` of its own): hidden on a narrow screen unless its tab is chosen (sessions.css). */
-export const tabPanel = (tab: SessionTab, current: SessionTab, classes = "") => ({
-  id: `session-panel-${tab}`,
-  role: "tabpanel" as const,
-  "aria-labelledby": `session-tab-${tab}`,
-  class: `${classes} tab-panel${tab === current ? "" : " off-tab"}`.trim(),
-});
+/** sessions.css's breakpoint: from this width the side column shows every part beside the conversation. */
+const SIDE_COLUMN = "(min-width: 900px)";
 
-/** The row of tabs a phone shows above the session (hidden where the page is wide enough for the side column). */
+/** Whether the session's parts are tabs: only where the screen is too narrow for the side column, which would show them twice. */
+export function useTabbed(): boolean {
+  const [tabbed, setTabbed] = useState(() => !matchMedia(SIDE_COLUMN).matches);
+  useEffect(() => {
+    const wide = matchMedia(SIDE_COLUMN);
+    const changed = () => setTabbed(!wide.matches);
+    wide.addEventListener("change", changed);
+    return () => wide.removeEventListener("change", changed);
+  }, []);
+  return tabbed;
+}
+
+/**
+ * The attributes of a part's box (and `classes` of its own): where the parts are tabs (`current` is the
+ * chosen one) a tab's panel, hidden unless chosen; where they are not (`current` null) a plain box.
+ */
+export const tabPanel = (tab: SessionTab, current: SessionTab | null, classes = "") =>
+  current === null
+    ? { class: classes || undefined }
+    : {
+        id: `session-panel-${tab}`,
+        role: "tabpanel" as const,
+        "aria-labelledby": `session-tab-${tab}`,
+        class: `${classes} tab-panel${tab === current ? "" : " off-tab"}`.trim(),
+      };
+
+/** The row of tabs a phone shows above the session. */
 export function SessionTabs({ tabs, current, choose }: { tabs: SessionTab[]; current: SessionTab; choose: (tab: SessionTab) => void }) {
   return (
     <div class="session-tabs" role="tablist" aria-label="Session parts">
