@@ -182,6 +182,16 @@ describe("the console on a phone", () => {
     const allow = await size(question.getByRole("button", { name: "Allow Allow once" }));
     const always = await size(question.getByRole("button", { name: "Always Allow" }));
     expect(allow.y).toBeLessThan(always.y);
+    // Each label starts at its button's left padding, the wide lasting choice's too (it was centred).
+    const indents = await page.evaluate<number[]>(
+      `[...document.querySelectorAll(".question-form .option-button")].map((button) => {
+        const words = document.createRange();
+        words.selectNodeContents(button.firstChild);
+        return Math.round(words.getBoundingClientRect().left - button.getBoundingClientRect().left);
+      })`,
+    );
+    // Reject's border is 1 px thicker.
+    expect(Math.max(...indents) - Math.min(...indents)).toBeLessThanOrEqual(1);
     await screenshot(page, "console-question-card-phone");
 
     await question.getByRole("button", { name: "Allow Allow once" }).tap();
