@@ -64,6 +64,17 @@ const CLAUDE_TURN = [
   { chunk: `Done. The server now reads \`PORT\`:\n\n\`\`\`ts\n${NEW_LINE}\n\`\`\`\n` },
 ];
 
+/** A turn that reads and runs, each call a card; `waiting`: its run is left going at a gate the test never opens. */
+const readAndRun = (name: string, waiting = false) => [
+  { chunk: `Turn ${name}: reading first.\n\n` },
+  { toolCall: { id: `${name}-read`, title: `Read ${name}.ts`, kind: "read" } },
+  { toolUpdate: { id: `${name}-read`, status: "completed", output: "its text" } },
+  { chunk: "Then running it.\n\n" },
+  { toolCall: { id: `${name}-run`, title: `Run ${name}` } },
+  ...(waiting ? [{ gate: "never" }] : [{ toolUpdate: { id: `${name}-run`, status: "completed", output: "ok" } }, { chunk: `Turn ${name} done.` }]),
+];
+const FINISHED_TURNS = ["one", "two", "three"];
+
 let atrium: ConsoleUnderTest;
 const agentDir = makeTempDir("atrium-replies-");
 
@@ -75,7 +86,13 @@ beforeAll(async () => {
     done("read-2", { content: [text(`\`\`\`\n${OLD_LINE}\n\`\`\``)] }),
     { chunk: "That was the file." },
   ];
-  const prompts = { [PROMPT]: CLAUDE_TURN, "read the server": quickRead, "*": [{ chunk: "No code here, just words." }] };
+  const prompts = {
+    [PROMPT]: CLAUDE_TURN,
+    "read the server": quickRead,
+    ...Object.fromEntries(FINISHED_TURNS.map((name) => [`turn ${name}`, readAndRun(name)])),
+    "turn four": readAndRun("four", true),
+    "*": [{ chunk: "No code here, just words." }],
+  };
   writeFileSync(scriptFile, JSON.stringify({ prompts }));
   atrium = await startConsole(
     { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
@@ -254,6 +271,51 @@ describe("a real agent's reply in the console", () => {
     expect(await page.evaluate<number>("scrollY")).toBe(settled);
     expect(await page.evaluate<number>("document.documentElement.scrollHeight - innerHeight - scrollY")).toBeGreaterThan(2000);
     expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  test("on a phone, after a server restart every tool card is there again without scrolling, the interrupted reply's too", async () => {
+    const { page, problems, session } = await openSession(PHONE, "Restarted");
+    for (const name of FINISHED_TURNS) await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: `turn ${name}` });
+    await lastReply(page).getByText("Turn three done.").waitFor();
+    // The service worker keeps the shell: a reload while the server is down opens the page as kept.
+    await until(
+      () => page.evaluate<boolean>("navigator.serviceWorker.controller !== null"),
+      (controlled) => controlled,
+    );
+    await send(page, "turn four");
+    await page.locator('[data-tool-call="four-run"]').waitFor();
+    const everyCall = [...FINISHED_TURNS, "four"].flatMap((name) => [`${name}-read`, `${name}-run`]);
+    /** The page shows every call's card, each reply's details read; the test never scrolls. */
+    const everyCardShown = async () => {
+      const shown = await until(
+        () => page.locator("[data-tool-call]").evaluateAll((cards) => cards.map((card) => card.getAttribute("data-tool-call"))),
+        (calls) => calls.length >= everyCall.length,
+      );
+      expect(shown).toEqual(everyCall);
+      expect(await page.locator(".reply-body[data-details=unread]").count()).toBe(0);
+    };
+    await everyCardShown();
+
+    // In the middle of the turn: the page's stream resumes and the reply ends, interrupted.
+    await atrium.crashAndRestart();
+    await lastReply(page).getByText("Interrupted by a server restart").waitFor();
+    await everyCardShown();
+
+    // Reloaded while the server is down: what the device kept, then all of it again once the server is back.
+    await atrium.crash();
+    await page.reload();
+    await page
+      .getByRole("status")
+      .getByText(/^Offline/)
+      .waitFor();
+    await atrium.restart();
+    await page.getByRole("status").waitFor({ state: "detached" });
+    await lastReply(page).getByText("Interrupted by a server restart").waitFor();
+    await everyCardShown();
+    // Chromium reports the streams the crashes cut, the reads while the server was down and its worker's update check then.
+    const downtime = /net::ERR_(INCOMPLETE_CHUNKED_ENCODING|CONNECTION_REFUSED)|An unknown error occurred when fetching the script/;
+    expect(problems.filter((problem) => !downtime.test(problem))).toEqual([]);
     await page.context().close();
   });
 });
