@@ -110,6 +110,14 @@ interface StyleReader {
 
 const leftToScroll = (page: Page) => page.evaluate<number>("document.documentElement.scrollHeight - innerHeight - scrollY");
 const size = async (element: Locator) => (await element.boundingBox())!;
+
+/** What a thumb taps: at least `least` px each way (44 for an action, 32 for a row), and all of it on the screen. */
+async function expectTappable(target: Locator, least = 44): Promise<void> {
+  const box = await size(target);
+  expect(Math.min(box.width, box.height)).toBeGreaterThanOrEqual(least);
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+}
 const lastReply = (page: Page) => page.locator(".message.assistant").last();
 
 describe("the console on a phone", () => {
@@ -239,24 +247,40 @@ describe("the console on a phone", () => {
     const { page, problems } = await openOnPhone(session);
     expect(await overflowsSideways(page)).toBe(false);
 
-    // The pages: behind Menu, each a row in the screen.
+    // The pages: behind Menu, each a row in the screen, and Sign out with them.
     const menu = page.getByRole("button", { name: "Menu" });
-    expect((await size(menu)).height).toBeGreaterThanOrEqual(44);
+    await expectTappable(menu);
     const labels = ["Sessions", "Projects", "Harnesses", "Skills", "MCP servers", "Plugins", "Machines", "Settings"];
+    await menu.tap();
+    expect(await page.locator("#page-menu").getByRole("link").allTextContents()).toEqual(labels);
+    await expectTappable(page.getByRole("button", { name: "Sign out" }));
+    await menu.tap();
     for (const label of labels) {
       await menu.tap();
       const link = page.getByRole("link", { name: label, exact: true });
-      const box = await size(link);
-      expect(box.height).toBeGreaterThanOrEqual(44);
-      expect(box.x).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+      await expectTappable(link);
       if (label === "Settings") await screenshot(page, "console-menu-phone");
       await link.tap();
       await page.getByRole("heading", { name: label, level: 2 }).waitFor();
       expect(await overflowsSideways(page)).toBe(false);
     }
 
+    // The session's own ways on: back to the list, its terminal (and back), Manage and what it holds.
     await page.goto(`${atrium.serve.url}/#/sessions/${encodeURIComponent(session.id)}`);
+    await page.getByRole("heading", { name: "Layout" }).waitFor();
+    await expectTappable(page.getByRole("link", { name: "← Sessions" }));
+    await expectTappable(page.getByText("Manage", { exact: true }));
+    await page.getByText("Manage", { exact: true }).tap();
+    for (const action of await page.locator(".session-manage").getByRole("button").all()) await expectTappable(action);
+    await page.getByText("Manage", { exact: true }).tap();
+    const terminal = page.getByRole("link", { name: "Terminal", exact: true });
+    await expectTappable(terminal);
+    await terminal.tap();
+    await page.getByRole("heading", { name: "Terminal · Layout" }).waitFor();
+    expect(await overflowsSideways(page)).toBe(false);
+    const back = page.getByRole("link", { name: "← Session", exact: true });
+    await expectTappable(back);
+    await back.tap();
     await page.getByRole("heading", { name: "Layout" }).waitFor();
     expect(await page.getByLabel("Prompt", { exact: true }).getAttribute("placeholder")).not.toContain("Ctrl");
     // A prompt being written survives a reload.
@@ -264,26 +288,28 @@ describe("the console on a phone", () => {
     await page.reload();
     await page.getByRole("heading", { name: "Layout" }).waitFor();
     expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("half a thought");
+    await expectTappable(page.getByRole("button", { name: "Send" }));
+    await expectTappable(page.getByText("Attach files"));
     await send(page, "/usage");
     await lastReply(page).getByText("Usage reported.").waitFor();
     // Each part of the session one tap away, a tab 44 px tall.
     const tabs = page.getByRole("tab");
     expect(await tabs.allTextContents()).toEqual(["Conversation", "Changes", "Options", "Usage", "Goal"]);
-    for (const tab of await tabs.all()) expect((await size(tab)).height).toBeGreaterThanOrEqual(44);
+    for (const tab of await tabs.all()) await expectTappable(tab);
     await page.getByRole("tab", { name: "Options" }).tap();
     // What a choice does is said, not left to a tooltip a phone cannot hover.
     await page.getByRole("tabpanel", { name: "Options" }).getByText("Echo at once").waitFor();
     await page.getByRole("tab", { name: "Usage" }).tap();
     await page.getByRole("tabpanel", { name: "Usage" }).getByText("0.01 USD").waitFor();
     await page.getByRole("tab", { name: "Goal" }).tap();
-    expect((await size(page.getByRole("button", { name: "Set goal" }))).height).toBeGreaterThanOrEqual(44);
+    await expectTappable(page.getByRole("button", { name: "Set goal" }));
     await page.getByRole("tab", { name: "Changes" }).tap();
     const changes = page.getByRole("tabpanel", { name: "Changes" });
     await changes.getByRole("button", { name: "Show changes" }).tap();
     const row = changes.locator('[data-path="app.ts"] .changed-file-name');
     await row.waitFor();
-    expect((await size(row)).height).toBeGreaterThanOrEqual(32);
-    expect((await size(changes.getByRole("button", { name: "Refresh" }))).height).toBeGreaterThanOrEqual(44);
+    await expectTappable(row, 32);
+    await expectTappable(changes.getByRole("button", { name: "Refresh" }));
     // The conversation is not below the parts: the Changes tab shows no message.
     expect(await page.locator(".message").first().isVisible()).toBe(false);
     await screenshot(page, "console-session-tabs-phone");
