@@ -62,6 +62,8 @@ export class ReplyStream {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** How many plan updates the reply has had: each is a call of its own. */
   private plans = 0;
+  /** The last plan card, and the reply's text and calls when it was written: a plan update right after it updates it. */
+  private planCard: { toolCallId: string; textLength: number; calls: number } | undefined;
   /** How many thoughts the reply has had, and the key of the one streaming now. */
   private thoughts = 0;
   private openThought: string | undefined;
@@ -140,20 +142,26 @@ export class ReplyStream {
   /**
    * A plan update, as a call of its own in the reply: the agents' plan tools send the plan in place of
    * their call (Claude's task tools, Codex's update_plan), which would leave no card where the plan was
-   * made. Like a call, it breaks the text.
+   * made. Like a call, it breaks the text. Updates that follow one another with no text or other call
+   * between (Claude sends one per task it creates) are one card, showing the latest plan.
    */
   recordPlan(entries: acp.PlanEntry[]): void {
     const checklist = entries.map(
       (entry) => `- [${entry.status === "completed" ? "x" : " "}] ${entry.content}${entry.status === "in_progress" ? " (in progress)" : ""}`,
     );
+    // Text still buffered counts as text between the two.
+    this.flush();
+    const last = this.planCard;
+    const toolCallId = last && last.textLength === this.textLength && last.calls === this.calls.size ? last.toolCallId : `plan-${++this.plans}`;
     this.recordToolCall({
-      toolCallId: `plan-${++this.plans}`,
+      toolCallId,
       title: "Plan",
       kind: "think",
       status: "completed",
       content: [{ type: "content", content: { type: "text", text: checklist.join("\n") } }],
       rawInput: { entries },
     });
+    this.planCard = { toolCallId, textLength: this.textLength, calls: this.calls.size };
   }
 
   /**

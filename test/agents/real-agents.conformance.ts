@@ -426,6 +426,12 @@ function agentSuite(agent: AgentFacts): void {
       expect(lastReply(d)!.text).toBe("Planning.\n\nPlanned.");
       if (facts!.plans === "plan") expect(d.sessionPlan?.entries.map(({ content, status }) => ({ content, status }))).toEqual(entries);
       else expect(d.sessionPlan).toBeNull();
+      // One card for the plan in the reply: Atrium's plan card where the agent sends an ACP plan, the
+      // agent's own tool call where it sends only that; never both for the one plan.
+      const calls = (await details(lastReply(d)!.id)).entries.flatMap((entry) => (entry.payload.type === "tool_call" ? [entry.payload] : []));
+      log(`plan cards: ${JSON.stringify(calls.map((call) => [call.toolCallId, call.title]))}`);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]!.toolCallId.startsWith("plan-")).toBe(facts!.plans === "plan");
     },
     facts?.plans !== "none",
   );

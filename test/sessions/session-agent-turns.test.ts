@@ -102,6 +102,8 @@ describe("a real agent's turn, as the scripted agent replays it", () => {
           { thought: "\n\n" },
           { thought: "\n\n**Planning** the steps" },
           { chunk: "Planning." },
+          // Claude's task tools send the plan once per task created, one update after another: one card.
+          { plan: [{ ...steps[0]!, status: "pending" }] },
           { plan: steps.slice(0, 1) },
           { chunk: "Planned." },
           { plan: steps },
