@@ -40,30 +40,46 @@ export class WalCheckpointer {
   private commitsSinceCheck = 0;
   /** Whether the worker has opened its connection; until then there is nothing for it to close. */
   private started = false;
+  private worker: Worker | undefined;
+  /** Until it fires the worker is not there: its first checkpoint would come no sooner anyway. */
+  private launchTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(
-    private readonly worker: Worker,
     private readonly main: Database,
-    private readonly walPath: string,
-    private readonly walLimitBytes: number,
+    private readonly path: string,
+    private readonly onFailure: (error: unknown) => void,
+    private readonly tuning: CheckpointTuning,
   ) {}
 
+  /**
+   * Sets the main connection's backstop now and starts the worker one interval later (or at the first
+   * scrub): a server stopped within its first seconds (a CLI's, a test's) never pays for a thread.
+   */
   static start(main: Database, path: string, onFailure: (error: unknown) => void, tuning: CheckpointTuning = DEFAULT_CHECKPOINT_TUNING): WalCheckpointer {
     main.exec(`PRAGMA wal_autocheckpoint = ${tuning.backstopPages}`);
+    const checkpointer = new WalCheckpointer(main, path, onFailure, tuning);
+    checkpointer.launchTimer = setTimeout(() => checkpointer.launch(), tuning.intervalMs);
+    checkpointer.launchTimer.unref?.();
+    return checkpointer;
+  }
+
+  private launch(): Worker {
+    clearTimeout(this.launchTimer);
+    if (this.worker) return this.worker;
     const worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
-    const checkpointer = new WalCheckpointer(worker, main, `${path}-wal`, tuning.walLimitBytes);
+    this.worker = worker;
     const onStarted = (event: MessageEvent) => {
       if (event.data !== "started") return;
-      checkpointer.started = true;
+      this.started = true;
       worker.removeEventListener("message", onStarted);
     };
     worker.addEventListener("message", onStarted);
     worker.addEventListener("error", (event) => {
-      checkpointer.fallBack();
-      onFailure(event.error ?? event.message);
+      this.fallBack();
+      this.onFailure(event.error ?? event.message);
     });
-    worker.postMessage({ type: "start", path, intervalMs: tuning.intervalMs });
-    return checkpointer;
+    worker.postMessage({ type: "start", path: this.path, intervalMs: this.tuning.intervalMs });
+    return worker;
   }
 
   /** After each outermost commit: a WAL grown past its limit is copied back and emptied now. */
@@ -72,11 +88,11 @@ export class WalCheckpointer {
     this.commitsSinceCheck = 0;
     let walBytes: number;
     try {
-      walBytes = statSync(this.walPath).size;
+      walBytes = statSync(`${this.path}-wal`).size;
     } catch {
       return;
     }
-    if (walBytes <= this.walLimitBytes) return;
+    if (walBytes <= this.tuning.walLimitBytes) return;
     for (let attempt = 1; attempt <= TRUNCATE_ATTEMPTS; attempt++) {
       if (this.truncateWal()) return;
       Bun.sleepSync(TRUNCATE_RETRY_MS);
@@ -97,7 +113,7 @@ export class WalCheckpointer {
 
   /** Asks the worker to give free pages back and empty the WAL (after a deletion). */
   scrub(): void {
-    this.worker.postMessage({ type: "scrub" });
+    this.launch().postMessage({ type: "scrub" });
   }
 
   /**
@@ -112,7 +128,8 @@ export class WalCheckpointer {
 
   /** Ends the worker at once (its connection dies with it; SQLite is safe against that). */
   terminate(): void {
-    this.worker.terminate();
+    clearTimeout(this.launchTimer);
+    this.worker?.terminate();
     this.fallBack();
   }
 
@@ -130,11 +147,11 @@ export class WalCheckpointer {
       const onMessage = (event: MessageEvent) => {
         if (event.data !== reply) return;
         clearTimeout(timeout);
-        this.worker.removeEventListener("message", onMessage);
+        this.worker?.removeEventListener("message", onMessage);
         resolve();
       };
-      this.worker.addEventListener("message", onMessage);
-      this.worker.postMessage(message);
+      this.worker?.addEventListener("message", onMessage);
+      this.worker?.postMessage(message);
     });
   }
 }
