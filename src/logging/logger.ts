@@ -48,6 +48,8 @@ export interface FileLoggerOptions {
  */
 export class FileLogger implements Logger {
   private bytesSinceCheck = 0;
+  /** Closed with its server: a line that comes later (a request's log after the stop) is not written. */
+  private closed = false;
 
   constructor(private readonly options: FileLoggerOptions) {
     mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
@@ -70,8 +72,13 @@ export class FileLogger implements Logger {
     this.write("error", message, fields);
   }
 
+  /** The server has stopped: later lines go nowhere (its data dir may be gone by then). */
+  close(): void {
+    this.closed = true;
+  }
+
   private write(level: LogLevel, message: string, fields?: LogFields): void {
-    if (!this.enabled(level)) return;
+    if (this.closed || !this.enabled(level)) return;
     const time = (this.options.now?.() ?? new Date()).toISOString();
     const entry = { time, level, msg: redact(message), ...(fields ? (redact(fields) as LogFields) : {}) };
     const line = `${JSON.stringify(entry)}\n`;

@@ -3,7 +3,7 @@ import type { DataPaths } from "../config/paths.ts";
 import { removeRuntimeFile } from "../config/runtime-file.ts";
 import type { ConsoleLink } from "../console/console-links.ts";
 import type { EventCompactor } from "../events/event-compactor.ts";
-import type { Logger } from "../logging/logger.ts";
+import type { FileLogger, Logger } from "../logging/logger.ts";
 import { consoleModule } from "../modules/console-module.ts";
 import { coreModule } from "../modules/core-module.ts";
 import type { BuiltModules } from "../modules/module.ts";
@@ -24,7 +24,7 @@ interface ServerParts {
   address: ServerAddress;
   identity: ServerIdentity;
   adminToken: string;
-  logger: Logger;
+  logger: FileLogger;
   store: Store;
   server: HttpServer;
   releaseLock: () => void;
@@ -149,6 +149,7 @@ export class AtriumServer {
     removeRuntimeFile(this.paths.runtime, process.pid);
     this.parts.releaseLock();
     logger.info("stopped");
+    logger.close();
   }
 
   /** In-flight requests get a grace period; a peer that never reads must not hold the exit forever. */

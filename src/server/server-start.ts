@@ -7,7 +7,7 @@ import { startEarlyListener, type EarlyListener } from "../http/early-listener.t
 import { hostCheck } from "../http/host-check.ts";
 import { RefusalLog } from "../http/refusal-log.ts";
 import { systemRoutes } from "../http/routes/system-routes.ts";
-import { FileLogger, type Logger } from "../logging/logger.ts";
+import { FileLogger } from "../logging/logger.ts";
 import { coreModule } from "../modules/core-module.ts";
 import { BuiltModules, type ModuleContext } from "../modules/module.ts";
 import { MODULES } from "../modules/modules.ts";
@@ -67,7 +67,7 @@ export interface EarlyServing {
 export class ServerStart {
   readonly startedAt = new Date();
   readonly paths: DataPaths;
-  readonly logger: Logger;
+  readonly logger: FileLogger;
   private readonly migrations: Migration[];
   private readonly clock: Clock;
   private releaseLock: (() => void) | undefined;
