@@ -3,6 +3,7 @@ import type { ServerTuning } from "../../src/server/server-options.ts";
 import type { ConfigFile } from "../../src/config/config.ts";
 import type { LogLevel } from "../../src/logging/logger.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { seedMigratedDatabase } from "./migrated-database.ts";
 import { join } from "node:path";
 
 /** How tests run this Atrium's CLI (the echo agent is `atrium acp-echo`): Bun with the entry script. */
@@ -61,6 +62,8 @@ export async function startTestServer(options: TestServerOptions = {}, ownedDir?
   const dir = options.dataDir ? ownedDir : makeTempDir();
   const dataDir = options.dataDir ?? dir!.path;
   const { host, logLevel, config, tuning } = mergeOptions(TEST_DEFAULTS, options);
+  // A fresh data dir starts from the migrated schema, unless the test brings migrations of its own.
+  if (!options.dataDir && !tuning?.migrations) seedMigratedDatabase(dataDir);
   const server = await AtriumServer.start({
     host: host ?? "127.0.0.1",
     port: options.port ?? 0,
