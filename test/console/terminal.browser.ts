@@ -216,7 +216,14 @@ test("on a phone: 24-bit colours show; Copy takes the selection to the clipboard
   // A double click selects the word under it, as in any terminal.
   // (The typed line reads `copied-$((3+4))`: only the output's row says copied-7.)
   const row = (await emulator.locator(".xterm-rows > div").filter({ hasText: "copied-7" }).boundingBox())!;
-  await page.mouse.dblclick(row.x + 4, row.y + row.height / 2);
+  // Drawn as boxes in the selection layer; a busy machine may split the two clicks, so until it shows.
+  await until(
+    async () => {
+      await page.mouse.dblclick(row.x + 4, row.y + row.height / 2);
+      return emulator.locator(".xterm-selection > div").count();
+    },
+    (boxes) => boxes > 0,
+  );
   await keyBar.getByRole("button", { name: "Copy", exact: true }).tap();
   await page.getByText("Copied.").waitFor();
   expect(await page.evaluate("navigator.clipboard.readText()")).toBe("copied-7");
