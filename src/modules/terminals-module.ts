@@ -1,8 +1,8 @@
 import { terminalRoutes } from "../http/routes/terminal-routes.ts";
 import type { ConfigFile } from "../config/config.ts";
 import { TerminalEvents } from "../schemas/terminals.ts";
+import { ProjectFolders } from "../projects/project-folders.ts";
 import { SessionRepository } from "../store/session-repository.ts";
-import { TerminalFolders } from "../terminals/terminal-folders.ts";
 import { TerminalService, type TerminalLimits } from "../terminals/terminal-service.ts";
 import { CLIENT_BUFFER_BYTES } from "../terminals/terminal-socket.ts";
 import { MAX_PENDING_INPUT_BYTES } from "../terminals/live-terminal.ts";
@@ -50,7 +50,7 @@ export const terminalsModule = defineModule({
       logger,
       revocations,
       children,
-      folders: new TerminalFolders({ projects, worktrees, sessions: new SessionRepository(store) }),
+      folders: new ProjectFolders({ projects, worktrees, sessions: new SessionRepository(store) }),
       env: tuning?.env ?? process.env,
       limits: {
         maxTerminals: config.maxTerminals ?? DEFAULT_MAX_TERMINALS,

@@ -10,7 +10,7 @@ import type { CreateTerminalBody, PtyTerminal, TerminalEvents, TerminalListQuery
 import type { Store } from "../store/database.ts";
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf, type PageAtCursor } from "../store/page-cursor.ts";
 import { LiveTerminal, type TerminalExit } from "./live-terminal.ts";
-import type { TerminalFolders } from "./terminal-folders.ts";
+import type { ProjectFolders } from "../projects/project-folders.ts";
 import { terminalSocket } from "./terminal-socket.ts";
 import { TerminalTickets, type TicketHolder } from "./terminal-tickets.ts";
 
@@ -37,7 +37,7 @@ export interface TerminalServiceDeps {
   /** Closes the sockets of revoked tokens, at the event streams' looks. */
   revocations: RevocationWatch;
   children: ChildProcesses;
-  folders: TerminalFolders;
+  folders: ProjectFolders;
   /** The environment shells start with (TERM is set on top); the server's own in a real server. */
   env: Record<string, string | undefined>;
   limits: TerminalLimits;

@@ -1,30 +1,38 @@
 import { statSync } from "node:fs";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
-import type { ProjectService } from "../projects/project-service.ts";
-import type { WorktreeService } from "../projects/worktree-service.ts";
-import type { CreateTerminalBody } from "../schemas/terminals.ts";
+import type { ProjectService } from "./project-service.ts";
+import type { WorktreeService } from "./worktree-service.ts";
 import type { SessionRepository } from "../store/session-repository.ts";
 
-/** Where a terminal runs, and the session it was opened for. */
-export interface TerminalFolder {
+/** A folder of a project, and the session whose working folder it is when one was named. */
+export interface ProjectFolder {
   cwd: string;
   sessionId: string | null;
 }
 
-export interface TerminalFolderDeps {
+/** Which folder of a project: its first location unless one location, worktree or session is named. */
+export interface ProjectFolderChoice {
+  projectId: string;
+  locationId?: string;
+  worktreeId?: string;
+  sessionId?: string;
+}
+
+export interface ProjectFolderDeps {
   projects: ProjectService;
   worktrees: WorktreeService;
   sessions: SessionRepository;
 }
 
 /**
- * The folder a new terminal starts in: a location of the project (its first unless one is named), one
- * of its worktrees, or the folder a session of it runs in (its worktree, or the project folder).
+ * A folder of a project that a terminal starts in or whose files are served: a location of the project
+ * (its first unless one is named), one of its worktrees, or the folder a session of it runs in (its
+ * worktree, or the project folder).
  */
-export class TerminalFolders {
-  constructor(private readonly deps: TerminalFolderDeps) {}
+export class ProjectFolders {
+  constructor(private readonly deps: ProjectFolderDeps) {}
 
-  resolve(body: Pick<CreateTerminalBody, "projectId" | "locationId" | "worktreeId" | "sessionId">): TerminalFolder {
+  resolve(body: ProjectFolderChoice): ProjectFolder {
     const named = [body.locationId && "locationId", body.worktreeId && "worktreeId", body.sessionId && "sessionId"].filter(Boolean);
     if (named.length > 1) throw new InvalidInputError(`give one of locationId, worktreeId and sessionId, not ${named.join(" and ")}`);
     const project = this.deps.projects.get(body.projectId);
@@ -39,7 +47,7 @@ export class TerminalFolders {
     return folder;
   }
 
-  private folder(projectId: string, body: Parameters<TerminalFolders["resolve"]>[0], locations: Array<{ id: string; folderPath: string }>): TerminalFolder {
+  private folder(projectId: string, body: ProjectFolderChoice, locations: Array<{ id: string; folderPath: string }>): ProjectFolder {
     if (body.sessionId) {
       const session = this.deps.sessions.get(body.sessionId);
       if (!session) throw new NotFoundError(`no session has id ${body.sessionId}`);
