@@ -31,6 +31,19 @@ export class TooManyRequestsError extends DomainError {
     super(message);
   }
 }
+/** The request's condition (`If-Match`, `If-None-Match`) does not hold: the thing changed since the client read it (412). */
+export class PreconditionFailedError extends DomainError {}
+/** A change that could overwrite someone else's must say what it expects to replace (428). */
+export class PreconditionRequiredError extends DomainError {}
+/** The byte range asked for is not in the content (416). */
+export class RangeNotSatisfiableError extends DomainError {
+  constructor(
+    message: string,
+    readonly size: number,
+  ) {
+    super(message);
+  }
+}
 /** The content is larger than what is accepted (413). */
 export class TooLargeError extends DomainError {}
 /** What the request is passed on to (a plugin's process) is not running or did not answer (502). */

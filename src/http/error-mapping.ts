@@ -7,6 +7,9 @@ import {
   InvalidInputError,
   NotAuthenticatedError,
   NotFoundError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
+  RangeNotSatisfiableError,
   TooLargeError,
   TooManyRequestsError,
   UpstreamError,
@@ -27,6 +30,8 @@ const domainStatus = (error: DomainError): number => {
   if (error instanceof ConflictError) return 409;
   if (error instanceof GoneError) return 410;
   if (error instanceof TooLargeError) return 413;
+  if (error instanceof PreconditionFailedError) return 412;
+  if (error instanceof PreconditionRequiredError) return 428;
   if (error instanceof UpstreamError) return 502;
   if (error instanceof AnswerTimeoutError) return 504;
   if (error instanceof ForbiddenError) return 403;
@@ -43,6 +48,7 @@ export function mapError(code: string | number, error: unknown, request: Request
   if (code === "PARSE" && error instanceof Error && error.cause instanceof HttpError) error = error.cause;
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
   if (error instanceof TooManyRequestsError) return { status: 429, message: error.message, headers: { "retry-after": String(error.retryAfterSeconds) } };
+  if (error instanceof RangeNotSatisfiableError) return { status: 416, message: error.message, headers: { "content-range": `bytes */${error.size}` } };
   if (error instanceof DomainError) return { status: domainStatus(error), message: error.message };
   if (code === "NOT_FOUND") {
     return { status: 404, message: `no route ${request.method} ${new URL(request.url).pathname}` };

@@ -2,10 +2,11 @@ import { HttpError } from "./http-error.ts";
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
-async function readLimited(request: Request, limitBytes: number): Promise<string> {
+/** The request's body, read with a byte limit (declared or chunked): 413 beyond it. */
+export async function readBodyBytes(request: Request, limitBytes: number): Promise<Buffer> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limitBytes) throw tooLarge(limitBytes);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of request.body) {
@@ -13,7 +14,7 @@ async function readLimited(request: Request, limitBytes: number): Promise<string
     if (total > limitBytes) throw tooLarge(limitBytes);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 const tooLarge = (limitBytes: number) => new HttpError(413, `the request body is larger than the ${Math.round(limitBytes / 1024)} KiB this route accepts`);
@@ -24,7 +25,7 @@ const tooLarge = (limitBytes: number) => new HttpError(413, `the request body is
  */
 export function jsonBodyParser(limitBytes: number) {
   return async ({ request }: { request: Request }): Promise<unknown> => {
-    const text = await readLimited(request, limitBytes);
+    const text = (await readBodyBytes(request, limitBytes)).toString("utf8");
     if (text.trim().length === 0) return undefined;
     const contentType = request.headers.get("content-type");
     if (contentType === null || !JSON_TYPE.test(contentType)) {

@@ -113,6 +113,13 @@ function successResponse(route: Route, eventRefs: JsonObject[], components: Comp
   };
 }
 
+/** The request body: JSON by the route's schema, or the raw bytes a route takes unread. */
+function requestBody(route: Route, components: ComponentCollector): JsonObject {
+  if (route.body) return { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } };
+  if (route.rawBodyType) return { requestBody: { required: true, content: { [route.rawBodyType]: { schema: { type: "string", format: "binary" } } } } };
+  return {};
+}
+
 /** Who may call a route: a ticket instead of the token, or the token or nothing from loopback (health). */
 function security(route: Route): JsonObject {
   if (route.ticketed) return { security: [] };
@@ -124,7 +131,7 @@ function security(route: Route): JsonObject {
 function errorResponses(route: Route, errorRef: unknown): JsonObject {
   const errors: Record<string, string> = {
     ...ERROR_STATUSES,
-    ...(route.body ? { "413": "The request body is over the route's size limit." } : {}),
+    ...(route.body || route.rawBodyType ? { "413": "The request body is over the route's size limit." } : {}),
     ...route.moreErrors,
     ...route.errorPages,
   };
@@ -154,7 +161,7 @@ export function buildOpenApiDocument(routes: Route[], options: OpenApiOptions): 
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
       parameters: [...parameters(route.params, "path", components), ...parameters(route.query, "query", components)],
-      ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: components.ref(route.body) } } } } : {}),
+      ...requestBody(route, components),
       responses: {
         [route.webSocket ? "101" : String(route.successStatus ?? 200)]: success,
         ...Object.fromEntries(Object.entries(route.moreSuccesses ?? {}).map(([status, description]) => [status, { ...success, description }])),

@@ -63,6 +63,8 @@ export interface Route<
   webSocket?: boolean;
   /** The body is handed to the handler unread (a proxied pane request), not parsed as JSON. */
   rawBody?: boolean;
+  /** The media type of a raw body the OpenAPI document names as the request body (a file's bytes). */
+  rawBodyType?: string;
   /** Error statuses beyond the common ones, with what each means here (502 from a plugin, 504 from a client). */
   moreErrors?: Record<string, string>;
   /**
