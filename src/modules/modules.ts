@@ -7,6 +7,7 @@ import { mcpsModule } from "./mcps-module.ts";
 import { pluginsModule } from "./plugins-module.ts";
 import { pushModule } from "./push-module.ts";
 import type { AtriumModule, ModuleDefinition } from "./module.ts";
+import { projectFilesModule } from "./project-files-module.ts";
 import { projectsModule } from "./projects-module.ts";
 import { sessionsModule } from "./sessions-module.ts";
 import { skillsModule } from "./skills-module.ts";
@@ -32,6 +33,7 @@ export const MODULES = [
   pushModule,
   machinesModule,
   terminalsModule,
+  projectFilesModule,
   consoleModule,
 ] as const;
 
