@@ -96,10 +96,13 @@ export class FolderAccess {
     const parts = relativeParts(path, field);
     const name = parts.at(-1);
     if (name === undefined) throw new InvalidInputError(`${field}: name a file or folder inside the folder, not the folder itself`);
+    const gitWrite = () => new ForbiddenError(`${field}: ${path} is inside .git, which only git writes`);
+    if (isGitPath(parts.join("/"))) throw gitWrite();
     const folder = this.openFolder(parts.slice(0, -1).join("/"), field);
+    // Checked again where the parent really is: a link inside the folder may lead into .git.
     if (isGitPath(join(folder.relativePath, name))) {
       folder.close();
-      throw new ForbiddenError(`${field}: ${path} is inside .git, which only git writes`);
+      throw gitWrite();
     }
     return { folder, name };
   }
