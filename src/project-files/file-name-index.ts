@@ -15,10 +15,12 @@ export interface FileNameIndexOptions {
   refreshMs: number;
   /** A walk of a folder that is not a git working tree stops after this many files. */
   maxWalkFiles: number;
+  /** Lists kept at most; the one read longest ago goes first. */
+  maxFolders: number;
   now?: () => number;
 }
 
-export const defaultFileNameIndexOptions: FileNameIndexOptions = { refreshMs: 5_000, maxWalkFiles: 200_000 };
+export const defaultFileNameIndexOptions: FileNameIndexOptions = { refreshMs: 5_000, maxWalkFiles: 200_000, maxFolders: 8 };
 
 interface Kept {
   list: FileList;
@@ -32,7 +34,7 @@ const LS_FILES_TIMEOUT_MS = 60_000;
  * Every file of a folder, kept per folder so that a search by name on a large repository costs a scan
  * of a list in memory, not a walk: `git ls-files` in a working tree, a walk elsewhere (not into `.git`,
  * nor through linked folders). A list older than `refreshMs` is answered and read again behind the
- * answer; a change made through the interface drops it at once.
+ * answer; a change made through the interface drops it at once. At most `maxFolders` lists are kept.
  */
 export class FileNameIndex {
   private readonly kept = new Map<string, Kept>();
@@ -44,17 +46,23 @@ export class FileNameIndex {
     const kept = this.kept.get(root);
     if (!kept) {
       const list = await this.read(root);
-      this.kept.set(root, { list, readAt: now });
+      this.keep(root, list);
       return list;
     }
     if (now - kept.readAt > this.options.refreshMs && !kept.refreshing) {
       kept.refreshing = this.read(root);
       void kept.refreshing.then(
-        (list) => this.kept.set(root, { list, readAt: this.now() }),
+        (list) => this.keep(root, list),
         () => this.kept.delete(root),
       );
     }
     return kept.list;
+  }
+
+  private keep(root: string, list: FileList): void {
+    this.kept.delete(root);
+    if (this.kept.size >= this.options.maxFolders) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(root, { list, readAt: this.now() });
   }
 
   /** Forgets the folder's list: a file was written, moved or deleted through the interface. */

@@ -170,3 +170,15 @@ test("which tool searches content: ripgrep only where it is on the PATH searched
   mkdirSync(plain);
   expect(await withoutRipgrep.contentTool(plain)).toBe("scan");
 });
+
+test("the kept lists are bounded: past maxFolders, the list read longest ago is dropped and read afresh when asked again", async () => {
+  const first = folderWith({ "a.txt": "a" }, false);
+  const second = join(dir.path, "second");
+  mkdirSync(second);
+  const names = new FileNameIndex({ refreshMs: 60_000, maxWalkFiles: 100, maxFolders: 1 });
+  expect((await names.files(first)).paths).toEqual(["a.txt"]);
+  writeFileSync(join(first, "b.txt"), "b");
+  expect((await names.files(first)).paths).toEqual(["a.txt"]);
+  await names.files(second);
+  expect((await names.files(first)).paths).toEqual(["a.txt", "b.txt"]);
+});
