@@ -255,8 +255,12 @@ test("delete with If-Match, move without replacing; each told as files.changed; 
 
 test("the folder is named by location, worktree or session; unknown ones are 404, two at once 400", async () => {
   const repo = repository();
-  const { base, locationId } = await filesProject(t, repo);
+  const { base, locationId, projectId } = await filesProject(t, repo);
   expect((await list(base, { locationId })).length).toBe(5);
+  await t.ready();
+  const session = await t.json<{ id: string; cwd: string }>("POST", "/v1/sessions", { projectId, harnessId: "echo" });
+  expect(session.status).toBe(201);
+  expect((await list(base, { sessionId: session.body.id })).map((entry) => entry.name)).toContain("README.md");
   expect((await t.json("GET", `${base}${query({ locationId: "loc_nope" })}`)).status).toBe(404);
   expect((await t.json("GET", `${base}${query({ worktreeId: "wt_nope" })}`)).status).toBe(404);
   expect((await t.json("GET", `${base}${query({ sessionId: "ses_nope" })}`)).status).toBe(404);
