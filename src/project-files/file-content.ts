@@ -54,7 +54,8 @@ function listMatches(header: string, etag: string): boolean {
   return header.trim() === "*" || header.split(",").some((tag) => tag.trim() === etag);
 }
 
-function kindOf(bytes: Uint8Array): "text" | "binary" {
+/** Text (UTF-8 without a NUL in its first 8,000 bytes) or binary. */
+export function kindOf(bytes: Uint8Array): "text" | "binary" {
   const head = bytes.subarray(0, SNIFF_BYTES);
   if (head.includes(0)) return "binary";
   try {
@@ -86,7 +87,8 @@ function rangeOf(header: string | undefined, size: number): { start: number; end
   return range;
 }
 
-function readAll(file: OpenFile, limit: number): Uint8Array {
+/** The whole of an open file, refused (413) over `limit` bytes. */
+export function readAll(file: OpenFile, limit: number): Uint8Array {
   if (file.stats.size > limit) {
     throw new TooLargeError(`${file.relativePath} is ${file.stats.size} bytes; files over ${limit} bytes are not read through the interface`);
   }

@@ -1,6 +1,7 @@
-import { closeSync, readSync } from "node:fs";
+import { closeSync } from "node:fs";
 import type { FileSearchHit } from "../schemas/project-files.ts";
 import { DEFAULT_PAGE_SIZE, decodeCursor, pageOf, type Page } from "../store/page-cursor.ts";
+import { kindOf, readAll } from "./file-content.ts";
 import type { FileNameIndex, FileList } from "./file-name-index.ts";
 import type { FolderAccess, OpenFile } from "./folder-access.ts";
 import { toolRecords, type ToolRun } from "./tool-output.ts";
@@ -18,10 +19,9 @@ export interface FileSearchDeps {
 }
 
 /** A content search stops after this many matching lines; its pages are cut from them. */
-export const MAX_CONTENT_HITS = 5_000;
+const MAX_CONTENT_HITS = 5_000;
 /** Files over this size are not searched by content. */
 const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
-const SNIFF_BYTES = 8000;
 const SNIPPET_CHARS = 200;
 const SEARCH_TIMEOUT_MS = 30_000;
 
@@ -187,10 +187,8 @@ function readText(access: FolderAccess, path: string): string | undefined {
   }
   try {
     if (file.stats.size > MAX_SEARCHED_FILE_BYTES) return undefined;
-    const bytes = new Uint8Array(file.stats.size);
-    const read = readSync(file.fd, bytes, 0, bytes.length, 0);
-    if (bytes.subarray(0, Math.min(read, SNIFF_BYTES)).includes(0)) return undefined;
-    return new TextDecoder().decode(bytes.subarray(0, read));
+    const bytes = readAll(file, MAX_SEARCHED_FILE_BYTES);
+    return kindOf(bytes) === "text" ? new TextDecoder().decode(bytes) : undefined;
   } finally {
     closeSync(file.fd);
   }
