@@ -47,6 +47,14 @@ export function nameScore(lower: string, query: string): number | undefined {
   return score * 1000 - Math.min(lower.length, 999);
 }
 
+interface NameHit {
+  path: string;
+  score: number;
+}
+
+/** Best score first, then by path. */
+const ranksBefore = (a: NameHit, b: NameHit) => a.score > b.score || (a.score === b.score && a.path < b.path);
+
 /** The line cut to SNIPPET_CHARS characters around where `query` is in it. */
 function snippetOf(line: string, query: string): string {
   const trimmed = line.replace(/\r$/, "");
@@ -75,20 +83,28 @@ export class FileSearch {
   async byName(access: FolderAccess, request: SearchRequest): Promise<Page<FileSearchHit>> {
     const query = request.q.toLowerCase();
     const files = await this.deps.names.files(access.root);
-    const found: Array<{ path: string; score: number }> = [];
+    const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
+    const after = cursor ? { score: Number(cursor[0]), path: cursor[1]! } : undefined;
+    const limit = request.limit ?? DEFAULT_PAGE_SIZE;
+    // The page's hits and one more, best first: kept sorted as they are found, so no sort of every match.
+    const best: NameHit[] = [];
     for (let index = 0; index < files.lower.length; index++) {
       const score = nameScore(files.lower[index]!, query);
-      if (score !== undefined) found.push({ path: files.paths[index]!, score });
+      if (score === undefined) continue;
+      const hit = { path: files.paths[index]!, score };
+      if (after && !ranksBefore(after, hit)) continue;
+      if (best.length > limit && !ranksBefore(hit, best[limit]!)) continue;
+      let low = 0;
+      for (let high = best.length; low < high; ) {
+        const middle = (low + high) >> 1;
+        if (ranksBefore(best[middle]!, hit)) low = middle + 1;
+        else high = middle;
+      }
+      best.splice(low, 0, hit);
+      if (best.length > limit + 1) best.pop();
     }
-    const order = (a: { path: string; score: number }, b: { path: string; score: number }) =>
-      b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-    found.sort(order);
-    const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
-    const start = cursor ? found.findIndex((hit) => order(hit, { score: Number(cursor[0]), path: cursor[1]! }) > 0) : 0;
-    const limit = request.limit ?? DEFAULT_PAGE_SIZE;
-    const rest = start < 0 ? [] : found.slice(start, start + limit + 1);
     return pageOf(
-      rest,
+      best,
       limit,
       (hit) => [String(hit.score), hit.path],
       (hit) => ({ path: hit.path, line: null, snippet: null }),
