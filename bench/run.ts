@@ -18,6 +18,7 @@ import { consoleMarkdown, consoleStream } from "./measurements/console-frames.ts
 import { consoleSession } from "./measurements/console-session.ts";
 import { consoleSize } from "./measurements/console-size.ts";
 import { eventDelivery } from "./measurements/event-delivery.ts";
+import { fileSearch } from "./measurements/file-search.ts";
 import { harnessList } from "./measurements/harness-list.ts";
 import { healthThroughput, listThroughput } from "./measurements/throughput.ts";
 import { machineSync } from "./measurements/machine-sync.ts";
@@ -50,6 +51,7 @@ const MEASUREMENTS: Runnable[] = [
   listThroughput,
   sessionList,
   sessionSearch,
+  fileSearch,
   mcpServers,
   machineSync,
   consoleList,

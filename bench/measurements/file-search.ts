@@ -1,0 +1,156 @@
+/**
+ * Finding a file by name (issue 38): `GET /v1/projects/{id}/files/search?q=` on a generated repository
+ * of BENCH_FILES (100,000) files, checked out, as a phone's quick-open types into it. The first query
+ * reads the folder's file list (`git ls-files`); every later one searches the list the server keeps.
+ */
+import { join } from "node:path";
+import { timedGet, timeGets, type Atrium } from "../lib/atrium.ts";
+import { measurement } from "../lib/measurement.ts";
+import { seededRandom } from "../lib/seeded-random.ts";
+import { median, summarize, type Summary } from "../lib/stats.ts";
+
+const FILES = Number(process.env.BENCH_FILES ?? 100_000);
+const SEED = 38;
+/** Searches a round makes. */
+const SEARCHES = 100;
+const WORDS = [
+  "server",
+  "client",
+  "router",
+  "session",
+  "project",
+  "store",
+  "event",
+  "stream",
+  "render",
+  "widget",
+  "button",
+  "layout",
+  "parser",
+  "schema",
+  "module",
+  "config",
+  "logger",
+  "worker",
+  "socket",
+  "agent",
+  "plugin",
+  "search",
+  "index",
+  "table",
+  "cache",
+  "queue",
+  "terminal",
+  "editor",
+  "folder",
+  "file",
+  "token",
+  "auth",
+  "update",
+  "release",
+  "bench",
+  "test",
+  "fixture",
+  "helper",
+  "util",
+  "core",
+];
+const EXTENSIONS = [".ts", ".tsx", ".md", ".json", ".css", ".go", ".py", ".rs"];
+
+interface World {
+  atrium: Atrium;
+  base: string;
+  queries: string[];
+  firstMs: number;
+  firstHits: number;
+}
+
+interface Round {
+  search: Summary;
+  health: Summary;
+}
+
+/** Files per folder on average, about what large repositories have (the Linux kernel: 15). */
+const FILES_PER_FOLDER = 12;
+
+/**
+ * A large monorepo's shape: folders 2–5 levels deep named by words (FILES / FILES_PER_FOLDER of them),
+ * files of two-word names and an extension spread over them.
+ */
+function generatedPaths(random: () => number): string[] {
+  const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]!;
+  const folders = new Set<string>();
+  while (folders.size < FILES / FILES_PER_FOLDER) folders.add(Array.from({ length: 2 + Math.floor(random() * 4) }, () => pick(WORDS)).join("/"));
+  const pool = [...folders];
+  const paths = new Set<string>();
+  while (paths.size < FILES) paths.add(`${pick(pool)}/${pick(WORDS)}-${pick(WORDS)}${Math.floor(random() * 50)}${pick(EXTENSIONS)}`);
+  return [...paths];
+}
+
+/** Runs git in `cwd`, with `input` on its stdin; throws when it fails. */
+function git(args: string[], cwd: string, input?: string): void {
+  const result = Bun.spawnSync(["git", ...args], { cwd, stdin: input === undefined ? "ignore" : Buffer.from(input), stderr: "pipe" });
+  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
+}
+
+/** A repository whose one commit holds `paths` (each a line of text), written by `git fast-import`, then checked out. */
+function generatedRepository(folder: string, paths: string[]): void {
+  git(["init", "--quiet", folder], "/");
+  const files = paths.map((path) => `M 100644 inline ${path}\ndata ${Buffer.byteLength(path) + 1}\n${path}\n`).join("");
+  const commit = `commit refs/heads/main\ncommitter Bench <bench@atrium.invalid> 1700000000 +0000\ndata 5\nseed\n${files}\n`;
+  git(["fast-import", "--quiet"], folder, commit);
+  git(["checkout", "--quiet", "-f", "main"], folder);
+}
+
+/** What a user types into quick-open: a few letters of a folder and of a file's name, as fuzzy search takes them. */
+function queries(random: () => number): string[] {
+  const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+  return Array.from({ length: SEARCHES }, (_, index) => {
+    const word = pick();
+    return index % 2 === 0 ? word.slice(0, 3 + Math.floor(random() * 3)) : `${pick().slice(0, 2)}${word.slice(0, 4)}`;
+  });
+}
+
+export const fileSearch = measurement<World, Round>({
+  key: "file-search",
+  title: `GET /v1/projects/{id}/files/search?q= by name on a repository of ${FILES.toLocaleString("en")} files`,
+  seed: {
+    what:
+      `a git repository of ${FILES.toLocaleString("en")} seeded paths (about ${FILES_PER_FOLDER} a folder, 2–5 folders deep, two-word names, 8 extensions) committed ` +
+      "by git fast-import and checked out, a project made of it through the API, and its first search (which reads `git ls-files`).",
+    async run(bench) {
+      const random = seededRandom(SEED);
+      const folder = join(bench.tempDir("file-search"), "repo");
+      bench.log(`  generating ${FILES.toLocaleString("en")} files ...`);
+      generatedRepository(folder, generatedPaths(random));
+      const atrium = await bench.atrium();
+      const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { folderPath: folder });
+      const base = `/v1/projects/${project.id}/files/search?limit=50&q=`;
+      const first = await timedGet(atrium.url, atrium.headers, `${base}server`);
+      const firstHits = (JSON.parse(new TextDecoder().decode(first.body)) as unknown[]).length;
+      return { atrium, base, queries: queries(random), firstMs: first.ms, firstHits };
+    },
+  },
+  action: {
+    what: `${SEARCHES} sequential searches by name (first page of 50, timed to the last byte), each a few letters of a folder and a name.`,
+    run: async (world) => ({
+      search: summarize(
+        await timeGets(world.atrium.url, world.atrium.headers, SEARCHES, (request) => `${world.base}${encodeURIComponent(world.queries[request]!)}`),
+      ),
+      health: summarize(await timeGets(world.atrium.url, world.atrium.headers, SEARCHES, () => "/v1/health")),
+    }),
+  },
+  baseline: { what: `${SEARCHES} GET /v1/health right after each round's searches (the floor of a request).` },
+  rounds: { warmup: 1, measured: 5 },
+  figures: ({ action }, world) => [
+    {
+      label: "search by name after the first, p50",
+      value: median(action.map((round) => round.search.p50)),
+      unit: "ms",
+      target: { comparison: "<", value: 50 },
+    },
+    { label: "search by name after the first, p95", value: median(action.map((round) => round.search.p95)), unit: "ms" },
+    { label: "GET /v1/health (baseline), p50", value: median(action.map((round) => round.health.p50)), unit: "ms" },
+    { label: `the first search (reads git ls-files; ${world.firstHits} hits on its page)`, value: world.firstMs, unit: "ms" },
+  ],
+});
