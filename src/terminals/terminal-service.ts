@@ -65,6 +65,8 @@ export class TerminalService {
   private readonly tickets: TerminalTickets;
   /** The exited terminals still kept, in the order they exited. */
   private readonly exitedIds = new Set<string>();
+  /** Terminals whose shell is starting: they count against the limit before they are listed. */
+  private starting = 0;
 
   constructor(private readonly deps: TerminalServiceDeps) {
     this.tickets = new TerminalTickets(deps.clock);
@@ -73,7 +75,7 @@ export class TerminalService {
   async create(body: CreateTerminalBody): Promise<PtyTerminal> {
     this.checkAllowed();
     const { cwd, sessionId } = this.deps.folders.resolve(body);
-    const running = [...this.terminals.values()].filter((entry) => entry.record.state === "running").length;
+    const running = [...this.terminals.values()].filter((entry) => entry.record.state === "running").length + this.starting;
     if (running >= this.deps.limits.maxTerminals) {
       throw new ConflictError(
         `${running} terminals are running, the most this server allows (config.json's maxTerminals); end one (DELETE /v1/terminals/{id}) or raise the limit`,
@@ -97,6 +99,7 @@ export class TerminalService {
       exitedAt: null,
     };
     let live: LiveTerminal;
+    this.starting++;
     try {
       live = await LiveTerminal.start({
         argv: command === null ? [shell] : [shell, "-c", command],
@@ -111,11 +114,15 @@ export class TerminalService {
       });
     } catch (error) {
       throw new ConflictError(`the shell ${shell} could not be started: ${(error as Error).message}`);
+    } finally {
+      this.starting--;
     }
     try {
+      // Its project or session may have been deleted while the shell started: then it is not kept.
+      this.deps.folders.resolve(body);
       this.deps.store.transaction(() => this.deps.events.append("terminal.created", id, { terminal: record }));
     } catch (error) {
-      // Not recorded, so not started: nothing is left of it.
+      // Not recorded, so not kept: nothing is left of it.
       void live.end();
       throw error;
     }

@@ -181,6 +181,19 @@ describe("terminals end with what they belong to", () => {
     expect((await s.t.json("GET", `/v1/terminals/${inProject.id}`)).status).toBe(404);
   });
 
+  test("a terminal asked for while its project is deleted is not kept, and terminals still starting count against the limit", async () => {
+    const s = await server({ config: { maxTerminals: 2 } });
+    const body = { projectId: s.projectId, cols: 80, rows: 24 };
+    // Three at once against a limit of two: the third is refused although none was listed yet.
+    const statuses = (await Promise.all([1, 2, 3].map(() => s.t.json("POST", "/v1/terminals", body)))).map((answer) => answer.status);
+    expect(statuses.sort()).toEqual([201, 201, 409]);
+    // A create and the project's delete at once, in whichever order the server takes them: no terminal is left.
+    const [created, deleted] = await Promise.all([s.t.json("POST", "/v1/terminals", body), s.t.json("DELETE", `/v1/projects/${s.projectId}`)]);
+    expect(deleted.status).toBe(200);
+    expect([201, 404, 409]).toContain(created.status);
+    expect(await (await s.t.api("/v1/terminals")).json()).toEqual([]);
+  });
+
   test("past the most exited terminals kept, the one that exited first is forgotten", async () => {
     const s = await server({ tuning: { modules: { terminals: { limits: { maxExitedTerminals: 2 } } } } });
     const made: string[] = [];
