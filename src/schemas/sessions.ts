@@ -282,6 +282,16 @@ export const ConfigOption = Type.Object({
 });
 export type ConfigOption = Static<typeof ConfigOption>;
 
+export const AvailableCommand = Type.Object(
+  {
+    name: Type.String({ description: "Typed after a slash: a prompt `/name args` reaches the agent as that text, unchanged." }),
+    description: Type.String(),
+    inputHint: Nullable(Type.String({ description: "What to type after the name, when the command takes input (ACP `input.hint`)." })),
+  },
+  { $id: "AvailableCommand" },
+);
+export type AvailableCommand = Static<typeof AvailableCommand>;
+
 export const SessionDetail = Type.Object(
   {
     hasMore: Type.Boolean({ description: "Older conversation items exist; ask again with before=nextBefore." }),
@@ -294,6 +304,10 @@ export const SessionDetail = Type.Object(
     pendingPlanApproval: Type.Boolean(),
     configOptions: Type.Array(ConfigOption, {
       description: "The agent's config options (model, mode, …) as it last reported them, so a client can show the pickers at once.",
+    }),
+    availableCommands: Type.Array(AvailableCommand, {
+      description:
+        "The slash commands the agent last said it has (ACP available_commands_update), kept across restarts; empty until it says. `session.commands` tells a change.",
     }),
     backgroundTasks: Type.Array(BackgroundTask),
     goal: Nullable(Goal),
@@ -369,5 +383,7 @@ export const SessionEvents = {
   "session.transcript": Type.Object({ itemId: Type.String(), key: Type.String(), position: Type.Integer(), revision: Type.Integer() }),
   /** The session's background tasks (commands the agent runs) changed: one started, ended or was released. */
   "session.tasks": Type.Object({ backgroundTasks: Type.Array(BackgroundTask) }),
+  /** The agent's slash commands changed (the whole new list; at most 500, descriptions cut at 1,000 characters). */
+  "session.commands": Type.Object({ availableCommands: Type.Array(AvailableCommand) }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
 };

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import type { ConfigOption, SessionUsage } from "../schemas/sessions.ts";
+import type { AvailableCommand, ConfigOption, SessionUsage } from "../schemas/sessions.ts";
 
 export const EMPTY_USAGE: SessionUsage = {
   used: 0,
@@ -73,6 +73,20 @@ export function addTokens(usage: SessionUsage, reported: ReportedTokens): Sessio
 function addCount(sum: number | null, reported: number | undefined | null): number | null {
   if (reported === undefined || reported === null) return sum;
   return (sum ?? 0) + reported;
+}
+
+/** Commands kept per session, and the characters of each text kept: an agent's list stays far below the 1 MiB an event may take. */
+const MAX_COMMANDS = 500;
+const MAX_COMMAND_TEXT = 1_000;
+
+/** The agent's slash commands as the interface shows them. */
+export function toAvailableCommands(commands: acp.AvailableCommand[]): AvailableCommand[] {
+  const cut = (text: string) => text.slice(0, MAX_COMMAND_TEXT);
+  return commands.slice(0, MAX_COMMANDS).map((command) => ({
+    name: cut(command.name),
+    description: cut(command.description ?? ""),
+    inputHint: command.input?.hint ? cut(command.input.hint) : null,
+  }));
 }
 
 type SelectOption = { value: string; name: string; description?: string | null };

@@ -4,7 +4,17 @@ import type { StoredSession } from "../store/session-repository.ts";
 import { SessionRecords } from "./session-records.ts";
 import type { SessionAgent } from "./session-agent.ts";
 import type { Turn } from "./turn.ts";
-import { addTokens, applyUsage, configSelectionsOf, perCallTokens, turnTokens, type ReportedTokens, isPlanMode, toConfigOptions } from "./acp-mapping.ts";
+import {
+  addTokens,
+  applyUsage,
+  toAvailableCommands,
+  configSelectionsOf,
+  perCallTokens,
+  turnTokens,
+  type ReportedTokens,
+  isPlanMode,
+  toConfigOptions,
+} from "./acp-mapping.ts";
 import { terminalIdsOf } from "./transcript-mapping.ts";
 
 /** What agent updates touch of the turn in flight. */
@@ -84,10 +94,27 @@ export class AgentUpdates {
         this.deps.turn()?.reply.flush();
         this.recordConfig(this.deps.agent.current?.noteModeChange(update.currentModeId) ?? this.deps.records.get(this.deps.sessionId).configOptions);
         return;
+      case "available_commands_update":
+        this.recordCommands(update.availableCommands);
+        return;
       default:
-        // The user's own message echoed back, available commands: nothing the interface shows.
+        // The user's own message echoed back: nothing the interface shows.
         return;
     }
+  }
+
+  /**
+   * The slash commands, whenever the agent lists them (Claude sends them just after session/new and
+   * session/load, outside any turn); the same list again (each start) changes nothing.
+   */
+  private recordCommands(commands: acp.AvailableCommand[]): void {
+    const availableCommands = toAvailableCommands(commands);
+    if (JSON.stringify(availableCommands) === JSON.stringify(this.deps.records.get(this.deps.sessionId).availableCommands ?? [])) return;
+    this.deps.turn()?.reply.flush();
+    this.deps.records.update(this.deps.sessionId, (session) => {
+      session.availableCommands = availableCommands;
+      this.deps.records.emit(this.deps.sessionId, "session.commands", { availableCommands });
+    });
   }
 
   private recordPlan(turn: UpdatedTurn, update: acp.Plan): void {

@@ -213,6 +213,7 @@ export class SessionService {
         pendingQuestion: session.pendingQuestion,
         pendingPlanApproval: session.pendingPlanApproval,
         configOptions: session.configOptions,
+        availableCommands: session.availableCommands ?? [],
         backgroundTasks: this.runtimes.get(id)?.backgroundTasks() ?? [],
         goal: session.goal,
         sessionPlan: session.plan,

@@ -2,7 +2,7 @@ import type { Store } from "./database.ts";
 import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 import { PROJECT_NAME_HOLDS } from "./project-repository.ts";
 import type { SessionMcpServer } from "../schemas/mcps.ts";
-import type { ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
+import type { AvailableCommand, ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 /** A session as stored: the Session fields that are not derived, and what the server keeps beside them. */
 export interface StoredSession {
@@ -26,6 +26,8 @@ export interface StoredSession {
   configSelections: Record<string, string>;
   unavailableConfigSelections: Record<string, string>;
   configOptions: ConfigOption[];
+  /** The agent's slash commands as it last listed them; absent until it does (and on sessions from before). */
+  availableCommands?: AvailableCommand[];
   createdAt: string;
   updatedAt: string;
   sidebarState: "idle" | "working" | "waiting" | "error";
