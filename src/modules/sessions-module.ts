@@ -2,12 +2,14 @@ import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
 import { sessionChangeRoutes } from "../http/routes/change-routes.ts";
 import { SessionChanges } from "../sessions/session-changes.ts";
 import { sessionRoutes } from "../http/routes/session-routes.ts";
+import { scheduleRoutes } from "../http/routes/schedule-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
 import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
 import { SessionService } from "../sessions/session-service.ts";
 import type { SessionTimings } from "../sessions/session-timings.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import { ScheduleRepository } from "../store/schedule-repository.ts";
 import { SessionRepository } from "../store/session-repository.ts";
 import { SessionSearchRepository } from "../store/session-search-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
@@ -51,6 +53,7 @@ export const sessionsModule = defineModule({
       transcript: new TranscriptRepository(store),
       files: modules.get(filesModule).files,
       queue: new PromptQueueRepository(store),
+      schedules: new ScheduleRepository(store),
       events,
       harnesses: modules.get(harnessesModule).harnesses,
       projects,
@@ -70,9 +73,15 @@ export const sessionsModule = defineModule({
     projects.beforeDeleting((projectId) => sessions.removeAllOf(projectId));
     return {
       sessions,
-      routes: [...sessionRoutes(sessions), ...sessionChangeRoutes(new SessionChanges(new SessionRepository(store), changes))],
+      routes: [
+        ...sessionRoutes(sessions),
+        ...scheduleRoutes(sessions.schedules),
+        ...sessionChangeRoutes(new SessionChanges(new SessionRepository(store), changes)),
+      ],
       start: () => {
         sessions.recover();
+        // Runs that came due while the server was down, after the queues it found have gone on.
+        sessions.schedules.start();
         const orphans = sessions
           .removeOrphans()
           .then((count) => count > 0 && logger.info("deleted the sessions of projects that are gone", { count }))
@@ -83,7 +92,10 @@ export const sessionsModule = defineModule({
           .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
         return Promise.all([orphans, pruned]);
       },
-      stop: () => sessions.stopAll(),
+      stop: () => {
+        sessions.schedules.stop();
+        return sessions.stopAll();
+      },
     };
   },
 });

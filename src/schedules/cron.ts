@@ -143,7 +143,8 @@ function firstOfDay(cron: CronExpression, zone: TimeZone, day: Omit<WallTime, "h
   for (const hour of hours) {
     for (const minute of minutes) {
       const wall = { ...day, hour, minute };
-      const instant = offsetBefore === offsetAfter ? midnight + hour * HOUR_MS + minute * 60_000 - offsetBefore : zone.instantOf(wall, offsetBefore, offsetAfter);
+      const instant =
+        offsetBefore === offsetAfter ? midnight + hour * HOUR_MS + minute * 60_000 - offsetBefore : zone.instantOf(wall, offsetBefore, offsetAfter);
       if (instant <= afterMs) continue;
       // On a day without a change the wall times come in the order of their instants: the first one is it.
       if (offsetBefore === offsetAfter) return instant;

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { EventCursor, Nullable, Timestamp } from "./common.ts";
 import { SessionMcpServer } from "./mcps.ts";
+import { ScheduleEvents } from "./schedules.ts";
 import { PermissionOptionKind, ToolCallDetails } from "./transcript.ts";
 
 const StringMap = Type.Record(Type.String(), Type.String());
@@ -386,4 +387,5 @@ export const SessionEvents = {
   /** The agent's slash commands changed (the whole new list; at most 500, descriptions cut at 1,000 characters). */
   "session.commands": Type.Object({ availableCommands: Type.Array(AvailableCommand) }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
+  ...ScheduleEvents,
 };

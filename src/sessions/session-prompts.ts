@@ -23,8 +23,19 @@ export class SessionPrompts {
 
   /** Queues a prompt; it starts at once when no turn runs. The same clientId twice is one prompt. */
   enqueue(id: string, body: Static<typeof SendPromptBody>): { prompt: QueuedPrompt; created: boolean } {
+    const result = this.queue(id, body, { takesOver: true });
+    this.startNext(id);
+    return result;
+  }
+
+  /**
+   * Queues a prompt in the caller's transaction without starting it (`startNext` does, once that has
+   * committed). A prompt the user sends takes over again (`takesOver`): a queue a spent goal budget
+   * paused goes on. A scheduled prompt does not: it waits in the paused queue like the others.
+   */
+  queue(id: string, body: Static<typeof SendPromptBody>, { takesOver }: { takesOver: boolean }): { prompt: QueuedPrompt; created: boolean } {
     const clientId = body.clientId ?? null;
-    const result = this.deps.store.transaction(() => {
+    return this.deps.store.transaction(() => {
       const session = this.deps.records.get(id);
       if (clientId) {
         const existing = this.deps.queue.findByClientId(id, clientId);
@@ -35,12 +46,14 @@ export class SessionPrompts {
       const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text: body.text, createdAt: now, updatedAt: now, attachments, clientId };
       this.deps.queue.add(prompt);
       this.deps.records.emit(id, "session.prompt.queued", { prompt });
-      // Sending a prompt is the user taking over again: a paused queue goes on.
-      if (session.queuePaused) this.deps.records.update(id, resumeQueue);
+      if (takesOver && session.queuePaused) this.deps.records.update(id, resumeQueue);
       return { prompt, created: true };
     });
+  }
+
+  /** The session's next turn starts if none runs (and its queue is not held). */
+  startNext(id: string): void {
     this.deps.startNext(id);
-    return result;
   }
 
   editPrompt(id: string, promptId: string, text: string): QueuedPrompt {

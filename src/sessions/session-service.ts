@@ -4,6 +4,7 @@ import type { SessionRepository, StoredSession } from "../store/session-reposito
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { SessionSearchRepository } from "../store/session-search-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
+import type { ScheduleRepository } from "../store/schedule-repository.ts";
 import type { TranscriptRepository } from "../store/transcript-repository.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
 import type { SessionEvents } from "../schemas/sessions.ts";
@@ -21,6 +22,7 @@ import { newId } from "../ids.ts";
 import { resumeQueue, SessionRecords } from "./session-records.ts";
 import { SessionPrompts } from "./session-prompts.ts";
 import { SessionList } from "./session-list.ts";
+import { SessionSchedules } from "../schedules/session-schedules.ts";
 import { SessionRuntime } from "./session-runtime.ts";
 import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
@@ -39,6 +41,7 @@ export interface SessionServiceDeps {
   search: SessionSearchRepository;
   conversation: ConversationRepository;
   queue: PromptQueueRepository;
+  schedules: ScheduleRepository;
   transcript: TranscriptRepository;
   files: UploadedFiles;
   events: EventLog<typeof SessionEvents>;
@@ -74,11 +77,14 @@ export class SessionService {
   readonly prompts: SessionPrompts;
   /** The list of sessions, a page at a time. */
   readonly listing: SessionList;
+  /** Prompts queued at a time or on a cron expression. */
+  readonly schedules: SessionSchedules;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
     this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).startNextPrompt() });
     this.listing = new SessionList({ ...deps, records: this.records });
+    this.schedules = new SessionSchedules({ ...deps, repository: deps.schedules, records: this.records, prompts: this.prompts });
   }
 
   exists(id: string): boolean {

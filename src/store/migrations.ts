@@ -17,6 +17,7 @@ import { eventCompactionMigration } from "./migrations/0013-event-compaction.ts"
 import { pushSubscriptionsMigration } from "./migrations/0014-push-subscriptions.ts";
 import { conversationSearchMigration } from "./migrations/0015-conversation-search.ts";
 import { searchIndexesMigration } from "./migrations/0016-search-indexes.ts";
+import { sessionSchedulesMigration } from "./migrations/0017-session-schedules.ts";
 
 export interface Migration {
   version: number;
@@ -42,6 +43,7 @@ export const migrations: Migration[] = [
   pushSubscriptionsMigration,
   conversationSearchMigration,
   searchIndexesMigration,
+  sessionSchedulesMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

@@ -150,7 +150,7 @@ export class SessionRepository {
   /** Removes the session and everything recorded under it. */
   remove(id: string): void {
     this.revision++;
-    for (const table of ["sessions", "conversation_items", "prompt_queue", "prompt_receipts", "transcript_entries"]) {
+    for (const table of ["sessions", "conversation_items", "prompt_queue", "prompt_receipts", "transcript_entries", "session_schedules"]) {
       this.store.db.query(`DELETE FROM ${table} WHERE ${table === "sessions" ? "id" : "session_id"} = ?`).run(id);
     }
   }
