@@ -25,7 +25,7 @@ export interface SessionSchedulesDeps {
 }
 
 /** A run this late (the server was down, the machine slept) is missed: its schedule's `missed` says what it does. */
-export const MISSED_AFTER_MS = 60_000;
+const MISSED_AFTER_MS = 60_000;
 /** Schedules a session may have. */
 const MAX_SCHEDULES = 100;
 /** The timer looks again at least this often (a timer of weeks is beyond what setTimeout holds). */
