@@ -182,6 +182,9 @@ describe("scheduled prompts", () => {
     const notHere = await t.json<{ error: string }>("DELETE", `/v1/sessions/${session.id}/schedules/${theirs.id}`);
     expect(notHere).toEqual({ status: 404, body: { error: `no schedule ${theirs.id} in session ${session.id}` } });
     expect((await t.json("DELETE", `/v1/sessions/${session.id}/schedules/sch_nope`)).status).toBe(404);
+    // An `at` with an offset is the same time, given back in UTC.
+    const offset = await schedule(t, session.id, { text: "x", at: "2026-01-01T03:30:00+02:00" });
+    expect(offset).toMatchObject({ at: "2026-01-01T01:30:00.000Z", nextRunAt: "2026-01-01T01:30:00.000Z" });
   });
 
   test("a deleted schedule runs no more; deleting the session removes its schedules; lists are paged", async () => {
