@@ -287,7 +287,9 @@ export const AvailableCommand = Type.Object(
   {
     name: Type.String({ description: "Typed after a slash: a prompt `/name args` reaches the agent as that text, unchanged." }),
     description: Type.String(),
-    inputHint: Nullable(Type.String({ description: "What to type after the name, when the command takes input (ACP `input.hint`)." })),
+    inputHint: Nullable(
+      Type.String({ description: "What to type after the name (ACP `input.hint`; empty for input without a hint); null for a command that takes no input." }),
+    ),
   },
   { $id: "AvailableCommand" },
 );

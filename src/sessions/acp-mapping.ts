@@ -85,7 +85,8 @@ export function toAvailableCommands(commands: acp.AvailableCommand[]): Available
   return commands.slice(0, MAX_COMMANDS).map((command) => ({
     name: cut(command.name),
     description: cut(command.description ?? ""),
-    inputHint: command.input?.hint ? cut(command.input.hint) : null,
+    // A command that takes input without a hint (Qwen says `{hint: ""}`) keeps its empty hint: null is no input.
+    inputHint: command.input ? cut(command.input.hint ?? "") : null,
   }));
 }
 

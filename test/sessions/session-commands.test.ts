@@ -22,6 +22,8 @@ test("the agent's slash commands reach the detail and an event, survive a restar
   const listed = [
     { name: "review", description: "Review a file", input: { hint: "path to review" } },
     { name: "init", description: "Write an AGENTS.md" },
+    // Takes input without a hint, as Qwen says it.
+    { name: "compress", description: "Compress the context", input: { hint: "" } },
   ];
   t.script({
     // Listed once session/new is answered, outside any turn, as claude-agent-acp does.
@@ -43,6 +45,7 @@ test("the agent's slash commands reach the detail and an event, survive a restar
   const first = [
     { name: "review", description: "Review a file", inputHint: "path to review" },
     { name: "init", description: "Write an AGENTS.md", inputHint: null },
+    { name: "compress", description: "Compress the context", inputHint: "" },
   ];
   expect(answered.availableCommands).toEqual(first);
 
