@@ -10,16 +10,22 @@ import { readSkill, skillFolderNames } from "../skills/skill-folder.ts";
  *   /ask      a permission question             /usage   usage and cost
  *   /title T  renames the session               /skills  the skills in its skills folder
  *   /help     this list
+ * It lists them to the client as its slash commands (ACP available_commands_update) after each
+ * session/new and session/load, as claude-agent-acp does.
  */
-const HELP = [
-  "Echo agent commands:",
-  "/long N - stream a reply of N chunks",
-  "/plan - emit a plan; in plan mode, then leave it (the plan waits for approval)",
-  "/ask - ask a permission question",
-  "/usage - report usage",
-  "/title TEXT - rename the session",
-  "/skills - list the skills in its skills folder",
-].join("\n");
+const COMMANDS: acp.AvailableCommand[] = [
+  { name: "long", description: "stream a reply of N chunks", input: { hint: "N" } },
+  { name: "plan", description: "emit a plan; in plan mode, then leave it (the plan waits for approval)" },
+  { name: "ask", description: "ask a permission question" },
+  { name: "usage", description: "report usage" },
+  { name: "title", description: "rename the session", input: { hint: "TEXT" } },
+  { name: "skills", description: "list the skills in its skills folder" },
+  { name: "help", description: "list these commands" },
+];
+
+const HELP = ["Echo agent commands:", ...COMMANDS.map(({ name, description, input }) => `/${name}${input ? ` ${input.hint}` : ""} - ${description}`)].join(
+  "\n",
+);
 
 interface EchoSession {
   mode: string;
@@ -59,6 +65,12 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
   };
   const say = (client: AgentContext, sessionId: string, text: string) =>
     client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+  /** Lists its commands once the session's answer is out, as claude-agent-acp does. */
+  const listCommands = (client: AgentContext, sessionId: string) =>
+    setTimeout(
+      () => void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } }),
+      0,
+    );
 
   const app = agent({ name: "atrium-echo" })
     .onRequest("initialize", () => ({
@@ -66,14 +78,16 @@ export function runEchoAgent(output: WritableStream<Uint8Array>, input: Readable
       agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
       agentInfo: { name: "atrium-echo", version: "1" },
     }))
-    .onRequest("session/new", () => {
+    .onRequest("session/new", ({ client }) => {
       const sessionId = `echo-${crypto.randomUUID()}`;
       sessions.set(sessionId, { mode: "default", cancelled: false, promptTokens: 0 });
+      listCommands(client, sessionId);
       return { sessionId, configOptions: [modeOption("default")] };
     })
-    .onRequest("session/load", ({ params }) => {
+    .onRequest("session/load", ({ params, client }) => {
       // Nothing to replay: the server keeps the conversation; the echo agent only needs the id.
       if (!sessions.has(params.sessionId)) sessions.set(params.sessionId, { mode: "default", cancelled: false, promptTokens: 0 });
+      listCommands(client, params.sessionId);
       return { configOptions: [modeOption(sessions.get(params.sessionId)!.mode)] };
     })
     .onRequest("session/set_config_option", ({ params }) => {

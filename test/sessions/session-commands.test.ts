@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { until } from "../helpers/poll.ts";
+import { echoAgentInProcess } from "../skills/echo-agent-in-process.ts";
 import type { TestServer } from "../helpers/test-server.ts";
 import { SessionDetail, SessionEvents } from "../../src/schemas/sessions.ts";
 import { lastReply, startSessionServer, type DetailBody, type SessionTestServer } from "./session-helpers.ts";
@@ -71,4 +72,14 @@ test("the agent's slash commands reach the detail and an event, survive a restar
   );
   expect(again.availableCommands).toEqual(first);
   expect((await commandEvents(restarted, session.id)).length).toBe(3);
+});
+
+test("the built-in echo agent lists its commands, and runs one sent as a prompt", async () => {
+  t = await startSessionServer({ tuning: { modules: { sessions: { openAgentChannel: echoAgentInProcess } } } });
+  const session = await t.newSession("echo");
+  await t.json("POST", `/v1/sessions/${session.id}/prompts`, { text: "/title Release notes" });
+  const done = await t.until(session.id, (d) => lastReply(d)?.stopReason === "end_turn" && d.availableCommands.length > 0);
+  expect(done.availableCommands.map((command) => command.name)).toEqual(["long", "plan", "ask", "usage", "title", "skills", "help"]);
+  expect(done.availableCommands.find((command) => command.name === "title")).toEqual({ name: "title", description: "rename the session", inputHint: "TEXT" });
+  expect(done.session.title).toBe("Release notes");
 });
