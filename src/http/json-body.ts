@@ -17,7 +17,12 @@ export async function readBodyBytes(request: Request, limitBytes: number): Promi
   return Buffer.concat(chunks);
 }
 
-const tooLarge = (limitBytes: number) => new HttpError(413, `the request body is larger than the ${Math.round(limitBytes / 1024)} KiB this route accepts`);
+/**
+ * The rest of the body is not read: the connection closes after the answer, or the request would stay
+ * open until the client gave up (a server stopping waited its whole grace period for it).
+ */
+const tooLarge = (limitBytes: number) =>
+  new HttpError(413, `the request body is larger than the ${Math.round(limitBytes / 1024)} KiB this route accepts`, { connection: "close" });
 
 /**
  * Builds the body parser of a route: JSON only, read with a byte limit (chunked bodies included),

@@ -180,7 +180,14 @@ test("a body declared far over every limit still gets an {error} 413, before it 
     (text) => text.includes("}"),
     5000,
   );
-  socket.end();
   expect(received).toStartWith("HTTP/1.1 413");
   expect(received).toContain('{"error":"the request body is larger than the 1024 KiB this route accepts"}');
+  // The rest is never read: the server closes the connection, so the request does not stay open (a
+  // server stopping waited its whole grace period for it).
+  expect(received.toLowerCase()).toContain("connection: close");
+  await until(
+    async () => socket.readyState,
+    (state) => state !== 1,
+    5000,
+  );
 });
