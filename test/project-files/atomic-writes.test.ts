@@ -9,11 +9,13 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { filesProject, query } from "./files-fixtures.ts";
 
-const BYTES = 4 * 1024 * 1024;
+/** Larger than a page and than one write call's chunk, so a torn file would show; small enough to write often. */
+const BYTES = 1024 * 1024;
+const LIMIT = 2 * BYTES;
 let t: TestServer;
 let dir: ReturnType<typeof makeTempDir>;
 beforeAll(async () => {
-  t = await startTestServer({ tuning: { modules: { projectFiles: { limits: { maxReadBytes: 5 * 1024 * 1024, maxWriteBytes: 5 * 1024 * 1024 } } } } });
+  t = await startTestServer({ tuning: { modules: { projectFiles: { limits: { maxReadBytes: LIMIT, maxWriteBytes: LIMIT } } } } });
 });
 beforeEach(() => {
   dir = makeTempDir("atrium-files-atomic-");
@@ -33,9 +35,9 @@ test("a reader beside the writes sees the old file or the new, never part of one
   writeFileSync(join(dir.path, "big.txt"), Buffer.alloc(BYTES, "A"));
   const { base } = await filesProject(t, dir.path);
   const url = `${base}/content${query({ path: "big.txt" })}`;
-  const { child, reader } = await started("read-forever.ts", [join(dir.path, "big.txt"), String(BYTES), "2000"]);
+  const { child, reader } = await started("read-forever.ts", [join(dir.path, "big.txt"), String(BYTES), "600"]);
   let writes = 0;
-  while (child.exitCode === null && writes < 40) {
+  while (child.exitCode === null && writes < 30) {
     const written = await t.api(url, { method: "PUT", body: Buffer.alloc(BYTES, writes % 2 === 0 ? "B" : "A"), headers: { "if-match": "*" } });
     expect(written.status).toBe(200);
     await written.body?.cancel();
@@ -54,7 +56,7 @@ test("a writer killed in the middle of writes leaves the old file or the new one
   writeFileSync(file, Buffer.alloc(BYTES, "A"));
   for (let attempt = 0; attempt < 4; attempt++) {
     const { child } = await started("write-forever.ts", [dir.path, "killed.txt", String(BYTES)]);
-    await Bun.sleep(40 + attempt * 35);
+    await Bun.sleep(20 + attempt * 15);
     child.kill("SIGKILL");
     await child.exited;
     const content = readFileSync(file);
@@ -65,7 +67,7 @@ test("a writer killed in the middle of writes leaves the old file or the new one
 });
 
 test("files over the limits are not read (413) nor written (413), and nothing changes", async () => {
-  writeFileSync(join(dir.path, "huge.bin"), Buffer.alloc(6 * 1024 * 1024, 1));
+  writeFileSync(join(dir.path, "huge.bin"), Buffer.alloc(LIMIT + 1, 1));
   writeFileSync(join(dir.path, "small.txt"), "small\n");
   const { base } = await filesProject(t, dir.path);
   const read = await t.json<{ error: string }>("GET", `${base}/content${query({ path: "huge.bin" })}`);
@@ -73,7 +75,7 @@ test("files over the limits are not read (413) nor written (413), and nothing ch
   expect(read.body.error).toContain("not read");
   const write = await t.api(`${base}/content${query({ path: "small.txt" })}`, {
     method: "PUT",
-    body: Buffer.alloc(6 * 1024 * 1024, "x"),
+    body: Buffer.alloc(LIMIT + 1, "x"),
     headers: { "if-match": "*" },
   });
   expect(write.status).toBe(413);
