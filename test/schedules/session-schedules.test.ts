@@ -123,10 +123,14 @@ describe("scheduled prompts", () => {
       schedule: { lastRunAt: null },
     });
     const [listed] = await pagesOf<ScheduleBody>(t, `/v1/sessions/${session.id}/schedules`, Type.Array(Schedule));
-    expect(listed!.map((item) => [item.id, item.nextRunAt, item.lastRunAt])).toEqual([
-      [once.id, "2026-01-01T04:00:00.000Z", "2026-01-01T03:05:00.000Z"],
-      [skipped.id, "2026-01-01T04:00:00.000Z", null],
-    ]);
+    // Made at the same time on the test's clock: the list orders them by id then, so look each one up.
+    const listedById = new Map(listed!.map((item) => [item.id, [item.nextRunAt, item.lastRunAt]]));
+    expect(listedById).toEqual(
+      new Map([
+        [once.id, ["2026-01-01T04:00:00.000Z", "2026-01-01T03:05:00.000Z"]],
+        [skipped.id, ["2026-01-01T04:00:00.000Z", null]],
+      ]),
+    );
 
     // Back on time, both run.
     await clock.advance(55 * 60_000);
