@@ -29,6 +29,8 @@ export interface TurnFacts {
   plans: "plan" | "tool-call" | "none";
   /** It reports token counts Atrium counts (Codex and Gemini send none; OpenCode's are the last model call's). */
   countsTokens: boolean;
+  /** It lists its slash commands (`available_commands_update`) once a session starts (docs/agents.md). */
+  listsCommands?: boolean;
   /** A model choice, and the model the provider's request then names. */
   model: { choice: Choice; requestModel: string };
   /**
@@ -92,6 +94,7 @@ export const AGENTS: AgentFacts[] = [
       // Its Task tools (TaskCreate, TaskUpdate) reach the session plan.
       plans: "plan",
       countsTokens: true,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "haiku" }, requestModel: "claude-haiku-4-5" },
     },
   },
@@ -134,6 +137,7 @@ export const AGENTS: AgentFacts[] = [
       plans: "none",
       // Summed over the turn's model calls in the prompt answer's _meta.quota.
       countsTokens: true,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "gemini-3-flash-preview" }, requestModel: "gemini-3-flash-preview" },
       loadWipesSameMinute: true,
       retriesRefusalsForMinutes: true,
@@ -173,6 +177,7 @@ export const AGENTS: AgentFacts[] = [
       onRefusal: "continues",
       plans: "plan",
       countsTokens: true,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" }, requestModel: "gpt-4o" },
     },
   },

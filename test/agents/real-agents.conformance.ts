@@ -336,6 +336,13 @@ function agentSuite(agent: AgentFacts): void {
     expect(told(requests.at(-1)!)).toContain("say hello");
   });
 
+  turnTest("the slash commands the agent lists are in the session's detail, each with a name", async () => {
+    const d = await detail();
+    log(`commands: ${d.availableCommands.map((command) => `/${command.name}${command.inputHint === null ? "" : ` <${command.inputHint}>`}`).join(" ")}`);
+    if (facts!.listsCommands) expect(d.availableCommands.length).toBeGreaterThan(0);
+    for (const command of d.availableCommands) expect(command.name).not.toStartWith("/");
+  });
+
   turnTest("a write asks with its tool call; allowed, the file is written and the text after the call stays its own paragraph", () =>
     whileAsking(async () => {
       const { session } = await detail();
