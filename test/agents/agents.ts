@@ -29,7 +29,10 @@ export interface TurnFacts {
   plans: "plan" | "tool-call" | "none";
   /** It reports token counts Atrium counts (Codex and Gemini send none; OpenCode's are the last model call's). */
   countsTokens: boolean;
-  /** It lists its slash commands (`available_commands_update`) once a session starts (docs/agents.md). */
+  /**
+   * Its slash commands (`available_commands_update`) are in the session's detail after the first turn
+   * (seen for Claude, Codex, Gemini and OpenCode; Qwen 0.15's source sends a list, but none arrived here).
+   */
   listsCommands?: boolean;
   /** A model choice, and the model the provider's request then names. */
   model: { choice: Choice; requestModel: string };
@@ -117,6 +120,7 @@ export const AGENTS: AgentFacts[] = [
       onRefusal: { ends: "cancelled" },
       plans: "plan",
       countsTokens: false,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "gpt-5.4" }, requestModel: "gpt-5.4" },
       announcesTransportFallback: true,
     },
@@ -158,6 +162,7 @@ export const AGENTS: AgentFacts[] = [
       onRefusal: { ends: "end_turn" },
       plans: "tool-call",
       countsTokens: false,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "opencode/nemotron-3-ultra-free" }, requestModel: "nemotron-3-ultra-free" },
     },
   },
@@ -177,7 +182,6 @@ export const AGENTS: AgentFacts[] = [
       onRefusal: "continues",
       plans: "plan",
       countsTokens: true,
-      listsCommands: true,
       model: { choice: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" }, requestModel: "gpt-4o" },
     },
   },
