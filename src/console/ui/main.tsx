@@ -16,6 +16,7 @@ import { PluginsPage } from "./plugins/plugins-page.tsx";
 import { MachinesPage } from "./machines/machines-page.tsx";
 import { AgentTerminalPage } from "./terminals/agent-terminal-page.tsx";
 import { TerminalPage } from "./terminals/terminal-page.tsx";
+import { FilesPage } from "./files/files-page.tsx";
 import { SignIn } from "./shell/sign-in.tsx";
 import { OfflineNotice } from "./shell/offline-notice.tsx";
 import { holdPageFocus } from "./shell/page-heading.tsx";
@@ -57,6 +58,8 @@ function Page({ route }: { route: Route }) {
       return <SettingsPage />;
     case "terminal":
       return <TerminalPage key={`${route.owner.kind}/${route.owner.id}`} owner={route.owner} />;
+    case "files":
+      return <FilesPage key={`${route.owner.kind}/${route.owner.id}`} owner={route.owner} open={route.open} />;
     case "agent-terminal":
       return <AgentTerminalPage key={`${route.sessionId}/${route.terminalKey}`} sessionId={route.sessionId} terminalKey={route.terminalKey} />;
   }

@@ -6,7 +6,7 @@ import { InlineForm } from "../shared/inline-form.tsx";
 import { ProjectWorktrees } from "./project-worktrees.tsx";
 import { ChangesToggle } from "../shared/changes-view.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
-import { terminalHref } from "../shell/router.ts";
+import { filesHref, terminalHref } from "../shell/router.ts";
 
 /** The change a card has opened in place, one at a time. */
 type OpenStep = "rename" | "add-location" | "delete" | null;
@@ -81,6 +81,9 @@ export function ProjectCard({ project, onChanged, onDeleted }: { project: Projec
         </button>
         <a class="terminal-link" href={terminalHref("project", project.id)}>
           Terminal
+        </a>
+        <a class="terminal-link" href={filesHref("project", project.id)}>
+          Files
         </a>
         <button type="button" class="quiet-button" aria-expanded={step === "delete"} disabled={busy} onClick={() => toggle("delete")}>
           Delete

@@ -12,7 +12,7 @@ import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
 import { PageHeading } from "../shell/page-heading.tsx";
-import { pageHref, terminalHref } from "../shell/router.ts";
+import { filesHref, pageHref, terminalHref } from "../shell/router.ts";
 import { finishedReply, replyFinishedSentence } from "./reply-end.ts";
 import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.ts";
 import { useFollowBottom } from "./use-follow-bottom.ts";
@@ -141,6 +141,9 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
         {session.archivedAt !== null && <span class="standing">Archived</span>}
         <a class="terminal-link" href={terminalHref("session", sessionId)}>
           Terminal
+        </a>
+        <a class="terminal-link" href={filesHref("session", sessionId)}>
+          Files
         </a>
         {session.sidebarState === "working" && (
           <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/cancel`))}>

@@ -18,3 +18,9 @@ export function useDraft(sessionId: string): [string, (text: string) => void] {
 
 /** Forgets a session's draft (the session was deleted). */
 export const forgetDraft = (sessionId: string) => localStorage.removeItem(draftKey(sessionId));
+
+/** Adds `text` to the end of a session's kept draft (a file mentioned from the Files view), on a line of its own when the draft has one already. */
+export function addToDraft(sessionId: string, text: string): void {
+  const draft = localStorage.getItem(draftKey(sessionId)) ?? "";
+  localStorage.setItem(draftKey(sessionId), draft === "" ? text : `${draft}${/\s$/.test(draft) ? "" : " "}${text}`);
+}

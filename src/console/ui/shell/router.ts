@@ -20,6 +20,7 @@ export type Route =
   | { page: LinkedPage }
   | { page: "session"; sessionId: string; itemId?: string }
   | { page: "terminal"; owner: { kind: "project" | "session"; id: string } }
+  | { page: "files"; owner: { kind: "project" | "session"; id: string }; open: FilesOpen }
   | { page: "agent-terminal"; sessionId: string; terminalKey: string };
 
 export const pageHref = (page: LinkedPage) => `#/${page}`;
@@ -29,12 +30,34 @@ export const sessionHref = (sessionId: string, itemId?: string) =>
 /** The terminals of a project (in its folder) or of a session (in its worktree). */
 export const terminalHref = (kind: "project" | "session", id: string) => `#/${kind}s/${encodeURIComponent(id)}/terminal`;
 
+/** What the Files view shows: a folder (`""` the root), or a file, at a line when a search found it there. */
+export type FilesOpen = { kind: "folder"; path: string } | { kind: "file"; path: string; line?: number };
+
+/** The files of a project (its first folder) or of a session (its worktree or folder): a folder listed, or a file shown. */
+export function filesHref(kind: "project" | "session", id: string, open: FilesOpen = { kind: "folder", path: "" }): string {
+  const base = `#/${kind}s/${encodeURIComponent(id)}/files`;
+  if (open.kind === "folder") return open.path ? `${base}/folder/${encodeURIComponent(open.path)}` : base;
+  return `${base}/file/${encodeURIComponent(open.path)}${open.line ? `/${open.line}` : ""}`;
+}
+
+function parseFilesOpen(kind: string | undefined, path: string | undefined, line: string | undefined): FilesOpen {
+  if (kind === "file" && path) return { kind: "file", path: decodeURIComponent(path), ...(line && /^\d+$/.test(line) ? { line: Number(line) } : {}) };
+  return { kind: "folder", path: kind === "folder" && path ? decodeURIComponent(path) : "" };
+}
+
 /** A command the session's agent runs in a terminal of its own (a background task), shown read-only. */
 export const agentTerminalHref = (sessionId: string, terminalKey: string) =>
   `#/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(terminalKey)}`;
 
 export function parseRoute(hash: string): Route {
-  const [page, id, part, itemId] = hash.replace(/^#\/?/, "").split("/");
+  const [page, id, part, itemId, rest, line] = hash.replace(/^#\/?/, "").split("/");
+  if (part === "files" && id && (page === "projects" || page === "sessions")) {
+    return {
+      page: "files",
+      owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) },
+      open: parseFilesOpen(itemId, rest, line),
+    };
+  }
   if (part === "terminal" && id && (page === "projects" || page === "sessions")) {
     return { page: "terminal", owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) } };
   }
@@ -48,7 +71,8 @@ export function parseRoute(hash: string): Route {
 
 /** What the window's title calls a page until its heading names it (a session's heading is its title). */
 const routeName = (route: Route) =>
-  PAGE_LINKS.find((link) => link.page === route.page)?.label ?? (route.page === "terminal" || route.page === "agent-terminal" ? "Terminal" : "Session");
+  PAGE_LINKS.find((link) => link.page === route.page)?.label ??
+  (route.page === "terminal" || route.page === "agent-terminal" ? "Terminal" : route.page === "files" ? "Files" : "Session");
 
 /**
  * The page the address names, followed as it changes. A navigation names the page in the window's title
