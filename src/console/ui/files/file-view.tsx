@@ -172,16 +172,6 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
               This file changed on disk since you opened it. Saving shows both versions to choose from.
             </p>
           )}
-          <textarea
-            ref={editor}
-            aria-label={`Text of ${path}`}
-            value={editing.draft}
-            spellcheck={false}
-            autocapitalize="off"
-            autocomplete="off"
-            wrap="off"
-            onInput={(event) => setEditing({ ...editing, draft: event.currentTarget.value })}
-          />
           <div class="file-actions">
             <button type="submit" disabled={busy}>
               Save
@@ -199,6 +189,16 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
               Cancel
             </button>
           </div>
+          <textarea
+            ref={editor}
+            aria-label={`Text of ${path}`}
+            value={editing.draft}
+            spellcheck={false}
+            autocapitalize="off"
+            autocomplete="off"
+            wrap="off"
+            onInput={(event) => setEditing({ ...editing, draft: event.currentTarget.value })}
+          />
         </form>
       ) : (
         <>

@@ -5,7 +5,7 @@ import { api } from "../shared/api.ts";
 import { Alert } from "../shared/use-action.tsx";
 import { PageHeading } from "../shell/page-heading.tsx";
 import { type FilesOpen, filesHref, pageHref, sessionHref } from "../shell/router.ts";
-import { type FilesPlace, nameOf, parentOf } from "./file-api.ts";
+import { type FilesPlace, nameOf } from "./file-api.ts";
 import { FileSearch } from "./file-search.tsx";
 import { FileView } from "./file-view.tsx";
 import { FolderView } from "./folder-view.tsx";
@@ -36,15 +36,19 @@ function Breadcrumb({ owner, place, open }: { owner: FilesOwner; place: FilesPla
       <ol>
         {crumbs.map((crumb, index) => {
           const last = index === crumbs.length - 1;
-          const isFile = last && open.kind === "file";
           return (
-            <li key={crumb.path}>
+            // Keyed by where they lead: the link tapped goes with the page it was on, so the new heading takes the focus.
+            <li key={`${crumb.path}:${last}`}>
+              {index > 0 && (
+                <span class="separator" aria-hidden="true">
+                  /
+                </span>
+              )}
               {last ? (
                 <span aria-current="page">{crumb.name}</span>
               ) : (
                 <a href={filesHref(owner.kind, owner.id, { kind: "folder", path: crumb.path })}>{crumb.name}</a>
               )}
-              {!last && !isFile && <span aria-hidden="true"> / </span>}
             </li>
           );
         })}
@@ -73,7 +77,6 @@ export function FilesPage({ owner, open }: { owner: FilesOwner; open: FilesOpen 
     },
     setError,
   );
-  const up = open.kind === "file" ? parentOf(open.path) : open.path ? parentOf(open.path) : null;
   const heading = open.path ? nameOf(open.path) : place ? `Files · ${place.name}` : "Files";
   return (
     <section class="files-page">
@@ -94,18 +97,13 @@ export function FilesPage({ owner, open }: { owner: FilesOwner; open: FilesOpen 
             <FileSearch place={place} mode="content" label="Search in files" placeholder="Search in files" />
           </div>
           <Breadcrumb owner={owner} place={place} open={open} />
-          {up !== null && (
-            <a class="file-up" href={filesHref(owner.kind, owner.id, { kind: "folder", path: up })}>
-              ↑ {up ? nameOf(up) : place.name}
-            </a>
-          )}
           {open.kind === "folder" ? (
             <>
               <label class="file-ignored">
                 <input type="checkbox" checked={showIgnored} onChange={(event) => setShowIgnored(event.currentTarget.checked)} />
                 Show ignored files
               </label>
-              <FolderView place={place} path={open.path} showIgnored={showIgnored} change={change} />
+              <FolderView key={open.path} place={place} path={open.path} showIgnored={showIgnored} change={change} />
             </>
           ) : (
             <FileView key={open.path} place={place} path={open.path} line={open.line} change={change} />

@@ -26,6 +26,21 @@ const touches = (change: FilesChange, folder: string) =>
     (path) => path !== null && (path === folder || (path.startsWith(folder ? `${folder}/` : "") && !path.slice(folder ? folder.length + 1 : 0).includes("/"))),
   );
 
+/** A folder's, a file's or a link's outline (drawn, not an emoji: a phone without an emoji font shows boxes). */
+function EntryIcon({ type }: { type: FileEntry["type"] }) {
+  const shape =
+    type === "dir"
+      ? "M2 4.5A1.5 1.5 0 0 1 3.5 3h3l1.5 1.5h4.5A1.5 1.5 0 0 1 14 6v5.5a1.5 1.5 0 0 1-1.5 1.5h-9A1.5 1.5 0 0 1 2 11.5z"
+      : type === "symlink"
+        ? "M4 2.5h5l3 3v8H4zM6 10.5l3.5-3.5M7 7h2.5v2.5"
+        : "M4 2.5h5l3 3v8H4zM9 2.5v3h3";
+  return (
+    <svg class={`file-icon ${type}`} viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
+      <path d={shape} />
+    </svg>
+  );
+}
+
 /** One folder's entries, folders first (as the server orders them), each a link that opens it; read again when a change touches it. */
 export function FolderView({ place, path, showIgnored, change }: { place: FilesPlace; path: string; showIgnored: boolean; change: FilesChange | null }) {
   const [entries, setEntries] = useState<FileEntry[] | null>(null);
@@ -76,9 +91,7 @@ export function FolderView({ place, path, showIgnored, change }: { place: FilesP
                 href={filesHref(owner.kind, owner.id, { kind: entry.type === "dir" ? "folder" : "file", path: entry.path })}
                 class={`file-entry ${entry.type}`}
               >
-                <span class="file-icon" aria-hidden="true">
-                  {entry.type === "dir" ? "📁" : entry.type === "symlink" ? "↪" : "📄"}
-                </span>
+                <EntryIcon type={entry.type} />
                 <span class="file-name">
                   {entry.name}
                   {entry.type === "dir" && <span class="visually-hidden">, folder</span>}

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import type { Project } from "../../src/schemas/projects.ts";
+import type { Session } from "../../src/schemas/sessions.ts";
+import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { until } from "../helpers/poll.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+// A project's files in the console on a phone (390×844, a touch screen): a folder opened, a file shown
+// coloured with line numbers, a line edited and saved to disk, a save refused because the file changed on
+// disk meanwhile and kept ("Keep mine"), a change through the Files routes shown live, a file found by
+// part of its name. On a desktop: a content search opens the file at its line, an image and a binary file,
+// and a session's file mentioned in its prompt.
+let atrium: ConsoleUnderTest;
+let project: Project;
+const folder = makeTempDir("atrium-files-console-");
+const APP = join(folder.path, "src", "app.ts");
+const APP_TEXT = [
+  "export function greet(name: string): string {",
+  "  return 'Hello, ' + name;",
+  "}",
+  `export const LONG = "${"a long line that goes on ".repeat(12)}";`,
+  "",
+].join("\n");
+/** The smallest PNG: one transparent pixel. */
+const PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+beforeAll(async () => {
+  mkdirSync(join(folder.path, "src", "util"), { recursive: true });
+  mkdirSync(join(folder.path, "docs"));
+  writeFileSync(APP, APP_TEXT);
+  writeFileSync(join(folder.path, "src", "util", "deep-thought.ts"), "export const answer = 42;\n");
+  writeFileSync(
+    join(folder.path, "README.md"),
+    `# Demo\n\n${Array.from({ length: 60 }, (_, index) => `Line ${index + 3}.`).join("\n")}\nThe needle is here.\n`,
+  );
+  writeFileSync(join(folder.path, "docs", "pixel.png"), PIXEL_PNG);
+  writeFileSync(join(folder.path, "data.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
+  atrium = await startConsole();
+  project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder.path, name: "Demo" });
+}, 120_000);
+
+afterAll(async () => {
+  await atrium?.close();
+  folder.remove();
+});
+
+const heading = (page: Page, name: string) => page.getByRole("heading", { name, exact: true, level: 2 });
+const shownText = (page: Page) => page.locator(".file-text").innerText();
+
+test("on a phone: open a folder and a file, edit a line and save it, keep mine over a change on disk, quick-open by name", async () => {
+  const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
+  const card = page.locator(`[data-project="${project.id}"]`);
+  await card.getByRole("link", { name: "Files" }).tap();
+  await heading(page, "Files · Demo").waitFor();
+  // Folders first, then files, each a thumb's size.
+  const entries = page.getByRole("list", { name: "Files and folders" }).getByRole("link");
+  await entries.first().waitFor();
+  expect(await entries.allInnerTexts()).toEqual([
+    expect.stringContaining("docs"),
+    expect.stringContaining("src"),
+    expect.stringContaining("README.md"),
+    expect.stringContaining("data.bin"),
+  ]);
+  for (const entry of await entries.all()) expect((await entry.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+  await screenshot(page, "files-folder-phone");
+
+  await entries.filter({ hasText: "src" }).tap();
+  await heading(page, "src").waitFor();
+  // The heading took the focus, so a screen reader says where the tap landed.
+  await until(
+    () => page.evaluate<string | undefined>("document.activeElement?.textContent"),
+    (focused) => focused === "src",
+  );
+  await page.getByRole("link", { name: /^app\.ts/ }).tap();
+  await heading(page, "app.ts").waitFor();
+  // Coloured by the lazily loaded highlighter, each line numbered; the long line scrolls inside the box.
+  await page.locator(".file-text .hljs-keyword").first().waitFor();
+  expect(await page.locator('.file-line[data-line="2"] .line-number').innerText()).toBe("2");
+  expect(await page.locator(".file-line").count()).toBe(4);
+  expect(await overflowsSideways(page)).toBe(false);
+  await screenshot(page, "files-file-phone");
+
+  // Edit a line and save: the disk has it.
+  await page.getByRole("button", { name: "Edit" }).tap();
+  const editor = page.getByRole("textbox", { name: "Text of src/app.ts" });
+  const edited = APP_TEXT.replace("Hello", "Welcome");
+  await editor.fill(edited);
+  await screenshot(page, "files-editor-phone");
+  await page.getByRole("button", { name: "Save" }).tap();
+  await page.getByRole("button", { name: "Edit" }).waitFor();
+  expect(readFileSync(APP, "utf8")).toBe(edited);
+  expect(await shownText(page)).toContain("Welcome");
+
+  // Changed on disk after it was opened (an agent wrote it, no event): the save is refused and both are shown.
+  await page.getByRole("button", { name: "Edit" }).tap();
+  const mine = edited.replace("Welcome", "Mine says hi");
+  await editor.fill(mine);
+  const theirs = edited.replace("Welcome", "Theirs says hi");
+  writeFileSync(APP, theirs);
+  await page.getByRole("button", { name: "Save" }).tap();
+  await page.getByRole("heading", { name: "Changed on disk since you opened it" }).waitFor();
+  const conflict = page.locator(".file-conflict");
+  expect(await conflict.innerText()).toContain("Theirs says hi");
+  expect(await conflict.innerText()).toContain("Mine says hi");
+  expect(await overflowsSideways(page)).toBe(false);
+  await screenshot(page, "files-conflict-phone");
+  await page.getByRole("button", { name: "Keep mine" }).tap();
+  await page.getByRole("button", { name: "Edit" }).waitFor();
+  expect(readFileSync(APP, "utf8")).toBe(mine);
+
+  // A change through the Files routes (another client, an agent's tool) shows at once.
+  const response = await fetch(`${atrium.serve.url}/v1/projects/${project.id}/files/content?path=src/app.ts`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${atrium.adminToken()}`, "if-match": "*" },
+    body: "export const changed = true;\n",
+  });
+  expect(response.status).toBe(200);
+  await until(
+    () => shownText(page),
+    (text) => text.includes("changed = true"),
+  );
+
+  // Quick open: part of a name finds the file; tapping it opens it.
+  await page.getByRole("searchbox", { name: "Go to file" }).fill("deepth");
+  const hit = page.getByRole("link", { name: /src\/util\/deep-thought\.ts/ });
+  await hit.waitFor();
+  await screenshot(page, "files-quick-open-phone");
+  await hit.tap();
+  await heading(page, "deep-thought.ts").waitFor();
+  expect(await shownText(page)).toContain("answer = 42");
+  // The path leads back up.
+  await page.getByRole("navigation", { name: "Path" }).getByRole("link", { name: "Demo" }).tap();
+  await heading(page, "Files · Demo").waitFor();
+  // The one refusal Chromium logs is the save the change on disk refused.
+  expect(problems).toEqual([refusedRequest("412 (Precondition Failed)")]);
+}, 120_000);
+
+test("on a desktop: a content search opens the file at its line; an image is shown and a binary file named", async () => {
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/projects/${project.id}/files`);
+  await heading(page, "Files · Demo").waitFor();
+  await page.getByRole("searchbox", { name: "Search in files" }).fill("needle");
+  const hit = page.getByRole("link", { name: /README\.md:63/ });
+  await hit.waitFor();
+  expect(await hit.innerText()).toContain("The needle is here.");
+  await hit.click();
+  await heading(page, "README.md").waitFor();
+  const target = page.locator(".file-line.target");
+  await target.waitFor();
+  expect(await target.getAttribute("data-line")).toBe("63");
+  expect(await target.isVisible()).toBe(true);
+  await until(
+    () => target.boundingBox(),
+    (box) => box !== null && box.y >= 0 && box.y + box.height <= DESKTOP.height,
+  );
+
+  await page.goto(`${atrium.serve.url}/#/projects/${project.id}/files/file/${encodeURIComponent("docs/pixel.png")}`);
+  const image = page.getByRole("img", { name: "docs/pixel.png" });
+  await image.waitFor();
+  expect(await image.getAttribute("src")).toStartWith("data:image/png;base64,");
+  expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
+
+  await page.goto(`${atrium.serve.url}/#/projects/${project.id}/files/file/data.bin`);
+  await page.getByText("A binary file (6 bytes): not shown.").waitFor();
+  expect(await page.getByRole("button", { name: "Edit" }).count()).toBe(0);
+  expect(problems).toEqual([]);
+}, 60_000);
+
+test("a session's file is mentioned in its prompt", async () => {
+  const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "echo", title: "Tidy up" });
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${session.id}`);
+  await page.locator(".session-header").getByRole("link", { name: "Files" }).click();
+  await heading(page, "Files · Tidy up").waitFor();
+  await page.getByRole("link", { name: /README\.md/ }).click();
+  await heading(page, "README.md").waitFor();
+  await page.getByRole("button", { name: "Mention in prompt" }).click();
+  await heading(page, "Tidy up").waitFor();
+  expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("@README.md");
+  expect(problems).toEqual([]);
+}, 60_000);
