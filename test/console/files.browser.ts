@@ -7,6 +7,7 @@ import type { Session } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // A project's files in the console on a phone (390×844, a touch screen): a folder opened, a file shown
 // coloured with line numbers, a line edited and saved to disk, a save refused because the file changed on
@@ -16,6 +17,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 let atrium: ConsoleUnderTest;
 let project: Project;
 const folder = makeTempDir("atrium-files-console-");
+const agentDir = makeTempDir("atrium-files-agent-");
 const APP = join(folder.path, "src", "app.ts");
 const APP_TEXT = [
   "export function greet(name: string): string {",
@@ -38,13 +40,25 @@ beforeAll(async () => {
   );
   writeFileSync(join(folder.path, "docs", "pixel.png"), PIXEL_PNG);
   writeFileSync(join(folder.path, "data.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
-  atrium = await startConsole();
+  const scriptFile = join(agentDir.path, "script.json");
+  // Its command writes a file of the project through a shell, as an agent's tools do: no Files route, no files.changed.
+  const write = { terminal: { command: "sh", args: ["-c", "printf 'The agent was here.\\n' > notes.txt"], wait: true } };
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({ prompts: { write: [write, { toolCall: { id: "noted", title: "notes.txt", kind: "edit" } }, { chunk: "Noted." }] } }),
+  );
+  writeFileSync(join(folder.path, "notes.txt"), "Nothing yet.\n");
+  atrium = await startConsole(
+    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
+    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
+  );
   project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder.path, name: "Demo" });
 }, 120_000);
 
 afterAll(async () => {
   await atrium?.close();
   folder.remove();
+  agentDir.remove();
 });
 
 const heading = (page: Page, name: string) => page.getByRole("heading", { name, exact: true, level: 2 });
@@ -63,6 +77,7 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
     expect.stringContaining("src"),
     expect.stringContaining("README.md"),
     expect.stringContaining("data.bin"),
+    expect.stringContaining("notes.txt"),
   ]);
   for (const entry of await entries.all()) expect((await entry.boundingBox())!.height).toBeGreaterThanOrEqual(44);
   await screenshot(page, "files-folder-phone");
@@ -178,5 +193,23 @@ test("a session's file is mentioned in its prompt", async () => {
   await page.getByRole("button", { name: "Mention in prompt" }).click();
   await heading(page, "Tidy up").waitFor();
   expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("@README.md");
+  expect(problems).toEqual([]);
+}, 60_000);
+
+test("a session's open file is read again once its agent's tool call has written it", async () => {
+  const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title: "Take notes" });
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${session.id}/files/file/notes.txt`);
+  await heading(page, "notes.txt").waitFor();
+  await until(
+    () => shownText(page),
+    (text) => text.includes("Nothing yet."),
+  );
+  await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "write" });
+  await until(
+    () => shownText(page),
+    (text) => text.includes("The agent was here."),
+    20_000,
+  );
+  expect(readFileSync(join(folder.path, "notes.txt"), "utf8")).toBe("The agent was here.\n");
   expect(problems).toEqual([]);
 }, 60_000);

@@ -25,6 +25,9 @@ type Shown =
   | { kind: "image"; head: FileHead; url: string }
   | { kind: "binary" | "too-large"; head: FileHead };
 
+/** The ETag of what is shown: the text's as last read or saved, else the file's as first asked. */
+const shownEtag = (shown: Shown) => (shown.kind === "text" ? shown.read.etag : shown.head.etag);
+
 const isImage = (head: FileHead) => head.contentType.startsWith("image/");
 
 const dataUrl = (blob: Blob) =>
@@ -87,12 +90,27 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
   }, [path, reads]);
 
   useEffect(() => {
-    if (!change || (change.path !== path && change.fromPath !== path)) return;
-    if (editing && shown?.kind === "text" && editing.draft !== shown.read.text) setChangedOnDisk(true);
-    else {
-      setEditing(null);
-      setReads((count) => count + 1);
+    if (!change || (change.path !== null && change.path !== path && change.fromPath !== path)) return;
+    const changed = () => {
+      if (editing && shown?.kind === "text" && editing.draft !== shown.read.text) setChangedOnDisk(true);
+      else {
+        setEditing(null);
+        setReads((count) => count + 1);
+      }
+    };
+    if (change.path !== null) {
+      changed();
+      return;
     }
+    // The session's agent worked: only a file whose ETag moved is read again.
+    let current = true;
+    contentRequest(filesPath(place, "/content", { path }), { method: "HEAD" }).then(
+      (response) => current && shown !== null && fileHead(response).etag !== shownEtag(shown) && changed(),
+      () => current && changed(),
+    );
+    return () => {
+      current = false;
+    };
   }, [change]);
 
   const edit = () => {

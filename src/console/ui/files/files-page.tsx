@@ -69,6 +69,7 @@ export function FilesPage({ owner, open }: { owner: FilesOwner; open: FilesOpen 
   const placeNow = useRef<FilesPlace | null>(null);
   const change = useFilesChanges(
     () => placeNow.current?.projectId ?? null,
+    owner.kind === "session" ? owner.id : null,
     async () => {
       const read = await readPlace(owner);
       placeNow.current = read;

@@ -22,6 +22,7 @@ const GIT_STATUS_MARKS: Record<string, string> = {
 
 /** A change through the Files routes to something in this folder (or to the folder itself). */
 const touches = (change: FilesChange, folder: string) =>
+  change.path === null ||
   [change.path, change.fromPath].some(
     (path) => path !== null && (path === folder || (path.startsWith(folder ? `${folder}/` : "") && !path.slice(folder ? folder.length + 1 : 0).includes("/"))),
   );

@@ -5,27 +5,47 @@ import { followThenRead } from "../shared/event-stream.ts";
 
 type FilesChanged = Static<(typeof ProjectFileEvents)["files.changed"]>;
 
-/** The newest change made to the project's files through the Files routes; `seq` tells two alike apart. */
+/**
+ * The newest change to the project's files: one made through the Files routes (its path), or a tool call of
+ * the session whose folder is shown (`path` null: anything may have changed). `seq` tells two alike apart.
+ */
 export interface FilesChange {
   seq: number;
-  path: string;
+  path: string | null;
   fromPath: string | null;
 }
+
+/** A session's tool calls come in bursts while it works: they are checked once the burst has paused this long. */
+const SESSION_PAUSE_MS = 400;
 
 /**
  * Reads the place (`read`) after following `files.changed` from the event cursor, so a change made while
  * the view reads is not missed; hands on each change to the project's files. A change by an agent or an
- * editor on disk makes no event (docs/api.md): those show on the next read.
+ * editor on disk makes no event (docs/api.md); for a session's folder, each of its tool calls (`session.transcript`:
+ * a call added or changed, an edit or a command ending) hands on a change of no path, so what is shown is checked.
  */
-export function useFilesChanges(projectId: () => string | null, read: () => Promise<unknown>, onFailure: (sentence: string) => void): FilesChange | null {
+export function useFilesChanges(
+  projectId: () => string | null,
+  sessionId: string | null,
+  read: () => Promise<unknown>,
+  onFailure: (sentence: string) => void,
+): FilesChange | null {
   const [change, setChange] = useState<FilesChange | null>(null);
   useEffect(() => {
     let seq = 0;
-    return followThenRead(
+    let sessionTimer: ReturnType<typeof setTimeout> | undefined;
+    const stop = followThenRead(
       {
-        kinds: ["files.changed"],
+        // On the stream of every session (not one opened on this session: that would tell the server someone watches it).
+        kinds: sessionId ? ["files.changed", "session.transcript"] : ["files.changed"],
         onEvents(events) {
           for (const event of events) {
+            if (event.kind === "session.transcript") {
+              if (event.subjectId !== sessionId) continue;
+              clearTimeout(sessionTimer);
+              sessionTimer = setTimeout(() => setChange({ seq: ++seq, path: null, fromPath: null }), SESSION_PAUSE_MS);
+              continue;
+            }
             const payload = event.payload as FilesChanged;
             if (payload.projectId === projectId()) setChange({ seq: ++seq, path: payload.path, fromPath: payload.fromPath });
           }
@@ -35,6 +55,10 @@ export function useFilesChanges(projectId: () => string | null, read: () => Prom
       read,
       onFailure,
     );
+    return () => {
+      clearTimeout(sessionTimer);
+      stop();
+    };
   }, []);
   return change;
 }
