@@ -1,5 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
+import { type FilesOpen, filesHref, parseFilesRoute } from "../files/files-route.ts";
 import { owePageFocus, pageTitle } from "./page-heading.tsx";
+
+export { type FilesOpen, filesHref };
 
 /** The pages the top bar links to, in its order. */
 export const PAGE_LINKS = [
@@ -30,34 +33,14 @@ export const sessionHref = (sessionId: string, itemId?: string) =>
 /** The terminals of a project (in its folder) or of a session (in its worktree). */
 export const terminalHref = (kind: "project" | "session", id: string) => `#/${kind}s/${encodeURIComponent(id)}/terminal`;
 
-/** What the Files view shows: a folder (`""` the root), or a file, at a line when a search found it there. */
-export type FilesOpen = { kind: "folder"; path: string } | { kind: "file"; path: string; line?: number };
-
-/** The files of a project (its first folder) or of a session (its worktree or folder): a folder listed, or a file shown. */
-export function filesHref(kind: "project" | "session", id: string, open: FilesOpen = { kind: "folder", path: "" }): string {
-  const base = `#/${kind}s/${encodeURIComponent(id)}/files`;
-  if (open.kind === "folder") return open.path ? `${base}/folder/${encodeURIComponent(open.path)}` : base;
-  return `${base}/file/${encodeURIComponent(open.path)}${open.line ? `/${open.line}` : ""}`;
-}
-
-function parseFilesOpen(kind: string | undefined, path: string | undefined, line: string | undefined): FilesOpen {
-  if (kind === "file" && path) return { kind: "file", path: decodeURIComponent(path), ...(line && /^\d+$/.test(line) ? { line: Number(line) } : {}) };
-  return { kind: "folder", path: kind === "folder" && path ? decodeURIComponent(path) : "" };
-}
-
 /** A command the session's agent runs in a terminal of its own (a background task), shown read-only. */
 export const agentTerminalHref = (sessionId: string, terminalKey: string) =>
   `#/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(terminalKey)}`;
 
 export function parseRoute(hash: string): Route {
   const [page, id, part, itemId, rest, line] = hash.replace(/^#\/?/, "").split("/");
-  if (part === "files" && id && (page === "projects" || page === "sessions")) {
-    return {
-      page: "files",
-      owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) },
-      open: parseFilesOpen(itemId, rest, line),
-    };
-  }
+  const files = parseFilesRoute(page, id, part, itemId, rest, line);
+  if (files) return { page: "files", ...files };
   if (part === "terminal" && id && (page === "projects" || page === "sessions")) {
     return { page: "terminal", owner: { kind: page === "projects" ? "project" : "session", id: decodeURIComponent(id) } };
   }
