@@ -61,12 +61,24 @@ afterAll(async () => {
   agentDir.remove();
 });
 
+/** axe-core's serious and critical violations on the page as it is (as test/console/manage.browser.ts asks). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(require.resolve("axe-core/axe.min.js"), "utf8"));
+  return page.evaluate<string[]>(
+    `axe.run(document).then((result) => result.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .map((violation) => violation.id + ": " + violation.nodes.map((node) => node.target.join(" ")).join(", ")))`,
+  );
+}
+
 const heading = (page: Page, name: string) => page.getByRole("heading", { name, exact: true, level: 2 });
 const shownText = (page: Page) => page.locator(".file-text").innerText();
 
 test("on a phone: open a folder and a file, edit a line and save it, keep mine over a change on disk, quick-open by name", async () => {
   const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
   const card = page.locator(`[data-project="${project.id}"]`);
+  await card.waitFor();
+  await screenshot(page, "files-project-card-phone");
   await card.getByRole("link", { name: "Files" }).tap();
   await heading(page, "Files · Demo").waitFor();
   // Folders first, then files, each a thumb's size.
@@ -81,6 +93,7 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   ]);
   for (const entry of await entries.all()) expect((await entry.boundingBox())!.height).toBeGreaterThanOrEqual(44);
   await screenshot(page, "files-folder-phone");
+  expect(await seriousViolations(page)).toEqual([]);
 
   await entries.filter({ hasText: "src" }).tap();
   await heading(page, "src").waitFor();
@@ -97,6 +110,7 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   expect(await page.locator(".file-line").count()).toBe(4);
   expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "files-file-phone");
+  expect(await seriousViolations(page)).toEqual([]);
 
   // Edit a line and save: the disk has it.
   await page.getByRole("button", { name: "Edit" }).tap();
@@ -122,6 +136,7 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   expect(await conflict.innerText()).toContain("Mine says hi");
   expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "files-conflict-phone");
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Keep mine" }).tap();
   await page.getByRole("button", { name: "Edit" }).waitFor();
   expect(readFileSync(APP, "utf8")).toBe(mine);
@@ -183,14 +198,19 @@ test("on a desktop: a content search opens the file at its line; an image is sho
   expect(problems).toEqual([]);
 }, 60_000);
 
-test("a session's file is mentioned in its prompt", async () => {
+test("on a phone: a session's file is mentioned in its prompt", async () => {
   const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "echo", title: "Tidy up" });
-  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${session.id}`);
-  await page.locator(".session-header").getByRole("link", { name: "Files" }).click();
+  const { page, problems } = await atrium.openSignedIn(PHONE, `/#/sessions/${session.id}`, true);
+  const header = page.locator(".session-header");
+  await header.getByRole("link", { name: "Files" }).waitFor();
+  await screenshot(page, "files-session-header-phone");
+  await header.getByRole("link", { name: "Files" }).tap();
   await heading(page, "Files · Tidy up").waitFor();
-  await page.getByRole("link", { name: /README\.md/ }).click();
+  await page.getByRole("link", { name: /^README\.md/ }).tap();
   await heading(page, "README.md").waitFor();
-  await page.getByRole("button", { name: "Mention in prompt" }).click();
+  await page.locator(".file-text").waitFor();
+  await screenshot(page, "files-session-file-phone");
+  await page.getByRole("button", { name: "Mention in prompt" }).tap();
   await heading(page, "Tidy up").waitFor();
   expect(await page.getByLabel("Prompt", { exact: true }).inputValue()).toBe("@README.md");
   expect(problems).toEqual([]);

@@ -139,12 +139,15 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
         <PageHeading text={session.title} />
         <span class={`standing ${standing}`}>{STANDING_LABELS[standing]}</span>
         {session.archivedAt !== null && <span class="standing">Archived</span>}
-        <a class="terminal-link" href={terminalHref("session", sessionId)}>
-          Terminal
-        </a>
-        <a class="terminal-link" href={filesHref("session", sessionId)}>
-          Files
-        </a>
+        {/* Together, so they wrap as one on a phone rather than one of them alone on a row. */}
+        <span class="place-links">
+          <a class="terminal-link" href={terminalHref("session", sessionId)}>
+            Terminal
+          </a>
+          <a class="terminal-link" href={filesHref("session", sessionId)}>
+            Files
+          </a>
+        </span>
         {session.sidebarState === "working" && (
           <button type="button" class="quiet-button small" disabled={action.busy} onClick={() => action.run(() => api("POST", `${path}/cancel`))}>
             Cancel turn
