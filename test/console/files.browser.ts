@@ -11,9 +11,10 @@ import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // A project's files in the console on a phone (390×844, a touch screen): a folder opened, a file shown
 // coloured with line numbers, a line edited and saved to disk, a save refused because the file changed on
-// disk meanwhile and kept ("Keep mine"), a change through the Files routes shown live, a file found by
-// part of its name. On a desktop: a content search opens the file at its line, an image and a binary file,
-// and a session's file mentioned in its prompt.
+// disk meanwhile and kept ("Keep mine"), a change through the Files routes shown live (and, with an edit
+// open, said, then taken: "Take theirs"), a file found by part of its name. On a desktop: a content search
+// opens the file at its line, an image and a binary file. A session's file mentioned in its prompt, and a
+// session's open file read again once its agent's command has written it.
 let atrium: ConsoleUnderTest;
 let project: Project;
 const folder = makeTempDir("atrium-files-console-");
@@ -74,7 +75,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 const heading = (page: Page, name: string) => page.getByRole("heading", { name, exact: true, level: 2 });
 const shownText = (page: Page) => page.locator(".file-text").innerText();
 
-test("on a phone: open a folder and a file, edit a line and save it, keep mine over a change on disk, quick-open by name", async () => {
+test("on a phone: open a folder and a file, edit a line and save it, keep mine over a change on disk, take theirs over one made while editing, quick-open by name", async () => {
   const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
   const card = page.locator(`[data-project="${project.id}"]`);
   await card.waitFor();
@@ -121,6 +122,9 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   await page.getByRole("button", { name: "Save" }).tap();
   await page.getByRole("button", { name: "Edit" }).waitFor();
   expect(readFileSync(APP, "utf8")).toBe(edited);
+  // The focus goes back to Edit, and the save is said to a screen reader.
+  expect(await page.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Edit");
+  expect(await page.getByRole("status").filter({ hasText: "Saved." }).count()).toBe(1);
   expect(await shownText(page)).toContain("Welcome");
 
   // Changed on disk after it was opened (an agent wrote it, no event): the save is refused and both are shown.
@@ -153,6 +157,25 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
     (text) => text.includes("changed = true"),
   );
 
+  // An editor with unsaved changes is not overwritten by such a change: it says so, and a save then offers theirs.
+  await page.getByRole("button", { name: "Edit" }).tap();
+  await editor.fill("export const mine = 1;\n");
+  const second = await fetch(`${atrium.serve.url}/v1/projects/${project.id}/files/content?path=src/app.ts`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${atrium.adminToken()}`, "if-match": "*" },
+    body: "export const theirs = 2;\n",
+  });
+  expect(second.status).toBe(200);
+  await page.getByText("This file changed on disk since you opened it.", { exact: false }).waitFor();
+  expect(await editor.inputValue()).toBe("export const mine = 1;\n");
+  await page.getByRole("button", { name: "Save" }).tap();
+  await page.getByRole("button", { name: "Take theirs" }).tap();
+  await until(
+    () => shownText(page),
+    (text) => text.includes("theirs = 2"),
+  );
+  expect(readFileSync(APP, "utf8")).toBe("export const theirs = 2;\n");
+
   // Quick open: part of a name finds the file; tapping it opens it.
   await page.getByRole("searchbox", { name: "Go to file" }).fill("deepth");
   const hit = page.getByRole("link", { name: /src\/util\/deep-thought\.ts/ });
@@ -164,8 +187,8 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   // The path leads back up.
   await page.getByRole("navigation", { name: "Path" }).getByRole("link", { name: "Demo" }).tap();
   await heading(page, "Files · Demo").waitFor();
-  // The one refusal Chromium logs is the save the change on disk refused.
-  expect(problems).toEqual([refusedRequest("412 (Precondition Failed)")]);
+  // The refusals Chromium logs are the two saves the changes refused.
+  expect(problems).toEqual([refusedRequest("412 (Precondition Failed)"), refusedRequest("412 (Precondition Failed)")]);
 }, 120_000);
 
 test("on a desktop: a content search opens the file at its line; an image is shown and a binary file named", async () => {

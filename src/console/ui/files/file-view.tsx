@@ -73,6 +73,14 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
   const [status, setStatus] = useState("");
   const [reads, setReads] = useState(0);
   const editor = useRef<HTMLTextAreaElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  /** Set when the editor closes (saved, cancelled, theirs taken): the focus goes back to Edit, not to the page's start. */
+  const [refocus, setRefocus] = useState(false);
+  useEffect(() => {
+    if (!refocus || editing !== null) return;
+    setRefocus(false);
+    editButton.current?.focus();
+  }, [refocus, editing]);
 
   useEffect(() => {
     let current = true;
@@ -129,6 +137,7 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
       setChangedOnDisk(false);
       setError(null);
       setStatus("Saved.");
+      setRefocus(true);
     } catch (failure) {
       if (!(failure instanceof ApiError && failure.status === 412)) {
         setError(failureText(failure));
@@ -152,6 +161,7 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
     setEditing(null);
     setChangedOnDisk(false);
     setStatus("Kept the version on disk.");
+    setRefocus(true);
   };
 
   const mention = () => {
@@ -200,6 +210,7 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
               disabled={busy}
               onClick={() => {
                 setEditing(null);
+                setRefocus(true);
                 if (changedOnDisk) setReads((count) => count + 1);
                 setChangedOnDisk(false);
               }}
@@ -223,7 +234,7 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
           <div class="file-actions">
             <span class="quiet">{sizeText(shown.head.size)}</span>
             {shown.kind === "text" && (
-              <button type="button" onClick={edit}>
+              <button type="button" ref={editButton} onClick={edit}>
                 Edit
               </button>
             )}
