@@ -291,7 +291,7 @@ function Conflict({
       <h3 id="file-conflict-heading" tabIndex={-1} ref={heading}>
         Changed on disk since you opened it
       </h3>
-      <p>Someone (an agent?) saved {path} after you opened it. Below: from their version, on disk, to yours.</p>
+      <p>{path} was saved again after you opened it (by an agent or another client). Below: from that version, on disk, to yours.</p>
       <DiffView path={path} oldText={theirs.text} newText={mine} />
       <div class="file-actions">
         <button type="button" disabled={busy} onClick={keepMine}>
