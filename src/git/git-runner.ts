@@ -9,6 +9,8 @@ export interface GitOptions {
   /** Called with each line git writes to stderr (progress uses carriage returns). */
   onStderrLine?: (line: string) => void;
   env?: Record<string, string>;
+  /** Written to git's stdin (a patch for `git apply`). */
+  input?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function runGit(args: string[], options: GitOptions = {}): Promise<
     env: { ...process.env, ...GIT_ENV, ...options.env },
     timeoutMs: options.timeoutMs,
     onStderrLine: options.onStderrLine,
+    input: options.input,
   });
   if (result.timedOut) return { ...result, stderr: `${result.stderr}\ngit ${args[0]} took longer than ${options.timeoutMs} ms` };
   return result;

@@ -8,6 +8,20 @@ import { gitOutput, runGit } from "./git-runner.ts";
 /** git's id of the empty tree: what a repository without a commit is compared against. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
+export interface Repository {
+  root: string;
+  /** null before the first commit. */
+  head: string | null;
+  /** null on a detached HEAD. */
+  branch: string | null;
+  /** What changes are against: HEAD, or the empty tree before the first commit. */
+  base: string;
+}
+
+export interface RepositoryStatus extends Repository {
+  changes: Change[];
+}
+
 export interface ChangeLimits {
   /** A file larger than this (in the working tree or at HEAD) is named, with no diff and no line counts. */
   maxFileBytes: number;
@@ -15,7 +29,7 @@ export interface ChangeLimits {
 
 export const defaultChangeLimits: ChangeLimits = { maxFileBytes: 1024 * 1024 };
 
-interface Change {
+export interface Change {
   path: string;
   oldPath: string | null;
   status: ChangedFile["status"];
@@ -79,8 +93,14 @@ export class WorkingTreeChanges {
     return { ...change, ...counts, tooLarge: false, diff: result.stdout };
   }
 
+  /** The repository of `folder` and every change in it, by path (what the list pages through). */
+  async status(folder: string): Promise<RepositoryStatus> {
+    const repo = await this.repository(folder);
+    return { ...repo, changes: await this.changes(repo.root, repo.base) };
+  }
+
   /** The repository's root, HEAD (null before the first commit) and branch; 409 for a folder git does not know. */
-  private async repository(folder: string): Promise<{ root: string; head: string | null; branch: string | null; base: string }> {
+  private async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
     if (!exists?.isDirectory()) throw new ConflictError(`the folder ${folder} does not exist`);
     const root = await gitOutput(["rev-parse", "--show-toplevel"], { cwd: folder });
@@ -160,7 +180,7 @@ export class WorkingTreeChanges {
 }
 
 /** A path inside the repository as the change list names it: relative, no `..`, no NUL. */
-function checkRelativePath(path: string): void {
+export function checkRelativePath(path: string): void {
   if (path.length === 0 || path.includes("\0") || isAbsolute(path) || path.split("/").some((part) => part === ".." || part === "")) {
     throw new InvalidInputError(`path: ${JSON.stringify(path)} is not a path inside the repository as the change list names it`);
   }

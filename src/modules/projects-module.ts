@@ -1,5 +1,8 @@
-import { projectRoutes } from "../http/routes/project-routes.ts";
-import { projectChangeRoutes } from "../http/routes/change-routes.ts";
+import { LocationParams, projectRoutes } from "../http/routes/project-routes.ts";
+import { projectChangeRoutes, WorktreeParams } from "../http/routes/change-routes.ts";
+import { gitEditRoutes } from "../http/routes/git-routes.ts";
+import { Discards } from "../git/discards.ts";
+import { WorkingTreeEdits } from "../git/working-tree-edits.ts";
 import { ProjectChanges } from "../projects/project-changes.ts";
 import { WorkingTreeChanges } from "../git/working-tree-changes.ts";
 import { ProjectService } from "../projects/project-service.ts";
@@ -15,7 +18,7 @@ export const projectsModule = defineModule({
   name: "projects",
   features: ["projects", "projects.worktrees", "projects.changes"],
   eventKinds: ProjectEvents,
-  create: ({ store, logger, identity, paths, modules }) => {
+  create: ({ store, logger, identity, paths, clock, modules }) => {
     const { events } = modules.get(coreModule);
     const repository = new ProjectRepository(store);
     const worktrees = new WorktreeService({
@@ -39,6 +42,31 @@ export const projectsModule = defineModule({
     projects.removeAbandonedClones();
     const changes = new WorkingTreeChanges();
     const projectChanges = new ProjectChanges({ projects, worktrees, changes });
-    return { projects, worktrees, changes, routes: [...projectRoutes(projects, worktrees), ...projectChangeRoutes(projectChanges)] };
+    const edits = new WorkingTreeEdits(changes, new Discards(clock));
+    const routes = [
+      ...projectRoutes(projects, worktrees),
+      ...projectChangeRoutes(projectChanges),
+      ...gitEditRoutes(
+        {
+          path: "/v1/projects/:id/locations/:locationId",
+          noun: "location",
+          tag: "projects",
+          params: LocationParams,
+          folder: (params) => projectChanges.locationFolder(params.id, params.locationId),
+        },
+        edits,
+      ),
+      ...gitEditRoutes(
+        {
+          path: "/v1/projects/:id/worktrees/:worktreeId",
+          noun: "worktree",
+          tag: "projects",
+          params: WorktreeParams,
+          folder: (params) => projectChanges.worktreeFolder(params.id, params.worktreeId),
+        },
+        edits,
+      ),
+    ];
+    return { projects, worktrees, changes, edits, routes };
   },
 });

@@ -1,7 +1,8 @@
 import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
 import { sessionChangeRoutes } from "../http/routes/change-routes.ts";
 import { SessionChanges } from "../sessions/session-changes.ts";
-import { sessionRoutes } from "../http/routes/session-routes.ts";
+import { gitEditRoutes } from "../http/routes/git-routes.ts";
+import { SessionParams, sessionRoutes } from "../http/routes/session-routes.ts";
 import { scheduleRoutes } from "../http/routes/schedule-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
 import type { AgentChannelFactory } from "../sessions/acp/agent-channel.ts";
@@ -41,7 +42,8 @@ export const sessionsModule = defineModule({
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
     const { events, children } = modules.get(coreModule);
-    const { projects, worktrees, changes } = modules.get(projectsModule);
+    const { projects, worktrees, changes, edits } = modules.get(projectsModule);
+    const sessionChanges = new SessionChanges(new SessionRepository(store), changes);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
     const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
@@ -76,7 +78,11 @@ export const sessionsModule = defineModule({
       routes: [
         ...sessionRoutes(sessions),
         ...scheduleRoutes(sessions.schedules),
-        ...sessionChangeRoutes(new SessionChanges(new SessionRepository(store), changes)),
+        ...sessionChangeRoutes(sessionChanges),
+        ...gitEditRoutes(
+          { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
+          edits,
+        ),
       ],
       start: () => {
         sessions.recover();

@@ -14,6 +14,8 @@ export interface CommandOptions {
   env?: Record<string, string | undefined>;
   /** Killed after this long. */
   timeoutMs?: number;
+  /** Written to the child's stdin (which is closed otherwise). */
+  input?: string;
   /** Called with each line written to stderr (progress output uses carriage returns). */
   onStderrLine?: (line: string) => void;
   /** Called with each line written to stdout. */
@@ -65,7 +67,7 @@ export async function runCommand(command: string[], options: CommandOptions = {}
   const child = Bun.spawn(command, {
     cwd: options.cwd,
     env: options.env ?? process.env,
-    stdin: "ignore",
+    stdin: options.input === undefined ? "ignore" : Buffer.from(options.input),
     stdout: "pipe",
     stderr: "pipe",
     // Its own process group, so a timeout can end the grandchildren too.

@@ -31,13 +31,13 @@ export class ProjectChanges {
     return this.deps.changes.diff(this.worktreeFolder(projectId, worktreeId), path);
   }
 
-  private locationFolder(projectId: string, locationId: string): string {
+  locationFolder(projectId: string, locationId: string): string {
     const location = this.deps.projects.get(projectId).locations.find((candidate) => candidate.id === locationId);
     if (!location) throw new NotFoundError(`project ${projectId} has no location ${locationId}`);
     return location.folderPath;
   }
 
-  private worktreeFolder(projectId: string, worktreeId: string): string {
+  worktreeFolder(projectId: string, worktreeId: string): string {
     const worktree = this.deps.worktrees.list(projectId).find((candidate) => candidate.id === worktreeId);
     if (!worktree) throw new NotFoundError(`project ${projectId} has no worktree ${worktreeId}`);
     return worktree.path;

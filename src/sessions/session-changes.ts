@@ -19,7 +19,7 @@ export class SessionChanges {
     return this.changes.diff(this.folder(sessionId), path);
   }
 
-  private folder(sessionId: string): string {
+  folder(sessionId: string): string {
     const session = this.sessions.get(sessionId);
     if (!session) throw new NotFoundError(`no session has id ${sessionId}`);
     return session.cwd;

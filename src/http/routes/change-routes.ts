@@ -14,7 +14,7 @@ const DIFF_DESCRIPTION =
   "One changed file's unified diff, as `git diff` writes it. A binary file, or one over 1 MiB in the working tree or at HEAD, " +
   "is named with `diff: null`. 404 when the path has no change.";
 
-const WorktreeParams = Type.Object({ id: Type.String({ minLength: 1 }), worktreeId: Type.String({ minLength: 1 }) });
+export const WorktreeParams = Type.Object({ id: Type.String({ minLength: 1 }), worktreeId: Type.String({ minLength: 1 }) });
 
 /** The working-tree changes of a project's locations and worktrees (read-only, real git). */
 export function projectChangeRoutes(changes: ProjectChanges) {

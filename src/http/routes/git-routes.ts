@@ -1,0 +1,84 @@
+import type { Static, TObject } from "@sinclair/typebox";
+import type { WorkingTreeEdits } from "../../git/working-tree-edits.ts";
+import { ChangeList } from "../../schemas/changes.ts";
+import { Discard, DiscardUndoBody, GitSelection } from "../../schemas/git.ts";
+import { defineRoute } from "../route.ts";
+
+/** Where git acts: a location, a worktree or a session's folder, named by the path's parameters. */
+export interface GitBase<P extends TObject> {
+  /** The path the routes go under, e.g. `/v1/sessions/:id`. */
+  path: string;
+  /** What the summaries call it: "location", "worktree", "session's folder". */
+  noun: string;
+  tag: string;
+  params: P;
+  folder(params: Static<P>): string;
+}
+
+const REPOSITORY_STATE = {
+  "409": "The folder is not a git repository (or is gone), another git process holds its index.lock, or git refused the change (its words in `error`).",
+};
+const SELECTION =
+  "`paths` name whole files as the change list names them (a rename by its new path); `hunks` name parts of modified files " +
+  "by `path` and the `@@ -a,b +c,d @@` line of the file's diff against HEAD (`…/changes/diff`). 400 when nothing is named, " +
+  "404 for a path with no change or a hunk its diff lacks. Answers with the first page of the changes after it.";
+
+/** Stage, unstage, discard and undo a discard in the base's repository. */
+export function gitEditRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits) {
+  return [
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/stage`,
+      tag: base.tag,
+      summary: `Stage files or hunks in the ${base.noun}`,
+      description: `${SELECTION} A hunk already staged is left as it is.`,
+      params: base.params,
+      body: GitSelection,
+      response: ChangeList,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.stage(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/unstage`,
+      tag: base.tag,
+      summary: `Unstage files or hunks in the ${base.noun}`,
+      description: `${SELECTION} The working tree keeps the changes; a hunk not staged is left as it is.`,
+      params: base.params,
+      body: GitSelection,
+      response: ChangeList,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.unstage(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/discard`,
+      tag: base.tag,
+      summary: `Discard changes in the ${base.noun}, undoably`,
+      description:
+        `${SELECTION.replace(" Answers with the first page of the changes after it.", "")} Files go back to HEAD in the index and the working tree; ` +
+        "untracked files named are deleted. What is thrown away is kept first, untracked files too, in a commit under " +
+        "`refs/atrium/discarded/<id>`; `…/git/discard/undo` with the `id` brings it back.",
+      params: base.params,
+      body: GitSelection,
+      response: Discard,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.discard(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/discard/undo`,
+      tag: base.tag,
+      summary: `Bring back what a discard in the ${base.noun} threw away`,
+      description:
+        "Puts the discarded files back as they were, staged and unstaged parts alike, and drops the discard's ref. " +
+        "409 (and nothing changed) when any of those files changed since the discard; 404 for an id the repository has no discard of. " +
+        "Answers with the first page of the changes after it.",
+      params: base.params,
+      body: DiscardUndoBody,
+      response: ChangeList,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.undoDiscard(base.folder(params), body.id),
+    }),
+  ];
+}
