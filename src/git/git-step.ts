@@ -11,9 +11,13 @@ export const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: "1" };
 export async function gitStep(args: string[], options: GitOptions & { cwd: string }): Promise<GitResult> {
   const result = await runGit(args, { timeoutMs: 60_000, ...options, env: { ...LITERAL_PATHS, ...options.env } });
   if (result.code === 0) return result;
-  const said = result.stderr.trim() || result.stdout.trim();
+  throw gitRefusal(args[0] ?? "", result.stderr.trim() || result.stdout.trim(), options.cwd);
+}
+
+/** git refused `command` in the repository at `cwd`, saying `said`: a 409 in its words, or naming the lock another process holds. */
+export function gitRefusal(command: string, said: string, cwd: string): ConflictError {
   if (/index\.lock': File exists/.test(said)) {
-    throw new ConflictError(`another git process is using the repository (its index.lock exists in ${options.cwd}); try again when it has finished`);
+    return new ConflictError(`another git process is using the repository (its index.lock exists in ${cwd}); try again when it has finished`);
   }
-  throw new ConflictError(`git ${args[0]} failed: ${said}`);
+  return new ConflictError(`git ${command} failed: ${said}`);
 }

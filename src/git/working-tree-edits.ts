@@ -1,12 +1,14 @@
 import type { ChangeList } from "../schemas/changes.ts";
-import type { Discard, GitSelection } from "../schemas/git.ts";
+import type { Clock } from "../clock.ts";
+import type { Commit, CommitBody, Discard, GitSelection } from "../schemas/git.ts";
+import { commit } from "./commits.ts";
 import { DEFAULT_CHANGES_PAGE } from "./changes-page.ts";
 import type { Discards } from "./discards.ts";
 import { stage, unstage } from "./index-edits.ts";
 import type { RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
 
 /**
- * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard. One at a
+ * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit. One at a
  * time per repository (git's index takes one writer); each answers with the changes as they are after it.
  */
 export class WorkingTreeEdits {
@@ -15,6 +17,7 @@ export class WorkingTreeEdits {
   constructor(
     private readonly changes: WorkingTreeChanges,
     private readonly discards: Discards,
+    private readonly clock: Clock,
   ) {}
 
   stage(folder: string, selection: GitSelection): Promise<ChangeList> {
@@ -40,6 +43,10 @@ export class WorkingTreeEdits {
       await this.discards.undo(status, id);
       return this.firstPage(folder);
     });
+  }
+
+  commit(folder: string, body: CommitBody): Promise<Commit> {
+    return this.queued(folder, (status) => commit(status, body, this.clock));
   }
 
   /** Runs `change` on the folder's repository once any other change to it has finished. */

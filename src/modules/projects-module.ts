@@ -42,7 +42,7 @@ export const projectsModule = defineModule({
     projects.removeAbandonedClones();
     const changes = new WorkingTreeChanges();
     const projectChanges = new ProjectChanges({ projects, worktrees, changes });
-    const edits = new WorkingTreeEdits(changes, new Discards(clock));
+    const edits = new WorkingTreeEdits(changes, new Discards(clock), clock);
     const routes = [
       ...projectRoutes(projects, worktrees),
       ...projectChangeRoutes(projectChanges),

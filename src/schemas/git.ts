@@ -32,3 +32,21 @@ export const Discard = Type.Object(
 export type Discard = Static<typeof Discard>;
 
 export const DiscardUndoBody = Type.Object({ id: Type.String({ minLength: 1, description: "A discard's `id`." }) });
+
+export const CommitBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 100_000, description: "The commit message, as `git commit -F -` reads it." }),
+  amend: Type.Optional(Type.Boolean({ description: "Replace HEAD's commit (`--amend`)." })),
+  noVerify: Type.Optional(Type.Boolean({ description: "Skip the pre-commit and commit-msg hooks (`--no-verify`)." })),
+  allowDetached: Type.Optional(Type.Boolean({ description: "Commit on a detached HEAD (refused otherwise: the commit would belong to no branch)." })),
+});
+export type CommitBody = Static<typeof CommitBody>;
+
+export const Commit = Type.Object(
+  {
+    sha: Type.String({ description: "The new commit." }),
+    branch: Type.Union([Type.String(), Type.Null()], { description: "The branch it is on; null on a detached HEAD." }),
+    output: Type.String({ description: "What git and the hooks wrote (stdout, then stderr), cut at 64 KiB." }),
+  },
+  { $id: "Commit" },
+);
+export type Commit = Static<typeof Commit>;

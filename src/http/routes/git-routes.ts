@@ -1,7 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { WorkingTreeEdits } from "../../git/working-tree-edits.ts";
 import { ChangeList } from "../../schemas/changes.ts";
-import { Discard, DiscardUndoBody, GitSelection } from "../../schemas/git.ts";
+import { Commit, CommitBody, Discard, DiscardUndoBody, GitSelection } from "../../schemas/git.ts";
 import { defineRoute } from "../route.ts";
 
 /** Where git acts: a location, a worktree or a session's folder, named by the path's parameters. */
@@ -23,7 +23,7 @@ const SELECTION =
   "by `path` and the `@@ -a,b +c,d @@` line of the file's diff against HEAD (`…/changes/diff`). 400 when nothing is named, " +
   "404 for a path with no change or a hunk its diff lacks. Answers with the first page of the changes after it.";
 
-/** Stage, unstage, discard and undo a discard in the base's repository. */
+/** Stage, unstage, discard, undo a discard and commit in the base's repository. */
 export function gitEditRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits) {
   return [
     defineRoute({
@@ -79,6 +79,22 @@ export function gitEditRoutes<P extends TObject>(base: GitBase<P>, edits: Workin
       response: ChangeList,
       moreErrors: REPOSITORY_STATE,
       handler: ({ params, body }) => edits.undoDiscard(base.folder(params), body.id),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/commit`,
+      tag: base.tag,
+      summary: `Commit what is staged in the ${base.noun}`,
+      description:
+        "With the machine's own git identity, configuration and hooks; `output` is what git and the hooks wrote. " +
+        "409 `{error}` with that output when a hook fails or there is nothing to commit, when HEAD is detached " +
+        "(unless `allowDetached`), and when another process holds the index.lock.",
+      params: base.params,
+      body: CommitBody,
+      response: Commit,
+      successStatus: 201,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.commit(base.folder(params), body),
     }),
   ];
 }
