@@ -100,7 +100,7 @@ export class WorkingTreeChanges {
   }
 
   /** The repository's root, HEAD (null before the first commit) and branch; 409 for a folder git does not know. */
-  private async repository(folder: string): Promise<Repository> {
+  async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
     if (!exists?.isDirectory()) throw new ConflictError(`the folder ${folder} does not exist`);
     const root = await gitOutput(["rev-parse", "--show-toplevel"], { cwd: folder });

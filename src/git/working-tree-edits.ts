@@ -1,14 +1,15 @@
 import type { ChangeList } from "../schemas/changes.ts";
 import type { Clock } from "../clock.ts";
-import type { Commit, CommitBody, Discard, GitSelection } from "../schemas/git.ts";
+import type { Branch, Commit, CommitBody, Discard, GitSelection, NewBranch } from "../schemas/git.ts";
+import { checkout, createBranch } from "./branches.ts";
 import { commit } from "./commits.ts";
 import { DEFAULT_CHANGES_PAGE } from "./changes-page.ts";
 import type { Discards } from "./discards.ts";
 import { stage, unstage } from "./index-edits.ts";
-import type { RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
+import type { Repository, RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
 
 /**
- * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit. One at a
+ * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit, make and check out branches. One at a
  * time per repository (git's index takes one writer); each answers with the changes as they are after it.
  */
 export class WorkingTreeEdits {
@@ -21,39 +22,55 @@ export class WorkingTreeEdits {
   ) {}
 
   stage(folder: string, selection: GitSelection): Promise<ChangeList> {
-    return this.queued(folder, async (status) => {
+    return this.queuedWithChanges(folder, async (status) => {
       await stage(status, selection);
       return this.firstPage(folder);
     });
   }
 
   unstage(folder: string, selection: GitSelection): Promise<ChangeList> {
-    return this.queued(folder, async (status) => {
+    return this.queuedWithChanges(folder, async (status) => {
       await unstage(status, selection);
       return this.firstPage(folder);
     });
   }
 
   discard(folder: string, selection: GitSelection): Promise<Discard> {
-    return this.queued(folder, (status) => this.discards.discard(status, selection));
+    return this.queuedWithChanges(folder, (status) => this.discards.discard(status, selection));
   }
 
   undoDiscard(folder: string, id: string): Promise<ChangeList> {
-    return this.queued(folder, async (status) => {
+    return this.queuedWithChanges(folder, async (status) => {
       await this.discards.undo(status, id);
       return this.firstPage(folder);
     });
   }
 
   commit(folder: string, body: CommitBody): Promise<Commit> {
-    return this.queued(folder, (status) => commit(status, body, this.clock));
+    return this.queued(folder, (repo) => commit(repo, body, this.clock));
+  }
+
+  createBranch(folder: string, body: NewBranch): Promise<Branch> {
+    return this.queued(folder, (repo) => createBranch(repo, body));
+  }
+
+  checkout(folder: string, branch: string): Promise<ChangeList> {
+    return this.queued(folder, async (repo) => {
+      await checkout(repo, branch);
+      return this.firstPage(folder);
+    });
+  }
+
+  /** `queued`, with the repository's changes read once it is this change's turn. */
+  private queuedWithChanges<T>(folder: string, change: (status: RepositoryStatus) => Promise<T>): Promise<T> {
+    return this.queued(folder, async () => change(await this.changes.status(folder)));
   }
 
   /** Runs `change` on the folder's repository once any other change to it has finished. */
-  private async queued<T>(folder: string, change: (status: RepositoryStatus) => Promise<T>): Promise<T> {
-    const root = (await this.changes.status(folder)).root;
+  private async queued<T>(folder: string, change: (repo: Repository) => Promise<T>): Promise<T> {
+    const { root } = await this.changes.repository(folder);
     const previous = this.queues.get(root) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(async () => change(await this.changes.status(folder)));
+    const run = previous.catch(() => undefined).then(async () => change(await this.changes.repository(folder)));
     this.queues.set(root, run);
     try {
       return await run;

@@ -1,7 +1,8 @@
 import { LocationParams, projectRoutes } from "../http/routes/project-routes.ts";
 import { projectChangeRoutes, WorktreeParams } from "../http/routes/change-routes.ts";
-import { gitEditRoutes } from "../http/routes/git-routes.ts";
+import { gitRoutes } from "../http/routes/git-routes.ts";
 import { Discards } from "../git/discards.ts";
+import { GitReads } from "../git/git-reads.ts";
 import { WorkingTreeEdits } from "../git/working-tree-edits.ts";
 import { ProjectChanges } from "../projects/project-changes.ts";
 import { WorkingTreeChanges } from "../git/working-tree-changes.ts";
@@ -43,10 +44,11 @@ export const projectsModule = defineModule({
     const changes = new WorkingTreeChanges();
     const projectChanges = new ProjectChanges({ projects, worktrees, changes });
     const edits = new WorkingTreeEdits(changes, new Discards(clock), clock);
+    const reads = new GitReads(changes);
     const routes = [
       ...projectRoutes(projects, worktrees),
       ...projectChangeRoutes(projectChanges),
-      ...gitEditRoutes(
+      ...gitRoutes(
         {
           path: "/v1/projects/:id/locations/:locationId",
           noun: "location",
@@ -55,8 +57,9 @@ export const projectsModule = defineModule({
           folder: (params) => projectChanges.locationFolder(params.id, params.locationId),
         },
         edits,
+        reads,
       ),
-      ...gitEditRoutes(
+      ...gitRoutes(
         {
           path: "/v1/projects/:id/worktrees/:worktreeId",
           noun: "worktree",
@@ -65,8 +68,9 @@ export const projectsModule = defineModule({
           folder: (params) => projectChanges.worktreeFolder(params.id, params.worktreeId),
         },
         edits,
+        reads,
       ),
     ];
-    return { projects, worktrees, changes, edits, routes };
+    return { projects, worktrees, changes, edits, reads, routes };
   },
 });

@@ -1,7 +1,7 @@
 import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
 import { sessionChangeRoutes } from "../http/routes/change-routes.ts";
 import { SessionChanges } from "../sessions/session-changes.ts";
-import { gitEditRoutes } from "../http/routes/git-routes.ts";
+import { gitRoutes } from "../http/routes/git-routes.ts";
 import { SessionParams, sessionRoutes } from "../http/routes/session-routes.ts";
 import { scheduleRoutes } from "../http/routes/schedule-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
@@ -42,7 +42,7 @@ export const sessionsModule = defineModule({
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
     const { events, children } = modules.get(coreModule);
-    const { projects, worktrees, changes, edits } = modules.get(projectsModule);
+    const { projects, worktrees, changes, edits, reads } = modules.get(projectsModule);
     const sessionChanges = new SessionChanges(new SessionRepository(store), changes);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
@@ -79,9 +79,10 @@ export const sessionsModule = defineModule({
         ...sessionRoutes(sessions),
         ...scheduleRoutes(sessions.schedules),
         ...sessionChangeRoutes(sessionChanges),
-        ...gitEditRoutes(
+        ...gitRoutes(
           { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
           edits,
+          reads,
         ),
       ],
       start: () => {

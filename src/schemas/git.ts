@@ -50,3 +50,66 @@ export const Commit = Type.Object(
   { $id: "Commit" },
 );
 export type Commit = Static<typeof Commit>;
+
+export const Branch = Type.Object(
+  {
+    name: Type.String(),
+    head: Type.String({ description: "The commit it points at." }),
+    current: Type.Boolean({ description: "Checked out in this folder." }),
+    upstream: Type.Union([Type.String(), Type.Null()], { description: "The remote branch it tracks (`origin/main`); null for none." }),
+    ahead: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Commits it has that its upstream lacks; null without an upstream, or when the upstream is gone.",
+    }),
+    behind: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  },
+  { $id: "Branch" },
+);
+export type Branch = Static<typeof Branch>;
+
+export const BranchList = Type.Object(
+  {
+    current: Type.Union([Type.String(), Type.Null()], { description: "The branch checked out; null on a detached HEAD or before the first commit." }),
+    head: Type.Union([Type.String(), Type.Null()], { description: "HEAD's commit; null before the first commit." }),
+    branches: Type.Array(Branch, { description: "The local branches, by name." }),
+  },
+  { $id: "BranchList" },
+);
+export type BranchList = Static<typeof BranchList>;
+
+export const NewBranch = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 250, description: "A branch name git takes (`git check-ref-format --branch`)." }),
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 250, description: "Where it starts: a branch, tag or commit; HEAD by default." })),
+});
+export type NewBranch = Static<typeof NewBranch>;
+
+export const CheckoutBody = Type.Object({
+  branch: Type.String({ minLength: 1, maxLength: 250, description: "A local branch, or a remote's branch of that name (a local one tracking it is made)." }),
+});
+
+export const LogEntry = Type.Object(
+  {
+    sha: Type.String(),
+    parents: Type.Array(Type.String()),
+    authorName: Type.String(),
+    authorEmail: Type.String(),
+    authoredAt: Type.String({ format: "date-time" }),
+    subject: Type.String({ description: "The message's first line." }),
+  },
+  { $id: "LogEntry" },
+);
+export type LogEntry = Static<typeof LogEntry>;
+
+export const CommitLog = Type.Object(
+  {
+    head: Type.Union([Type.String(), Type.Null()], { description: "The commit the log starts at; later pages keep to it." }),
+    commits: Type.Array(LogEntry, { description: "Newest first, as `git log` lists them." }),
+    next: Type.Union([Type.String(), Type.Null()], { description: "The `cursor` of the next page; null on the last." }),
+  },
+  { $id: "CommitLog" },
+);
+export type CommitLog = Static<typeof CommitLog>;
+
+export const LogQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Commits per page (50 by default)." })),
+  cursor: Type.Optional(Type.String({ minLength: 1 })),
+});

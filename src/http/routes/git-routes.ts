@@ -1,7 +1,20 @@
 import type { Static, TObject } from "@sinclair/typebox";
+import type { GitReads } from "../../git/git-reads.ts";
 import type { WorkingTreeEdits } from "../../git/working-tree-edits.ts";
 import { ChangeList } from "../../schemas/changes.ts";
-import { Commit, CommitBody, Discard, DiscardUndoBody, GitSelection } from "../../schemas/git.ts";
+import {
+  Branch,
+  BranchList,
+  CheckoutBody,
+  Commit,
+  CommitBody,
+  CommitLog,
+  Discard,
+  DiscardUndoBody,
+  GitSelection,
+  LogQuery,
+  NewBranch,
+} from "../../schemas/git.ts";
 import { defineRoute } from "../route.ts";
 
 /** Where git acts: a location, a worktree or a session's folder, named by the path's parameters. */
@@ -23,8 +36,8 @@ const SELECTION =
   "by `path` and the `@@ -a,b +c,d @@` line of the file's diff against HEAD (`…/changes/diff`). 400 when nothing is named, " +
   "404 for a path with no change or a hunk its diff lacks. Answers with the first page of the changes after it.";
 
-/** Stage, unstage, discard, undo a discard and commit in the base's repository. */
-export function gitEditRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits) {
+/** Git in the base's repository: stage, unstage, discard and undo it, commit; branches, checkout and the log. */
+export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits, reads: GitReads) {
   return [
     defineRoute({
       method: "POST",
@@ -95,6 +108,60 @@ export function gitEditRoutes<P extends TObject>(base: GitBase<P>, edits: Workin
       successStatus: 201,
       moreErrors: REPOSITORY_STATE,
       handler: ({ params, body }) => edits.commit(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base.path}/git/branches`,
+      tag: base.tag,
+      summary: `The local branches of the ${base.noun}'s repository`,
+      description: "By name, each with the commit it points at, its upstream and how far ahead of and behind it it is (as last fetched).",
+      params: base.params,
+      response: BranchList,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params }) => reads.branches(base.folder(params)),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/branches`,
+      tag: base.tag,
+      summary: `Make a branch in the ${base.noun}'s repository`,
+      description:
+        "At `from` (a branch, tag or commit; HEAD by default), not checked out and tracking nothing. 400 for a name git would not take, " +
+        "404 for a `from` that names no commit, 409 when the branch exists.",
+      params: base.params,
+      body: NewBranch,
+      response: Branch,
+      successStatus: 201,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.createBranch(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/checkout`,
+      tag: base.tag,
+      summary: `Check out a branch in the ${base.noun}`,
+      description:
+        "A local branch, or a remote's branch of that name as a new local branch tracking it (404 when neither exists). " +
+        "Nothing is forced: local changes git would overwrite make it 409 in git's words. Answers with the first page of the changes after it.",
+      params: base.params,
+      body: CheckoutBody,
+      response: ChangeList,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => edits.checkout(base.folder(params), body.branch),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base.path}/git/log`,
+      tag: base.tag,
+      summary: `The history of the ${base.noun}'s HEAD`,
+      description:
+        "Newest first, as `git log` lists it; `limit` commits a page (50 by default) and `next` as the following page's `cursor`, " +
+        "which keeps to the commit the first page started at. Empty before the first commit.",
+      params: base.params,
+      query: LogQuery,
+      response: CommitLog,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, query }) => reads.log(base.folder(params), query),
     }),
   ];
 }
