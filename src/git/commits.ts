@@ -2,18 +2,11 @@ import type { Clock } from "../clock.ts";
 import { ConflictError } from "../errors.ts";
 import type { Commit, CommitBody } from "../schemas/git.ts";
 import { runGit } from "./git-runner.ts";
-import { gitRefusal, gitStep } from "./git-step.ts";
+import { gitRefusal, gitStep, outputOf } from "./git-step.ts";
 import type { Repository } from "./working-tree-changes.ts";
 
 /** Hooks may run tests: a commit gets ten minutes. */
 const COMMIT_TIMEOUT_MS = 10 * 60_000;
-const MAX_OUTPUT = 64 * 1024;
-
-/** What git and its hooks wrote, stdout then stderr, cut to a size an answer can carry. */
-function outputOf(result: { stdout: string; stderr: string }): string {
-  const all = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join("\n");
-  return all.length > MAX_OUTPUT ? `${all.slice(0, MAX_OUTPUT)}\n… (cut at 64 KiB)` : all;
-}
 
 /**
  * Commits what is staged with the machine's own git identity and configuration, hooks included (their

@@ -21,3 +21,11 @@ export function gitRefusal(command: string, said: string, cwd: string): Conflict
   }
   return new ConflictError(`git ${command} failed: ${said}`);
 }
+
+const MAX_OUTPUT = 64 * 1024;
+
+/** What git (and its hooks, and a remote) wrote, stdout then stderr, cut to a size an answer can carry. */
+export function outputOf(result: { stdout: string; stderr: string }): string {
+  const all = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join("\n");
+  return all.length > MAX_OUTPUT ? `${all.slice(0, MAX_OUTPUT)}\n… (cut at 64 KiB)` : all;
+}

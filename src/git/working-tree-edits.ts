@@ -1,6 +1,7 @@
 import type { ChangeList } from "../schemas/changes.ts";
 import type { Clock } from "../clock.ts";
-import type { Branch, Commit, CommitBody, Discard, GitSelection, NewBranch } from "../schemas/git.ts";
+import type { Branch, Commit, CommitBody, Discard, GitSelection, NewBranch, PullBody, PushBody, RemoteResult } from "../schemas/git.ts";
+import { pull, push } from "./remotes.ts";
 import { checkout, createBranch } from "./branches.ts";
 import { commit } from "./commits.ts";
 import { DEFAULT_CHANGES_PAGE } from "./changes-page.ts";
@@ -9,7 +10,7 @@ import { stage, unstage } from "./index-edits.ts";
 import type { Repository, RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
 
 /**
- * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit, make and check out branches. One at a
+ * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit, make and check out branches, push and pull. One at a
  * time per repository (git's index takes one writer); each answers with the changes as they are after it.
  */
 export class WorkingTreeEdits {
@@ -59,6 +60,14 @@ export class WorkingTreeEdits {
       await checkout(repo, branch);
       return this.firstPage(folder);
     });
+  }
+
+  push(folder: string, body: PushBody): Promise<RemoteResult> {
+    return this.queued(folder, (repo) => push(repo, body));
+  }
+
+  pull(folder: string, body: PullBody): Promise<RemoteResult> {
+    return this.queued(folder, (repo) => pull(repo, body));
   }
 
   /** `queued`, with the repository's changes read once it is this change's turn. */

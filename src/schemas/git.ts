@@ -113,3 +113,39 @@ export const LogQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "Commits per page (50 by default)." })),
   cursor: Type.Optional(Type.String({ minLength: 1 })),
 });
+
+export const PushBody = Type.Object({
+  remote: Type.Optional(Type.String({ minLength: 1, maxLength: 250, description: "A configured remote; the branch's own remote, else `origin`, by default." })),
+  branch: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 250, description: "A local branch, pushed to the remote's branch of the same name; the current one by default." }),
+  ),
+  setUpstream: Type.Optional(Type.Boolean({ description: "Make the remote's branch the local one's upstream (`--set-upstream`)." })),
+  force: Type.Optional(
+    Type.Boolean({ description: "Replace the remote's branch, only if it is still where this repository last saw it (`--force-with-lease`)." }),
+  ),
+});
+export type PushBody = Static<typeof PushBody>;
+
+export const PullBody = Type.Object({
+  remote: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 250, description: "With `branch`: where to pull from; the current branch's upstream by default." }),
+  ),
+  branch: Type.Optional(Type.String({ minLength: 1, maxLength: 250 })),
+  mode: Type.Optional(
+    Type.Union([Type.Literal("ff-only"), Type.Literal("merge"), Type.Literal("rebase")], {
+      description: "`ff-only` (the default): only a fast-forward; `merge` or `rebase` when the branches have diverged.",
+    }),
+  ),
+});
+export type PullBody = Static<typeof PullBody>;
+
+export const RemoteResult = Type.Object(
+  {
+    remote: Type.String(),
+    branch: Type.String(),
+    head: Type.String({ description: "The local branch's commit after it." }),
+    output: Type.String({ description: "What git and the remote wrote." }),
+  },
+  { $id: "RemoteResult" },
+);
+export type RemoteResult = Static<typeof RemoteResult>;

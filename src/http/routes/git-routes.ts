@@ -14,6 +14,9 @@ import {
   GitSelection,
   LogQuery,
   NewBranch,
+  PullBody,
+  PushBody,
+  RemoteResult,
 } from "../../schemas/git.ts";
 import { defineRoute } from "../route.ts";
 
@@ -148,6 +151,35 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       response: ChangeList,
       moreErrors: REPOSITORY_STATE,
       handler: ({ params, body }) => edits.checkout(base.folder(params), body.branch),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/push`,
+      tag: base.tag,
+      summary: `Push a branch of the ${base.noun}`,
+      description:
+        "A local branch (the current one by default) to the remote's branch of the same name, with the machine's own credentials; the remote is " +
+        "the branch's own, else `origin`. `force` is only ever `--force-with-lease`. 404 for an unknown remote or branch; 409 `{error}` with the " +
+        "remote's words when it rejects the push; 502 with git's words when the remote cannot be reached or refuses access.",
+      params: base.params,
+      body: PushBody,
+      response: RemoteResult,
+      moreErrors: { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." },
+      handler: ({ params, body }) => edits.push(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/pull`,
+      tag: base.tag,
+      summary: `Pull into the ${base.noun}'s current branch`,
+      description:
+        "From its upstream, or the `remote` and `branch` named; a fast-forward only unless `mode` is `merge` or `rebase`. 409 `{error}` in git's " +
+        "words when it cannot (diverged, local changes in the way, a conflict: a merge or rebase that stops is undone); 502 when the remote cannot be reached.",
+      params: base.params,
+      body: PullBody,
+      response: RemoteResult,
+      moreErrors: { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." },
+      handler: ({ params, body }) => edits.pull(base.folder(params), body),
     }),
     defineRoute({
       method: "GET",
