@@ -2,6 +2,8 @@ import { sessionMcpGrant } from "../mcp/session-mcp-servers.ts";
 import { sessionChangeRoutes } from "../http/routes/change-routes.ts";
 import { SessionChanges } from "../sessions/session-changes.ts";
 import { gitRoutes } from "../http/routes/git-routes.ts";
+import { worktreeMergeRoutes } from "../http/routes/worktree-merge-routes.ts";
+import { SessionWorktreeMerge } from "../sessions/session-worktree-merge.ts";
 import { SessionParams, sessionRoutes } from "../http/routes/session-routes.ts";
 import { scheduleRoutes } from "../http/routes/schedule-routes.ts";
 import { SessionEvents } from "../schemas/sessions.ts";
@@ -79,6 +81,7 @@ export const sessionsModule = defineModule({
         ...sessionRoutes(sessions),
         ...scheduleRoutes(sessions.schedules),
         ...sessionChangeRoutes(sessionChanges),
+        ...worktreeMergeRoutes(new SessionWorktreeMerge({ sessions: new SessionRepository(store), worktrees, clock: context.clock })),
         ...gitRoutes(
           { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
           edits,

@@ -57,6 +57,12 @@ export class WorktreeService {
     return this.deps.worktrees.listByProject(projectId).map(toWorktree);
   }
 
+  /** The session's worktree, if it runs in one. */
+  ofSession(projectId: string, sessionId: string): (Worktree & { repositoryPath: string }) | undefined {
+    const stored = this.deps.worktrees.listByProject(projectId).find((candidate) => candidate.sessionId === sessionId);
+    return stored && { ...toWorktree(stored), repositoryPath: stored.repositoryPath };
+  }
+
   async create(input: CreateWorktreeInput): Promise<Worktree> {
     const { repository, baseRef, remote, branch } = this.base(input.projectId);
     await this.checkBase(repository, remote, branch);

@@ -149,3 +149,27 @@ export const RemoteResult = Type.Object(
   { $id: "RemoteResult" },
 );
 export type RemoteResult = Static<typeof RemoteResult>;
+
+export const MergeBody = Type.Object({
+  into: Type.Optional(Type.String({ minLength: 1, maxLength: 250, description: "The local branch to land on; the worktree's base branch by default." })),
+  strategy: Type.Union([Type.Literal("merge"), Type.Literal("squash"), Type.Literal("rebase")], {
+    description: "`merge`: a merge commit (`--no-ff`); `squash`: one commit of all the branch's changes; `rebase`: the branch's commits replayed on top.",
+  }),
+  message: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: "The merge or squash commit's message; git's default otherwise." })),
+  removeWorktree: Type.Optional(
+    Type.Boolean({ description: "Remove the session's worktree (and its branch) once landed; refused while it has uncommitted changes." }),
+  ),
+});
+export type MergeBody = Static<typeof MergeBody>;
+
+export const MergeResult = Type.Object(
+  {
+    into: Type.String(),
+    branch: Type.String({ description: "The session's branch that landed." }),
+    strategy: Type.String(),
+    head: Type.String({ description: "`into`'s commit after it." }),
+    worktreeRemoved: Type.Boolean(),
+  },
+  { $id: "MergeResult" },
+);
+export type MergeResult = Static<typeof MergeResult>;
