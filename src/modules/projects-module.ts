@@ -3,6 +3,8 @@ import { projectChangeRoutes, WorktreeParams } from "../http/routes/change-route
 import { gitRoutes } from "../http/routes/git-routes.ts";
 import { Discards } from "../git/discards.ts";
 import { GitReads } from "../git/git-reads.ts";
+import { GitChangedNotices } from "../git/git-changed.ts";
+import { GitEvents } from "../schemas/git.ts";
 import { WorkingTreeEdits } from "../git/working-tree-edits.ts";
 import { ProjectChanges } from "../projects/project-changes.ts";
 import { WorkingTreeChanges } from "../git/working-tree-changes.ts";
@@ -18,7 +20,7 @@ import { defineModule } from "./module.ts";
 export const projectsModule = defineModule({
   name: "projects",
   features: ["projects", "projects.worktrees", "projects.changes"],
-  eventKinds: ProjectEvents,
+  eventKinds: { ...ProjectEvents, ...GitEvents },
   create: ({ store, logger, identity, paths, clock, modules }) => {
     const { events } = modules.get(coreModule);
     const repository = new ProjectRepository(store);
@@ -43,7 +45,8 @@ export const projectsModule = defineModule({
     projects.removeAbandonedClones();
     const changes = new WorkingTreeChanges();
     const projectChanges = new ProjectChanges({ projects, worktrees, changes });
-    const edits = new WorkingTreeEdits(changes, new Discards(clock), clock);
+    const notices = new GitChangedNotices(store, events, changes);
+    const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, notices);
     const reads = new GitReads(changes);
     const routes = [
       ...projectRoutes(projects, worktrees),
@@ -71,6 +74,6 @@ export const projectsModule = defineModule({
         reads,
       ),
     ];
-    return { projects, worktrees, changes, edits, reads, routes };
+    return { projects, worktrees, changes, edits, reads, notices, routes };
   },
 });

@@ -173,3 +173,28 @@ export const MergeResult = Type.Object(
   { $id: "MergeResult" },
 );
 export type MergeResult = Static<typeof MergeResult>;
+
+export const GitOperation = Type.Union([
+  Type.Literal("stage"),
+  Type.Literal("unstage"),
+  Type.Literal("discard"),
+  Type.Literal("discard.undo"),
+  Type.Literal("commit"),
+  Type.Literal("branch"),
+  Type.Literal("checkout"),
+  Type.Literal("push"),
+  Type.Literal("pull"),
+  Type.Literal("merge"),
+]);
+
+export const GitEvents = {
+  /** Subject: the repository's root folder. Appended after each git operation a client asked for. */
+  "git.changed": Type.Object({
+    repositoryRoot: Type.String(),
+    operation: GitOperation,
+    branch: Type.Union([Type.String(), Type.Null()], { description: "Checked out after it; null on a detached HEAD." }),
+    head: Type.Union([Type.String(), Type.Null()], { description: "HEAD's commit after it; null before the first commit." }),
+    changeCount: Type.Integer({ minimum: 0, description: "Files changed against HEAD after it, untracked ones included (read them with `…/changes`)." }),
+  }),
+};
+export type GitChanged = Static<(typeof GitEvents)["git.changed"]>;

@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { landBranch } from "../git/branch-landing.ts";
+import type { GitChangedNotices } from "../git/git-changed.ts";
 import { gitOutput } from "../git/git-runner.ts";
 import type { WorktreeService } from "../projects/worktree-service.ts";
 import type { MergeBody, MergeResult } from "../schemas/git.ts";
@@ -11,6 +12,7 @@ export interface SessionWorktreeMergeDeps {
   sessions: SessionRepository;
   worktrees: WorktreeService;
   clock: Clock;
+  notices: GitChangedNotices;
 }
 
 /** Lands a session's worktree branch on its base branch (or another), and removes the worktree when asked. */
@@ -29,6 +31,7 @@ export class SessionWorktreeMerge {
     const into = body.into ?? (await this.baseBranch(repository, worktree));
     const head = await landBranch({ repository, branch: worktree.branch, into, strategy: body.strategy, message: body.message }, this.deps.clock);
     if (body.removeWorktree) await this.deps.worktrees.remove(worktree.id, { keepBranch: false });
+    await this.deps.notices.announce(repository, "merge");
     return { into, branch: worktree.branch, strategy: body.strategy, head, worktreeRemoved: body.removeWorktree === true };
   }
 

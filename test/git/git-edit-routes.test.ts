@@ -6,10 +6,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:te
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ChangeList, type FileDiff } from "../../src/schemas/changes.ts";
-import { Discard } from "../../src/schemas/git.ts";
+import { Discard, GitEvents } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import { git } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -193,4 +194,31 @@ test("a repository without a commit stages and unstages; a session's routes act 
   expect(git(["diff", "--cached", "--name-only"], repo)).toContain("two-hunks.txt");
   expect((await t.json("POST", "/v1/sessions/ses_unknown/git/stage", { paths: ["x"] })).status).toBe(404);
   expect((await t.json("POST", `/v1/projects/${created.body.id}/worktrees/wt_unknown/git/discard`, { paths: ["x"] })).status).toBe(404);
+});
+
+test("each operation is followed by a git.changed event with the repository's state after it; a refused one by none", async () => {
+  const repo = repository();
+  const base = await locationBase(repo);
+  const after = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
+  await post(`${base}/git/stage`, { paths: ["two-hunks.txt"] });
+  await post(`${base}/git/unstage`, { paths: ["nowhere.txt"] }, 404);
+  const discarded = await post<Discard>(`${base}/git/discard`, { paths: ["new file*.md"] });
+  await post(`${base}/git/discard/undo`, { id: discarded.id });
+  const events = (await replayedEvents(t, after)).filter((event) => event.kind === "git.changed");
+  const root = git(["rev-parse", "--show-toplevel"], repo);
+  expect(events.map((event) => [event.subjectId, event.payload])).toEqual([
+    [
+      root,
+      {
+        repositoryRoot: root,
+        operation: "stage",
+        branch: git(["symbolic-ref", "--short", "HEAD"], repo),
+        head: git(["rev-parse", "HEAD"], repo),
+        changeCount: 4,
+      },
+    ],
+    [root, expect.objectContaining({ operation: "discard", changeCount: 3 })],
+    [root, expect.objectContaining({ operation: "discard.undo", changeCount: 4 })],
+  ]);
+  for (const event of events) assertMatchesSchema(GitEvents["git.changed"], event.payload);
 });

@@ -9,6 +9,7 @@ import { MergeResult } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -51,6 +52,7 @@ const land = (sessionId: string, body: unknown) => t.json<MergeResult & { error:
 test("merge, squash and rebase each land the session's branch on main, fast-forwarding the folder that has it checked out", async () => {
   const { work, projectId } = await project();
   const merging = await sessionWithCommit(projectId, "merged.txt", "merged\n");
+  const after = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
   const merged = await land(merging.id, { strategy: "merge" });
   expect(merged.status).toBe(200);
   assertMatchesSchema(MergeResult, merged.body);
@@ -58,6 +60,10 @@ test("merge, squash and rebase each land the session's branch on main, fast-forw
   expect(git(["rev-list", "--parents", "-n", "1", "main"], work).split(" ")).toHaveLength(3);
   expect(readFileSync(join(work, "merged.txt"), "utf8")).toBe("merged\n");
   expect(git(["status", "--porcelain"], work)).toBe("");
+  const changed = (await replayedEvents(t, after)).filter((event) => event.kind === "git.changed");
+  expect(changed.map((event) => event.payload)).toEqual([
+    { repositoryRoot: git(["rev-parse", "--show-toplevel"], work), operation: "merge", branch: "main", head: merged.body.head, changeCount: 0 },
+  ]);
 
   const squashing = await sessionWithCommit(projectId, "squashed.txt", "squashed\n");
   commitIn(squashing.cwd, "squashed-2.txt", "two\n", "second commit");
