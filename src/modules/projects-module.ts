@@ -3,6 +3,7 @@ import { projectChangeRoutes, WorktreeParams } from "../http/routes/change-route
 import { gitRoutes } from "../http/routes/git-routes.ts";
 import { Discards } from "../git/discards.ts";
 import { GitReads } from "../git/git-reads.ts";
+import { PullRequests } from "../git/pull-requests.ts";
 import { GitChangedNotices } from "../git/git-changed.ts";
 import { GitEvents } from "../schemas/git.ts";
 import { WorkingTreeEdits } from "../git/working-tree-edits.ts";
@@ -16,12 +17,17 @@ import { WorktreeRepository } from "../store/worktree-repository.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 
+export interface ProjectsTuning {
+  /** The environment `gh` is looked for in (PATH) and runs with (HOME); the server's own by default. */
+  env?: Record<string, string | undefined>;
+}
+
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
 export const projectsModule = defineModule({
   name: "projects",
   features: ["projects", "projects.worktrees", "projects.changes"],
   eventKinds: { ...ProjectEvents, ...GitEvents },
-  create: ({ store, logger, identity, paths, clock, modules }) => {
+  create: ({ store, logger, identity, paths, clock, modules }, tuning: ProjectsTuning | undefined) => {
     const { events } = modules.get(coreModule);
     const repository = new ProjectRepository(store);
     const worktrees = new WorktreeService({
@@ -48,6 +54,7 @@ export const projectsModule = defineModule({
     const notices = new GitChangedNotices(store, events, changes);
     const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, notices);
     const reads = new GitReads(changes);
+    const pullRequests = new PullRequests(changes, tuning?.env ?? process.env);
     const routes = [
       ...projectRoutes(projects, worktrees),
       ...projectChangeRoutes(projectChanges),
@@ -61,6 +68,7 @@ export const projectsModule = defineModule({
         },
         edits,
         reads,
+        pullRequests,
       ),
       ...gitRoutes(
         {
@@ -72,8 +80,9 @@ export const projectsModule = defineModule({
         },
         edits,
         reads,
+        pullRequests,
       ),
     ];
-    return { projects, worktrees, changes, edits, reads, notices, routes };
+    return { projects, worktrees, changes, edits, reads, notices, pullRequests, routes };
   },
 });

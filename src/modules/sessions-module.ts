@@ -44,7 +44,7 @@ export const sessionsModule = defineModule({
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
     const { events, children } = modules.get(coreModule);
-    const { projects, worktrees, changes, edits, reads, notices } = modules.get(projectsModule);
+    const { projects, worktrees, changes, edits, reads, notices, pullRequests } = modules.get(projectsModule);
     const sessionChanges = new SessionChanges(new SessionRepository(store), changes);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
@@ -86,6 +86,7 @@ export const sessionsModule = defineModule({
           { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
           edits,
           reads,
+          pullRequests,
         ),
       ],
       start: () => {

@@ -198,3 +198,27 @@ export const GitEvents = {
   }),
 };
 export type GitChanged = Static<(typeof GitEvents)["git.changed"]>;
+
+export const NewPullRequest = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 256 }),
+  body: Type.Optional(Type.String({ maxLength: 65_536 })),
+  base: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 250, description: "The branch to merge into; the repository's default branch on GitHub otherwise." }),
+  ),
+  draft: Type.Optional(Type.Boolean()),
+});
+export type NewPullRequest = Static<typeof NewPullRequest>;
+
+export const PullRequest = Type.Object(
+  {
+    number: Type.Integer({ minimum: 1 }),
+    url: Type.String(),
+    state: Type.Union([Type.Literal("open"), Type.Literal("closed"), Type.Literal("merged")]),
+    title: Type.String(),
+    headBranch: Type.String(),
+    baseBranch: Type.String(),
+    draft: Type.Boolean(),
+  },
+  { $id: "PullRequest" },
+);
+export type PullRequest = Static<typeof PullRequest>;

@@ -1,5 +1,6 @@
-import type { Static, TObject } from "@sinclair/typebox";
+import { type Static, type TObject, Type } from "@sinclair/typebox";
 import type { GitReads } from "../../git/git-reads.ts";
+import type { PullRequests } from "../../git/pull-requests.ts";
 import type { WorkingTreeEdits } from "../../git/working-tree-edits.ts";
 import { ChangeList } from "../../schemas/changes.ts";
 import {
@@ -14,7 +15,9 @@ import {
   GitSelection,
   LogQuery,
   NewBranch,
+  NewPullRequest,
   PullBody,
+  PullRequest,
   PushBody,
   RemoteResult,
 } from "../../schemas/git.ts";
@@ -31,6 +34,8 @@ export interface GitBase<P extends TObject> {
   folder(params: Static<P>): string;
 }
 
+const PullRequestNumber = Type.Object({ number: Type.String({ pattern: "^[1-9][0-9]{0,9}$", description: "The pull request's number." }) });
+
 const REPOSITORY_STATE = {
   "409": "The folder is not a git repository (or is gone), another git process holds its index.lock, or git refused the change (its words in `error`).",
 };
@@ -40,7 +45,7 @@ const SELECTION =
   "404 for a path with no change or a hunk its diff lacks. Answers with the first page of the changes after it.";
 
 /** Git in the base's repository: stage, unstage, discard and undo it, commit; branches, checkout and the log. */
-export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits, reads: GitReads) {
+export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits, reads: GitReads, pullRequests: PullRequests) {
   return [
     defineRoute({
       method: "POST",
@@ -180,6 +185,35 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       response: RemoteResult,
       moreErrors: { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." },
       handler: ({ params, body }) => edits.pull(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/pull-requests`,
+      tag: base.tag,
+      summary: `Open a pull request of the ${base.noun}'s current branch`,
+      description:
+        "Through `gh` (GitHub's CLI) as the machine has it installed and signed in; the branch must have been pushed. " +
+        "409 `{error}` when `gh` is not installed or not signed in, on a detached HEAD, and with gh's words when GitHub refuses (one exists already).",
+      params: base.params,
+      body: NewPullRequest,
+      response: PullRequest,
+      successStatus: 201,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params, body }) => pullRequests.create(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base.path}/git/pull-requests/:number`,
+      tag: base.tag,
+      summary: `A pull request of the ${base.noun}'s repository, as GitHub has it now`,
+      description: "Through `gh`, as for opening one; 404 when GitHub has no pull request of that number.",
+      params: Type.Composite([base.params, PullRequestNumber]),
+      response: PullRequest,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params }) => {
+        const named = params as unknown as Static<P> & Static<typeof PullRequestNumber>;
+        return pullRequests.get(base.folder(named), Number(named.number));
+      },
     }),
     defineRoute({
       method: "GET",
