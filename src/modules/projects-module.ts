@@ -4,6 +4,9 @@ import { gitRoutes } from "../http/routes/git-routes.ts";
 import { Discards } from "../git/discards.ts";
 import { GitReads } from "../git/git-reads.ts";
 import { PullRequests } from "../git/pull-requests.ts";
+import { GitHubToken } from "../git/github-token.ts";
+import { gitHubRoutes } from "../http/routes/github-routes.ts";
+import { join } from "node:path";
 import { GitChangedNotices } from "../git/git-changed.ts";
 import { GitEvents } from "../schemas/git.ts";
 import { WorkingTreeEdits } from "../git/working-tree-edits.ts";
@@ -20,6 +23,8 @@ import { defineModule } from "./module.ts";
 export interface ProjectsTuning {
   /** The environment `gh` is looked for in (PATH) and runs with (HOME); the server's own by default. */
   env?: Record<string, string | undefined>;
+  /** GitHub's REST API, for pull requests without `gh`; https://api.github.com by default. */
+  gitHubApiUrl?: string;
 }
 
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
@@ -54,10 +59,17 @@ export const projectsModule = defineModule({
     const notices = new GitChangedNotices(store, events, changes);
     const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, notices);
     const reads = new GitReads(changes);
-    const pullRequests = new PullRequests(changes, tuning?.env ?? process.env);
+    const gitHubToken = new GitHubToken(join(paths.root, "github-token"));
+    const pullRequests = new PullRequests({
+      changes,
+      env: tuning?.env ?? process.env,
+      token: gitHubToken,
+      apiUrl: tuning?.gitHubApiUrl ?? "https://api.github.com",
+    });
     const routes = [
       ...projectRoutes(projects, worktrees),
       ...projectChangeRoutes(projectChanges),
+      ...gitHubRoutes(gitHubToken),
       ...gitRoutes(
         {
           path: "/v1/projects/:id/locations/:locationId",

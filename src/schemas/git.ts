@@ -222,3 +222,9 @@ export const PullRequest = Type.Object(
   { $id: "PullRequest" },
 );
 export type PullRequest = Static<typeof PullRequest>;
+
+export const GitHubTokenBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 1000, description: "A GitHub token that may open pull requests; kept 0600, never returned." }),
+});
+
+export const GitHubTokenState = Type.Object({ stored: Type.Boolean() }, { $id: "GitHubTokenState" });
