@@ -19,6 +19,7 @@ import { consoleSession } from "./measurements/console-session.ts";
 import { consoleSize } from "./measurements/console-size.ts";
 import { eventDelivery } from "./measurements/event-delivery.ts";
 import { fileSearch } from "./measurements/file-search.ts";
+import { gitChanges } from "./measurements/git-changes.ts";
 import { harnessList } from "./measurements/harness-list.ts";
 import { healthThroughput, listThroughput } from "./measurements/throughput.ts";
 import { machineSync } from "./measurements/machine-sync.ts";
@@ -52,6 +53,7 @@ const MEASUREMENTS: Runnable[] = [
   sessionList,
   sessionSearch,
   fileSearch,
+  gitChanges,
   mcpServers,
   machineSync,
   consoleList,
