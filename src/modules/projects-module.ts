@@ -30,7 +30,7 @@ export interface ProjectsTuning {
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
 export const projectsModule = defineModule({
   name: "projects",
-  features: ["projects", "projects.worktrees", "projects.changes"],
+  features: ["projects", "projects.worktrees", "projects.changes", "projects.git", "projects.pull-requests"],
   eventKinds: { ...ProjectEvents, ...GitEvents },
   create: ({ store, logger, identity, paths, clock, modules }, tuning: ProjectsTuning | undefined) => {
     const { events } = modules.get(coreModule);
