@@ -28,6 +28,8 @@ export class Discards {
     const { files, patches } = await resolveSelection(status, selection);
     const paths = [...new Set([...pathsOf(files), ...patches.map(({ change }) => change.path)])].sort();
     const cwd = status.root;
+    // Every hunk must come out of the working tree before anything is touched.
+    for (const { patch } of patches) await gitStep(["apply", "-R", "--check"], { cwd, input: patch });
     const index = await this.commitOf((await gitStep(["write-tree"], { cwd })).stdout.trim(), [], cwd, "index");
     const before = await snapshotTree(cwd, paths);
 

@@ -119,6 +119,16 @@ test("what a stage or discard cannot do is refused with its reason, and nothing 
   expect(state(repo)).toEqual(before);
   expect(git(["for-each-ref", "refs/atrium"], repo)).toBe("");
 
+  // A hunk the index cannot take (it holds another change there): 409 in git's words, and the file named beside it is not staged either.
+  const headers = await hunkHeaders(base, "two-hunks.txt");
+  writeFileSync(join(repo, "two-hunks.txt"), text(["STAGED 1", ...LINES.slice(1)]));
+  git(["add", "two-hunks.txt"], repo);
+  writeFileSync(join(repo, "two-hunks.txt"), text(["LINE 1", ...LINES.slice(1, 29), "LINE 30"]));
+  const clash = state(repo);
+  const unfit = await post<{ error: string }>(`${base}/git/stage`, { paths: ["new file*.md"], hunks: [{ path: "two-hunks.txt", header: headers[0]! }] }, 409);
+  expect(unfit.error).toContain("git apply failed");
+  expect(state(repo)).toEqual(clash);
+
   // Another process's index.lock: a 409 that says so, and the lock left to its owner.
   writeFileSync(join(repo, ".git", "index.lock"), "");
   const locked = await post<{ error: string }>(`${base}/git/stage`, { paths: ["gone.txt"] }, 409);
