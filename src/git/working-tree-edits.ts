@@ -4,6 +4,7 @@ import type { Branch, Commit, CommitBody, Discard, GitChanged, GitSelection, New
 import type { GitChangedNotices } from "./git-changed.ts";
 import { pull, push } from "./remotes.ts";
 import { checkout, createBranch } from "./branches.ts";
+import { landBranch, type Landing } from "./branch-landing.ts";
 import { commit } from "./commits.ts";
 import { DEFAULT_CHANGES_PAGE } from "./changes-page.ts";
 import type { Discards } from "./discards.ts";
@@ -14,7 +15,7 @@ type GitOperationName = GitChanged["operation"];
 
 /**
  * Changes to a folder's repository from a client: stage, unstage, discard and undo a discard, commit,
- * make and check out branches, push and pull. One at a time per repository (git's index takes one
+ * make and check out branches, push and pull, land a branch. One at a time per repository (git's index takes one
  * writer); each is followed by a `git.changed` event saying what the repository looks like after it.
  */
 export class WorkingTreeEdits {
@@ -73,6 +74,11 @@ export class WorkingTreeEdits {
 
   pull(folder: string, body: PullBody): Promise<RemoteResult> {
     return this.queued(folder, "pull", (repo) => pull(repo, body));
+  }
+
+  /** Lands a branch on another in the repository of `folder` (branch-landing.ts), in its turn. */
+  land(folder: string, landing: Omit<Landing, "repository">): Promise<string> {
+    return this.queued(folder, "merge", (repo) => landBranch({ ...landing, repository: repo.root }, this.clock));
   }
 
   /** `queued`, with the repository's changes read once it is this change's turn. */

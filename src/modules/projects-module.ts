@@ -95,6 +95,6 @@ export const projectsModule = defineModule({
         pullRequests,
       ),
     ];
-    return { projects, worktrees, changes, edits, reads, notices, pullRequests, routes };
+    return { projects, worktrees, changes, edits, reads, pullRequests, routes };
   },
 });

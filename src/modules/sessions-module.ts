@@ -44,7 +44,7 @@ export const sessionsModule = defineModule({
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;
     const { events, children } = modules.get(coreModule);
-    const { projects, worktrees, changes, edits, reads, notices, pullRequests } = modules.get(projectsModule);
+    const { projects, worktrees, changes, edits, reads, pullRequests } = modules.get(projectsModule);
     const sessionChanges = new SessionChanges(new SessionRepository(store), changes);
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
@@ -81,7 +81,7 @@ export const sessionsModule = defineModule({
         ...sessionRoutes(sessions),
         ...scheduleRoutes(sessions.schedules),
         ...sessionChangeRoutes(sessionChanges),
-        ...worktreeMergeRoutes(new SessionWorktreeMerge({ sessions: new SessionRepository(store), worktrees, clock: context.clock, notices })),
+        ...worktreeMergeRoutes(new SessionWorktreeMerge({ sessions: new SessionRepository(store), worktrees, edits })),
         ...gitRoutes(
           { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
           edits,

@@ -1,8 +1,6 @@
-import type { Clock } from "../clock.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
-import { landBranch } from "../git/branch-landing.ts";
-import type { GitChangedNotices } from "../git/git-changed.ts";
 import { gitOutput } from "../git/git-runner.ts";
+import type { WorkingTreeEdits } from "../git/working-tree-edits.ts";
 import type { WorktreeService } from "../projects/worktree-service.ts";
 import type { MergeBody, MergeResult } from "../schemas/git.ts";
 import type { Worktree } from "../schemas/projects.ts";
@@ -11,8 +9,7 @@ import type { SessionRepository } from "../store/session-repository.ts";
 export interface SessionWorktreeMergeDeps {
   sessions: SessionRepository;
   worktrees: WorktreeService;
-  clock: Clock;
-  notices: GitChangedNotices;
+  edits: WorkingTreeEdits;
 }
 
 /** Lands a session's worktree branch on its base branch (or another), and removes the worktree when asked. */
@@ -29,9 +26,8 @@ export class SessionWorktreeMerge {
       throw new ConflictError(`the worktree ${worktree.path} has uncommitted changes: commit or discard them before it is removed`);
     }
     const into = body.into ?? (await this.baseBranch(repository, worktree));
-    const head = await landBranch({ repository, branch: worktree.branch, into, strategy: body.strategy, message: body.message }, this.deps.clock);
+    const head = await this.deps.edits.land(repository, { branch: worktree.branch, into, strategy: body.strategy, message: body.message });
     if (body.removeWorktree) await this.deps.worktrees.remove(worktree.id, { keepBranch: false });
-    await this.deps.notices.announce(repository, "merge");
     return { into, branch: worktree.branch, strategy: body.strategy, head, worktreeRemoved: body.removeWorktree === true };
   }
 
