@@ -169,6 +169,19 @@ test("a discard keeps files, hunks, staged parts and untracked files, and its un
   expect((await t.json("POST", `${base}/git/discard/undo`, { id: "dsc_../../HEAD" })).status).toBe(404);
 });
 
+test("a staged rename is discarded whole, both its paths, and its undo stages it again", async () => {
+  const repo = repository();
+  git(["mv", "two-hunks.txt", "renamed.txt"], repo);
+  const base = await locationBase(repo);
+  const before = state(repo);
+  const discarded = await post<Discard>(`${base}/git/discard`, { paths: ["renamed.txt"] });
+  expect(discarded.paths).toEqual(["renamed.txt", "two-hunks.txt"]);
+  expect(readFileSync(join(repo, "two-hunks.txt"), "utf8")).toBe(text(LINES));
+  expect(existsSync(join(repo, "renamed.txt"))).toBe(false);
+  await post(`${base}/git/discard/undo`, { id: discarded.id });
+  expect(state(repo)).toEqual(before);
+});
+
 test("an undo that would overwrite a file changed since the discard is refused, and nothing changes", async () => {
   const repo = repository();
   const base = await locationBase(repo);

@@ -106,6 +106,13 @@ test("a conflict leaves main untouched and names the files; a session without a 
   }
   expect(git(["worktree", "list", "--porcelain"], work).match(/^worktree /gm)).toHaveLength(2);
 
+  // The worktree's own git routes act in it: its log has the session's commit on top.
+  const worktree = (await t.json<Array<{ id: string; sessionId: string }>>("GET", `/v1/projects/${projectId}/worktrees`)).body.find(
+    (candidate) => candidate.sessionId === session.id,
+  )!;
+  const log = await t.json<{ commits: Array<{ subject: string }> }>("GET", `/v1/projects/${projectId}/worktrees/${worktree.id}/git/log?limit=1`);
+  expect(log.body.commits.map((commit) => commit.subject)).toEqual(["session writes README.md"]);
+
   writeFileSync(join(session.cwd, "loose.txt"), "not committed\n");
   const dirty = await land(session.id, { strategy: "merge", removeWorktree: true });
   expect(dirty.status).toBe(409);
