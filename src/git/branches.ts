@@ -30,9 +30,7 @@ export async function listBranches(repo: Repository): Promise<BranchList> {
 
 /** A new branch at `from` (HEAD by default), not checked out: 400 for a name git would not take, 404 for a `from` that names no commit, 409 when it exists. */
 export async function createBranch(repo: Repository, body: NewBranch): Promise<Branch> {
-  if (body.name.startsWith("-") || (await runGit(["check-ref-format", "--branch", body.name], { cwd: repo.root })).code !== 0) {
-    throw new InvalidInputError(`name: ${JSON.stringify(body.name)} is not a branch name git takes`);
-  }
+  await checkBranchName(repo, body.name, "name");
   const from = body.from ?? "HEAD";
   const start = from.startsWith("-") ? undefined : await runGit(["rev-parse", "--verify", "-q", `${from}^{commit}`], { cwd: repo.root });
   if (start?.code !== 0) throw new NotFoundError(`from: ${from} names no commit in ${repo.root}`);
@@ -47,9 +45,15 @@ export async function createBranch(repo: Repository, body: NewBranch): Promise<B
  * changes git would have to overwrite make it refuse (409, its words); nothing is forced.
  */
 export async function checkout(repo: Repository, branch: string): Promise<void> {
-  const known = branch.startsWith("-")
-    ? ""
-    : (await gitStep(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`], { cwd: repo.root })).stdout.trim();
+  await checkBranchName(repo, branch, "branch");
+  const known = (await gitStep(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`], { cwd: repo.root })).stdout.trim();
   if (!known) throw new NotFoundError(`${repo.root} has no branch ${branch}, nor a remote's`);
   await gitStep(["switch", "--quiet", branch], { cwd: repo.root });
+}
+
+/** 400 unless `name` is a branch name git takes (no `-` first, no glob characters, no `..`). */
+async function checkBranchName(repo: Repository, name: string, field: string): Promise<void> {
+  if (name.startsWith("-") || (await runGit(["check-ref-format", "--branch", name], { cwd: repo.root })).code !== 0) {
+    throw new InvalidInputError(`${field}: ${JSON.stringify(name)} is not a branch name git takes`);
+  }
 }

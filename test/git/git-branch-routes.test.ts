@@ -95,9 +95,10 @@ test("checkout: a local branch, a remote's branch as a new tracking one; local c
   expect(topic.status).toBe(200);
   expect(git(["rev-parse", "--abbrev-ref", "topic@{upstream}"], repo)).toBe("origin/topic");
 
-  for (const branch of ["nowhere", "--orphan"]) {
-    const unknown = await t.json<{ error: string }>("POST", `${base}/git/checkout`, { branch });
-    expect(unknown.status).toBe(404);
+  expect((await t.json("POST", `${base}/git/checkout`, { branch: "nowhere" })).status).toBe(404);
+  for (const branch of ["--orphan", "*", "a..b"]) {
+    const refused = await t.json<{ error: string }>("POST", `${base}/git/checkout`, { branch });
+    expect({ branch, status: refused.status }).toEqual({ branch, status: 400 });
   }
 });
 
