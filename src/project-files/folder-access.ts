@@ -76,7 +76,7 @@ export class FolderAccess {
     try {
       fd = openSync(real, OPEN_FOLDER);
     } catch (error) {
-      if (errorCode(error) === "ENOTDIR") throw new InvalidInputError(`${field}: ${path} is a file, not a folder`);
+      if (errorCode(error) === "ENOTDIR") throw notAFolder(real, path, field);
       throw this.openFailure(error, path);
     }
     try {
@@ -200,6 +200,16 @@ export class FolderAccess {
     if (code === "EACCES" || code === "EPERM") return new ForbiddenError(`${path} may not be read by the user the server runs as`);
     return error as Error;
   }
+}
+
+/**
+ * Why a folder's open found no folder: a file there is the client's mistake (400); anything else (a
+ * folder swapped for a link since it was resolved, which O_NOFOLLOW does not follow, or swapped back
+ * meanwhile) is refused as a link (403).
+ */
+function notAFolder(real: string, path: string, field: string): Error {
+  if (lstatSync(real, { throwIfNoEntry: false })?.isFile()) return new InvalidInputError(`${field}: ${path} is a file, not a folder`);
+  return new ForbiddenError(`${path} became a symbolic link while it was opened; it is not followed`);
 }
 
 /** Whether a path relative to the root is `.git` or inside one (any repository's, a submodule's too). */
