@@ -29,10 +29,7 @@ export interface TurnFacts {
   plans: "plan" | "tool-call" | "none";
   /** It reports token counts Atrium counts (Codex and Gemini send none; OpenCode's are the last model call's). */
   countsTokens: boolean;
-  /**
-   * Its slash commands (`available_commands_update`) are in the session's detail after the first turn
-   * (seen for Claude, Codex, Gemini and OpenCode; Qwen 0.15's source sends a list, but none arrived here).
-   */
+  /** It lists its slash commands (`available_commands_update`) on its own once a session starts. */
   listsCommands?: boolean;
   /** A model choice, and the model the provider's request then names. */
   model: { choice: Choice; requestModel: string };
@@ -182,6 +179,7 @@ export const AGENTS: AgentFacts[] = [
       onRefusal: "continues",
       plans: "plan",
       countsTokens: true,
+      listsCommands: true,
       model: { choice: { configId: "model", value: "$runtime|openai|gpt-4o(openai)" }, requestModel: "gpt-4o" },
     },
   },
