@@ -2,7 +2,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import xtermCss from "@xterm/xterm/css/xterm.css" with { type: "text" };
 import type { EmulatorFactory, EmulatorOptions, TerminalEmulator } from "../emulator-api.ts";
-import { ConstructedStyles } from "./constructed-styles.ts";
+import { ConstructedStyles } from "../../shared/constructed-styles.ts";
 
 /**
  * The terminal emulator (xterm.js with its fit addon), a script of its own that the console loads the

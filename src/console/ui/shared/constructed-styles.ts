@@ -1,6 +1,6 @@
 /**
  * The console's Content-Security-Policy (`style-src 'self'`) refuses `<style>` elements, and xterm.js
- * writes the styles it computes (cell sizes, the theme's colours) into such elements. A constructed
+ * and CodeMirror write the styles they compute (cell sizes, the theme's colours) into such elements. A constructed
  * stylesheet is not refused, so the rules go there instead.
  */
 export class ConstructedStyles {
