@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import consolePage from "./ui/index.html";
 import highlighterPage from "./ui/highlighter/highlighter.html";
 import terminalEmulatorPage from "./ui/terminals/emulator/emulator.html";
+import codeEditorPage from "./ui/files/code-editor/code-editor.html";
 import { pwaFiles } from "./pwa-files.ts";
 import { COMPRESS_FROM_BYTES, compressFile, type ContentEncoding } from "../system/compression.ts";
 
@@ -25,7 +26,8 @@ type ConsoleFiles = Map<string, ConsoleFile>;
  * Where a bundled page's files are served. The console's page is `/`, its scripts and styles under
  * their hashed names. The highlighter's page is never served: its one script is `/highlighter.js`, a
  * fixed name the console asks for when it first shows code (so it is revalidated, not immutable). The
- * terminal emulator's likewise: `/terminal-emulator.js`, asked for when a terminal is first opened.
+ * terminal emulator's likewise: `/terminal-emulator.js`, asked for when a terminal is first opened, and the
+ * code editor's: `/code-editor.js`, asked for when a file is first edited.
  */
 interface PageRoutes {
   page: string | null;
@@ -35,6 +37,7 @@ interface PageRoutes {
 const CONSOLE_ROUTES: PageRoutes = { page: "/" };
 const HIGHLIGHTER_ROUTES: PageRoutes = { page: null, script: "/highlighter.js" };
 const TERMINAL_EMULATOR_ROUTES: PageRoutes = { page: null, script: "/terminal-emulator.js" };
+const CODE_EDITOR_ROUTES: PageRoutes = { page: null, script: "/code-editor.js" };
 
 function route(routes: PageRoutes, path: string, isPage: boolean): { at: string; immutable: boolean } | null {
   if (isPage) return routes.page ? { at: routes.page, immutable: false } : null;
@@ -72,7 +75,8 @@ const pageFiles = (page: typeof consolePage, routes: PageRoutes) => builtFiles(p
 
 /**
  * The console's files: the web client Bun's HTML bundler makes of `ui/index.html` (its TypeScript,
- * Preact and CSS), served at `/` by the server itself, and the highlighter and terminal emulator it loads lazily.
+ * Preact and CSS), served at `/` by the server itself, and the highlighter, terminal emulator and code
+ * editor it loads lazily.
  */
 export class ConsoleAssets {
   private files: Promise<ConsoleFiles> | undefined;
@@ -108,6 +112,7 @@ export class ConsoleAssets {
       pageFiles(consolePage, CONSOLE_ROUTES),
       pageFiles(highlighterPage, HIGHLIGHTER_ROUTES),
       pageFiles(terminalEmulatorPage, TERMINAL_EMULATOR_ROUTES),
+      pageFiles(codeEditorPage, CODE_EDITOR_ROUTES),
       pwaFiles(),
     ])
       .then((pages) => new Map(pages.flatMap((files) => [...files])))

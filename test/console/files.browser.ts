@@ -10,16 +10,18 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // A project's files in the console on a phone (390×844, a touch screen): a folder opened, a file shown
-// coloured with line numbers, a line edited and saved to disk, a save refused because the file changed on
+// coloured with line numbers, a line typed into the editor (CodeMirror, loaded only then) and saved to disk, a save refused because the file changed on
 // disk meanwhile and kept ("Keep mine"), a change through the Files routes shown live (and, with an edit
 // open, said, then taken: "Take theirs"), a file found by part of its name. On a desktop: a content search
-// opens the file at its line, an image and a binary file. A session's file mentioned in its prompt, and a
+// opens the file at its line, an image and a binary file; a plain textarea edits when the editor's script
+// cannot be loaded. A session's file mentioned in its prompt, and a
 // session's open file read again once its agent's command has written it.
 let atrium: ConsoleUnderTest;
 let project: Project;
 const folder = makeTempDir("atrium-files-console-");
 const agentDir = makeTempDir("atrium-files-agent-");
 const APP = join(folder.path, "src", "app.ts");
+const TODO = join(folder.path, "docs", "todo.md");
 const APP_TEXT = [
   "export function greet(name: string): string {",
   "  return 'Hello, ' + name;",
@@ -40,6 +42,7 @@ beforeAll(async () => {
     `# Demo\n\n${Array.from({ length: 60 }, (_, index) => `Line ${index + 3}.`).join("\n")}\nThe needle is here.\n`,
   );
   writeFileSync(join(folder.path, "docs", "pixel.png"), PIXEL_PNG);
+  writeFileSync(TODO, "- one\n");
   writeFileSync(join(folder.path, "data.bin"), Buffer.from([0, 1, 2, 3, 0, 255]));
   const scriptFile = join(agentDir.path, "script.json");
   // Its command writes a file of the project through a shell, as an agent's tools do: no Files route, no files.changed.
@@ -77,6 +80,10 @@ const shownText = (page: Page) => page.locator(".file-text").innerText();
 
 test("on a phone: open a folder and a file, edit a line and save it, keep mine over a change on disk, take theirs over one made while editing, quick-open by name", async () => {
   const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
+  const editorLoads: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith("/code-editor.js")) editorLoads.push(request.url());
+  });
   const card = page.locator(`[data-project="${project.id}"]`);
   await card.waitFor();
   await screenshot(page, "files-project-card-phone");
@@ -113,25 +120,37 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   await screenshot(page, "files-file-phone");
   expect(await seriousViolations(page)).toEqual([]);
 
-  // Edit a line and save: the disk has it.
+  // Type a line into the editor and save: the disk has it. The editor's script is asked for only now, and
+  // the editor (CodeMirror's contenteditable, named for screen readers) has the focus.
+  expect(editorLoads).toEqual([]);
   await page.getByRole("button", { name: "Edit" }).tap();
   const editor = page.getByRole("textbox", { name: "Text of src/app.ts" });
-  const edited = APP_TEXT.replace("Hello", "Welcome");
-  await editor.fill(edited);
+  await editor.and(page.locator(".cm-content")).waitFor();
+  expect(editorLoads).toHaveLength(1);
+  await until(
+    () => page.evaluate<boolean>("document.activeElement?.classList.contains('cm-content') ?? false"),
+    (focused) => focused,
+  );
+  await page.keyboard.press("ControlOrMeta+End");
+  await page.keyboard.type("export const typed = true;\n");
+  const edited = `${APP_TEXT}export const typed = true;\n`;
+  for (const control of await page.locator(".file-editor .file-actions button").all()) expect((await control.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+  expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "files-editor-phone");
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Save" }).tap();
   await page.getByRole("button", { name: "Edit" }).waitFor();
   expect(readFileSync(APP, "utf8")).toBe(edited);
   // The focus goes back to Edit, and the save is said to a screen reader.
   expect(await page.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Edit");
   expect(await page.getByRole("status").filter({ hasText: "Saved." }).count()).toBe(1);
-  expect(await shownText(page)).toContain("Welcome");
+  expect(await shownText(page)).toContain("typed = true");
 
   // Changed on disk after it was opened (an agent wrote it, no event): the save is refused and both are shown.
   await page.getByRole("button", { name: "Edit" }).tap();
-  const mine = edited.replace("Welcome", "Mine says hi");
+  const mine = edited.replace("Hello", "Mine says hi");
   await editor.fill(mine);
-  const theirs = edited.replace("Welcome", "Theirs says hi");
+  const theirs = edited.replace("Hello", "Theirs says hi");
   writeFileSync(APP, theirs);
   await page.getByRole("button", { name: "Save" }).tap();
   await page.getByRole("heading", { name: "Changed on disk since you opened it" }).waitFor();
@@ -167,7 +186,8 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   });
   expect(second.status).toBe(200);
   await page.getByText("This file changed on disk since you opened it.", { exact: false }).waitFor();
-  expect(await editor.inputValue()).toBe("export const mine = 1;\n");
+  expect(await editor.innerText()).toStartWith("export const mine = 1;");
+  expect(await editor.innerText()).not.toContain("theirs");
   await page.getByRole("button", { name: "Save" }).tap();
   await page.getByRole("button", { name: "Take theirs" }).tap();
   await until(
@@ -187,6 +207,8 @@ test("on a phone: open a folder and a file, edit a line and save it, keep mine o
   // The path leads back up.
   await page.getByRole("navigation", { name: "Path" }).getByRole("link", { name: "Demo" }).tap();
   await heading(page, "Files · Demo").waitFor();
+  // Loaded once for all the edits of the page.
+  expect(editorLoads).toHaveLength(1);
   // The refusals Chromium logs are the two saves the changes refused.
   expect(problems).toEqual([refusedRequest("412 (Precondition Failed)"), refusedRequest("412 (Precondition Failed)")]);
 }, 120_000);
@@ -219,6 +241,19 @@ test("on a desktop: a content search opens the file at its line; an image is sho
   await page.getByText("A binary file (6 bytes): not shown.").waitFor();
   expect(await page.getByRole("button", { name: "Edit" }).count()).toBe(0);
   expect(problems).toEqual([]);
+}, 60_000);
+
+test("when the editor's script cannot be loaded, a plain textarea edits the file", async () => {
+  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/projects/${project.id}/files/file/${encodeURIComponent("docs/todo.md")}`);
+  await page.route("**/code-editor.js", (route) => route.fulfill({ status: 404 }));
+  await page.getByRole("button", { name: "Edit" }).click();
+  const editor = page.getByRole("textbox", { name: "Text of docs/todo.md" });
+  await editor.and(page.locator("textarea")).waitFor();
+  await editor.fill("- one\n- two\n");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Edit" }).waitFor();
+  expect(readFileSync(TODO, "utf8")).toBe("- one\n- two\n");
+  expect(problems).toEqual([refusedRequest("404 (Not Found)")]);
 }, 60_000);
 
 test("on a phone: a session's file is mentioned in its prompt", async () => {

@@ -8,6 +8,7 @@ import { sessionHref } from "../shell/router.ts";
 import { addToDraft } from "../sessions/use-draft.ts";
 import { contentRequest, type FileHead, fileHead, type FilesPlace, filesPath, readText, sizeText, type TextRead, writeText } from "./file-api.ts";
 import { FileLines } from "./file-lines.tsx";
+import { TextEditor } from "./text-editor.tsx";
 import type { FilesChange } from "./use-files-changes.ts";
 
 /** A text larger than this is not drawn (its size is said): a phone would hold the page for seconds. */
@@ -72,7 +73,6 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState("");
   const [reads, setReads] = useState(0);
-  const editor = useRef<HTMLTextAreaElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
   /** Set when the editor closes (saved, cancelled, theirs taken): the focus goes back to Edit, not to the page's start. */
   const [refocus, setRefocus] = useState(false);
@@ -125,7 +125,6 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
     if (shown?.kind !== "text") return;
     setEditing({ draft: shown.read.text, etag: shown.read.etag, theirs: null });
     setStatus("");
-    requestAnimationFrame(() => editor.current?.focus());
   };
 
   const save = async (draft: string, etag: string) => {
@@ -218,16 +217,7 @@ export function FileView({ place, path, line, change }: { place: FilesPlace; pat
               Cancel
             </button>
           </div>
-          <textarea
-            ref={editor}
-            aria-label={`Text of ${path}`}
-            value={editing.draft}
-            spellcheck={false}
-            autocapitalize="off"
-            autocomplete="off"
-            wrap="off"
-            onInput={(event) => setEditing({ ...editing, draft: event.currentTarget.value })}
-          />
+          <TextEditor path={path} text={editing.draft} onChange={(draft) => setEditing((before) => before && { ...before, draft })} />
         </form>
       ) : (
         <>

@@ -68,8 +68,8 @@ const scope = globalThis as unknown as WorkerScope;
 const { caches } = scope;
 const fetchFromServer = scope.fetch.bind(scope);
 const SHELL_CACHE = "atrium-shell-v1";
-/** Served under the same name by every build (the highlighter is asked for by name: src/console/console-assets.ts). */
-const UNVERSIONED = new Set(["/", "/highlighter.js"]);
+/** Served under the same name by every build (the lazily loaded scripts are asked for by name: src/console/console-assets.ts). */
+const UNVERSIONED = new Set(["/", "/highlighter.js", "/terminal-emulator.js", "/code-editor.js"]);
 
 /** The page's own files, as its HTML names them (scripts and styles have hashed names). */
 function assetsOf(html: string): string[] {
