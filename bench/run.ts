@@ -18,6 +18,7 @@ import { consoleMarkdown, consoleStream } from "./measurements/console-frames.ts
 import { consoleSession } from "./measurements/console-session.ts";
 import { consoleSize } from "./measurements/console-size.ts";
 import { eventDelivery } from "./measurements/event-delivery.ts";
+import { contentSearch } from "./measurements/content-search.ts";
 import { fileSearch } from "./measurements/file-search.ts";
 import { gitChanges } from "./measurements/git-changes.ts";
 import { harnessList } from "./measurements/harness-list.ts";
@@ -53,6 +54,7 @@ const MEASUREMENTS: Runnable[] = [
   sessionList,
   sessionSearch,
   fileSearch,
+  contentSearch,
   gitChanges,
   mcpServers,
   machineSync,

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { timedGet, timeGets, type Atrium } from "../lib/atrium.ts";
+import { committedRepository } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
 import { seededRandom } from "../lib/seeded-random.ts";
 import { median, summarize, type Summary } from "../lib/stats.ts";
@@ -13,7 +14,7 @@ const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const SEED = 38;
 /** Searches a round makes. */
 const SEARCHES = 100;
-const WORDS = [
+export const WORDS = [
   "server",
   "client",
   "router",
@@ -87,21 +88,6 @@ function generatedPaths(random: () => number): string[] {
   return [...paths];
 }
 
-/** Runs git in `cwd`, with `input` on its stdin; throws when it fails. */
-function git(args: string[], cwd: string, input?: string): void {
-  const result = Bun.spawnSync(["git", ...args], { cwd, stdin: input === undefined ? "ignore" : Buffer.from(input), stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
-}
-
-/** A repository whose one commit holds `paths` (each a line of text), written by `git fast-import`, then checked out. */
-function generatedRepository(folder: string, paths: string[]): void {
-  git(["init", "--quiet", folder], "/");
-  const files = paths.map((path) => `M 100644 inline ${path}\ndata ${Buffer.byteLength(path) + 1}\n${path}\n`).join("");
-  const commit = `commit refs/heads/main\ncommitter Bench <bench@atrium.invalid> 1700000000 +0000\ndata 5\nseed\n${files}\n`;
-  git(["fast-import", "--quiet"], folder, commit);
-  git(["checkout", "--quiet", "-f", "main"], folder);
-}
-
 /** What a user types into quick-open: a few letters of a folder and of a file's name, as fuzzy search takes them. */
 function queries(random: () => number): string[] {
   const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
@@ -122,7 +108,11 @@ export const fileSearch = measurement<World, Round>({
       const random = seededRandom(SEED);
       const folder = join(bench.tempDir("file-search"), "repo");
       bench.log(`  generating ${FILES.toLocaleString("en")} files ...`);
-      generatedRepository(folder, generatedPaths(random));
+      // Each file holds its own path as a line.
+      committedRepository(
+        folder,
+        generatedPaths(random).map((path) => ({ path, text: `${path}\n` })),
+      );
       const atrium = await bench.atrium();
       const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { folderPath: folder });
       const base = `/v1/projects/${project.id}/files/search?limit=50&q=`;

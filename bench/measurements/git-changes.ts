@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { timedGet, type Atrium } from "../lib/atrium.ts";
+import { committedRepository } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, ratio } from "../lib/stats.ts";
 
@@ -24,24 +25,15 @@ interface Reads {
   diffMs: number;
 }
 
-/** Runs git in `cwd`, with `input` on its stdin; throws when it fails. */
-function git(args: string[], cwd: string, input?: string): void {
-  const result = Bun.spawnSync(["git", ...args], { cwd, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "ignore", stderr: "pipe" });
-  if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
-}
-
 const pathOf = (index: number) => `src/part-${String(index % 50).padStart(2, "0")}/file-${index}.txt`;
 const lines = (index: number, version: string) => Array.from({ length: 20 }, (_, line) => `${version} line ${line} of file ${index}`).join("\n");
 
 /** A repository whose one commit holds CHANGED text files (by git fast-import), checked out, then each file rewritten. */
 async function repositoryWithChanges(folder: string): Promise<void> {
-  git(["init", "--quiet", folder], "/");
-  const files = Array.from({ length: CHANGED }, (_, index) => {
-    const text = `${lines(index, "first")}\n`;
-    return `M 100644 inline ${pathOf(index)}\ndata ${Buffer.byteLength(text)}\n${text}`;
-  }).join("");
-  git(["fast-import", "--quiet"], folder, `commit refs/heads/main\ncommitter Bench <bench@atrium.invalid> 1700000000 +0000\ndata 5\nseed\n${files}\n`);
-  git(["checkout", "--quiet", "-f", "main"], folder);
+  committedRepository(
+    folder,
+    Array.from({ length: CHANGED }, (_, index) => ({ path: pathOf(index), text: `${lines(index, "first")}\n` })),
+  );
   for (let index = 0; index < CHANGED; index++) await Bun.write(join(folder, pathOf(index)), `${lines(index, index % 2 ? "second" : "first")}\nadded\n`);
 }
 

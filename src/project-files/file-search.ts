@@ -72,6 +72,26 @@ interface LineHit {
 /** Content hits by path, then line; the cursor is the last one's. */
 const hitKey = (hit: LineHit) => [hit.path, String(hit.line).padStart(10, "0")];
 
+/** ripgrep's command for a content search: lines holding `q` as plain text in any case, path NUL line ":" text. */
+export const ripgrepCommand = (q: string) => [
+  "rg",
+  "--no-config",
+  "--null",
+  "--line-number",
+  "--no-heading",
+  "--color",
+  "never",
+  "--fixed-strings",
+  "--ignore-case",
+  "--hidden",
+  "--glob",
+  "!.git",
+  "--max-filesize",
+  String(MAX_SEARCHED_FILE_BYTES),
+  "--",
+  q,
+];
+
 /**
  * Searches a folder's files: by name, fuzzily, over FileNameIndex's kept list (best first); by content,
  * for lines holding the text in any case, with ripgrep where it is on the PATH, else `git grep` in a
@@ -139,24 +159,7 @@ export class FileSearch {
     const run: ToolRun =
       tool === "ripgrep"
         ? {
-            command: [
-              "rg",
-              "--no-config",
-              "--null",
-              "--line-number",
-              "--no-heading",
-              "--color",
-              "never",
-              "--fixed-strings",
-              "--ignore-case",
-              "--hidden",
-              "--glob",
-              "!.git",
-              "--max-filesize",
-              String(MAX_SEARCHED_FILE_BYTES),
-              "--",
-              q,
-            ],
+            command: ripgrepCommand(q),
             cwd: access.root,
             timeoutMs: SEARCH_TIMEOUT_MS,
             path: this.deps.path,
