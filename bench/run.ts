@@ -19,6 +19,7 @@ import { consoleSession } from "./measurements/console-session.ts";
 import { consoleSize } from "./measurements/console-size.ts";
 import { eventDelivery } from "./measurements/event-delivery.ts";
 import { contentSearch } from "./measurements/content-search.ts";
+import { fileOpen } from "./measurements/file-open.ts";
 import { fileSearch } from "./measurements/file-search.ts";
 import { gitChanges } from "./measurements/git-changes.ts";
 import { harnessList } from "./measurements/harness-list.ts";
@@ -55,6 +56,7 @@ const MEASUREMENTS: Runnable[] = [
   sessionSearch,
   fileSearch,
   contentSearch,
+  fileOpen,
   gitChanges,
   mcpServers,
   machineSync,
