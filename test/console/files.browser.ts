@@ -274,20 +274,27 @@ test("on a phone: a session's file is mentioned in its prompt", async () => {
   expect(problems).toEqual([]);
 }, 60_000);
 
-test("a session's open file is read again once its agent's tool call has written it", async () => {
+test("an open file is read again once an agent's tool call has written it: in its session's view and in its project's", async () => {
   const session = await atrium.api<Session>("POST", "/v1/sessions", { projectId: project.id, harnessId: "scripted", title: "Take notes" });
-  const { page, problems } = await atrium.openSignedIn(DESKTOP, `/#/sessions/${session.id}/files/file/notes.txt`);
-  await heading(page, "notes.txt").waitFor();
-  await until(
-    () => shownText(page),
-    (text) => text.includes("Nothing yet."),
+  // The session works in the project's folder: the project's view follows its tool calls too.
+  const views = await Promise.all(
+    [`/#/sessions/${session.id}/files/file/notes.txt`, `/#/projects/${project.id}/files/file/notes.txt`].map((path) => atrium.openSignedIn(DESKTOP, path)),
   );
+  for (const { page } of views) {
+    await heading(page, "notes.txt").waitFor();
+    await until(
+      () => shownText(page),
+      (text) => text.includes("Nothing yet."),
+    );
+  }
   await atrium.api("POST", `/v1/sessions/${session.id}/prompts`, { text: "write" });
-  await until(
-    () => shownText(page),
-    (text) => text.includes("The agent was here."),
-    20_000,
-  );
+  for (const { page } of views) {
+    await until(
+      () => shownText(page),
+      (text) => text.includes("The agent was here."),
+      20_000,
+    );
+  }
   expect(readFileSync(join(folder.path, "notes.txt"), "utf8")).toBe("The agent was here.\n");
-  expect(problems).toEqual([]);
+  expect(views.flatMap(({ problems }) => problems)).toEqual([]);
 }, 60_000);

@@ -7,6 +7,8 @@ export interface FilesPlace {
   sessionId: string | null;
   /** The project's name or the session's title, for headings and labels. */
   name: string;
+  /** The folder shown, as the server names it: the project's first location, or the session's folder. */
+  folder: string | null;
 }
 
 /** A Files route's path for this place, with the folder choice (`sessionId`) and the query given. */

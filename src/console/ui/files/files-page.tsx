@@ -21,10 +21,10 @@ async function readPlace(owner: FilesOwner): Promise<FilesPlace> {
   const id = encodeURIComponent(owner.id);
   if (owner.kind === "project") {
     const project = await api<Project>("GET", `/v1/projects/${id}`);
-    return { projectId: project.id, sessionId: null, name: project.name };
+    return { projectId: project.id, sessionId: null, name: project.name, folder: project.locations[0]?.folderPath ?? null };
   }
   const { session } = await api<SessionDetail>("GET", `/v1/sessions/${id}`);
-  return { projectId: session.projectId, sessionId: session.id, name: session.title };
+  return { projectId: session.projectId, sessionId: session.id, name: session.title, folder: session.cwd };
 }
 
 /** The folders from the root to `path`, each a link up; the last is where the page is. */
@@ -70,6 +70,7 @@ export function FilesPage({ owner, open }: { owner: FilesOwner; open: FilesOpen 
   const change = useFilesChanges(
     () => placeNow.current?.projectId ?? null,
     owner.kind === "session" ? owner.id : null,
+    () => placeNow.current?.folder ?? null,
     async () => {
       const read = await readPlace(owner);
       placeNow.current = read;

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Static } from "@sinclair/typebox";
 import type { ProjectFileEvents } from "../../../schemas/project-files.ts";
+import type { SessionDetail } from "../../../schemas/sessions.ts";
+import { api } from "../shared/api.ts";
 import { followThenRead } from "../shared/event-stream.ts";
 
 type FilesChanged = Static<(typeof ProjectFileEvents)["files.changed"]>;
@@ -19,14 +21,36 @@ export interface FilesChange {
 const SESSION_PAUSE_MS = 400;
 
 /**
+ * Whether a session's tool calls can change the folder shown: for a session's view, its own; for a
+ * project's view, those of the sessions that work in that folder (each session's folder read once).
+ */
+function sessionsInFolder(sessionId: string | null, folder: () => string | null): (subjectId: string) => Promise<boolean> {
+  if (sessionId) return async (subjectId) => subjectId === sessionId;
+  const folders = new Map<string, Promise<string | null>>();
+  return async (subjectId) => {
+    if (!folders.has(subjectId)) {
+      const read = api<SessionDetail>("GET", `/v1/sessions/${encodeURIComponent(subjectId)}`).then(
+        ({ session }) => session.cwd,
+        () => null,
+      );
+      folders.set(subjectId, read);
+    }
+    const shown = folder();
+    return shown !== null && (await folders.get(subjectId)) === shown;
+  };
+}
+
+/**
  * Reads the place (`read`) after following `files.changed` from the event cursor, so a change made while
  * the view reads is not missed; hands on each change to the project's files. A change by an agent or an
- * editor on disk makes no event (docs/api.md); for a session's folder, each of its tool calls (`session.transcript`:
- * a call added or changed, an edit or a command ending) hands on a change of no path, so what is shown is checked.
+ * editor on disk makes no event (docs/api.md); each tool call (`session.transcript`: a call added or changed,
+ * an edit or a command ending) of a session working in the folder shown hands on a change of no path, so
+ * what is shown is checked.
  */
 export function useFilesChanges(
   projectId: () => string | null,
   sessionId: string | null,
+  folder: () => string | null,
   read: () => Promise<unknown>,
   onFailure: (sentence: string) => void,
 ): FilesChange | null {
@@ -34,16 +58,19 @@ export function useFilesChanges(
   useEffect(() => {
     let seq = 0;
     let sessionTimer: ReturnType<typeof setTimeout> | undefined;
+    const watched = sessionsInFolder(sessionId, folder);
+    const toolCallsCame = () => {
+      clearTimeout(sessionTimer);
+      sessionTimer = setTimeout(() => setChange({ seq: ++seq, path: null, fromPath: null }), SESSION_PAUSE_MS);
+    };
     const stop = followThenRead(
       {
         // On the stream of every session (not one opened on this session: that would tell the server someone watches it).
-        kinds: sessionId ? ["files.changed", "session.transcript"] : ["files.changed"],
+        kinds: ["files.changed", "session.transcript"],
         onEvents(events) {
           for (const event of events) {
             if (event.kind === "session.transcript") {
-              if (event.subjectId !== sessionId) continue;
-              clearTimeout(sessionTimer);
-              sessionTimer = setTimeout(() => setChange({ seq: ++seq, path: null, fromPath: null }), SESSION_PAUSE_MS);
+              void watched(event.subjectId).then((inFolder) => inFolder && toolCallsCame());
               continue;
             }
             const payload = event.payload as FilesChanged;
