@@ -45,6 +45,8 @@ const SELECTION =
   "404 for a path with no change or a hunk its diff lacks. Answers with the first page of the changes after it.";
 
 /** Git in the base's repository: stage, unstage, discard and undo it, commit; branches, checkout and the log. */
+const REMOTE_UNREACHABLE = { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." };
+
 export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTreeEdits, reads: GitReads, pullRequests: PullRequests) {
   return [
     defineRoute({
@@ -169,7 +171,7 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       params: base.params,
       body: PushBody,
       response: RemoteResult,
-      moreErrors: { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." },
+      moreErrors: REMOTE_UNREACHABLE,
       handler: ({ params, body }) => edits.push(base.folder(params), body),
     }),
     defineRoute({
@@ -183,7 +185,7 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       params: base.params,
       body: PullBody,
       response: RemoteResult,
-      moreErrors: { ...REPOSITORY_STATE, "502": "The remote could not be reached, or refused access (git's words in `error`)." },
+      moreErrors: REMOTE_UNREACHABLE,
       handler: ({ params, body }) => edits.pull(base.folder(params), body),
     }),
     defineRoute({
@@ -192,8 +194,9 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       tag: base.tag,
       summary: `Open a pull request of the ${base.noun}'s current branch`,
       description:
-        "Through `gh` (GitHub's CLI) as the machine has it installed and signed in; the branch must have been pushed. " +
-        "409 `{error}` when `gh` is not installed or not signed in, on a detached HEAD, and with gh's words when GitHub refuses (one exists already).",
+        "Through `gh` (GitHub's CLI) where the machine has it installed and signed in, else GitHub's REST API with the token stored by " +
+        "`PUT /v1/github/token`; the branch must have been pushed. 409 `{error}` when there is neither, on a detached HEAD, and with " +
+        "GitHub's words when it refuses (one exists already).",
       params: base.params,
       body: NewPullRequest,
       response: PullRequest,
@@ -206,7 +209,7 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       path: `${base.path}/git/pull-requests/:number`,
       tag: base.tag,
       summary: `A pull request of the ${base.noun}'s repository, as GitHub has it now`,
-      description: "Through `gh`, as for opening one; 404 when GitHub has no pull request of that number.",
+      description: "Through `gh` or the REST API, as for opening one; 404 when GitHub has no pull request of that number.",
       params: Type.Composite([base.params, PullRequestNumber]),
       response: PullRequest,
       moreErrors: REPOSITORY_STATE,
