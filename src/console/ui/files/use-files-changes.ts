@@ -31,7 +31,11 @@ function sessionsInFolder(sessionId: string | null, folder: () => string | null)
     if (!folders.has(subjectId)) {
       const read = api<SessionDetail>("GET", `/v1/sessions/${encodeURIComponent(subjectId)}`).then(
         ({ session }) => session.cwd,
-        () => null,
+        // Not remembered: the next tool call of that session asks again.
+        () => {
+          folders.delete(subjectId);
+          return null;
+        },
       );
       folders.set(subjectId, read);
     }
