@@ -2,6 +2,7 @@ import { dataPaths, ensureDataDir, resolveDataDir, type DataPaths } from "../con
 import { loadConfigFile, type ConfigFile } from "../config/config.ts";
 import { Store } from "../store/database.ts";
 import { migrate } from "../store/migrations.ts";
+import { createDatabaseIfMissing } from "../store/new-database.ts";
 import { DomainError } from "../errors.ts";
 
 /** An error meant for the person at the terminal: printed as one line, exit code 1. */
@@ -23,6 +24,7 @@ export function cliConfig(paths: DataPaths): ConfigFile {
 
 /** Opens the database for a CLI command that works on it directly (the server may be running too). */
 export function withStore<T>(paths: DataPaths, work: (store: Store) => T): T {
+  createDatabaseIfMissing(paths.database);
   const store = Store.open(paths.database);
   try {
     migrate(store, { backupDir: paths.backups });

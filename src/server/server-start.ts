@@ -15,6 +15,7 @@ import { migrateInBackground } from "../store/background-migration.ts";
 import { Store } from "../store/database.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { currentSchemaVersion, migrate, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
+import { createDatabaseIfMissing } from "../store/new-database.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { loadIdentity, osMachineId, type ServerIdentity } from "../system/identity.ts";
@@ -89,13 +90,16 @@ export class ServerStart {
     return this.releaseLock;
   }
 
-  /** Opens the database (a new one gets its tables at once: nothing to serve meanwhile), and reads the identity and tokens. */
+  /** Opens the database (a new one is made with its tables first), and reads the identity and tokens. */
   openStore(): OpenedStore {
     this.updateGuard = beginUpdateStartupGuard(this.paths.root, this.logger);
+    // A first start makes the database whole, with every migration, before it listens: nothing to serve meanwhile.
+    const created = createDatabaseIfMissing(this.paths.database, this.migrations);
     const store = Store.open(this.paths.database, { busyTimeoutMs: this.options.tuning?.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
     this.store = store;
     const migration = new MigrationProgress(currentSchemaVersion(store), this.migrations[this.migrations.length - 1]?.version ?? 0);
-    if (migration.status().schemaVersion === 0) this.finishMigration(migration, migrate(store, { list: this.migrations }));
+    if (created) this.finishMigration(migration, created);
+    else if (migration.status().schemaVersion === 0) this.finishMigration(migration, migrate(store, { list: this.migrations }));
     const identity = loadIdentity(new MetaRepository(store), this.options.config.machineId ?? osMachineId());
     const adminToken = readOrCreateAdminToken(this.paths.adminToken);
     return { store, migration, identity, adminToken, tokens: new AccessTokens(adminToken, new TokenRepository(store)) };

@@ -1,8 +1,9 @@
 import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Store } from "./database.ts";
 import { migrations } from "./migrations.ts";
+import { syncPath } from "./sync-path.ts";
 
 /** Why a backup cannot be taken or put back: said to the person as it is. */
 export class BackupError extends Error {}
@@ -90,12 +91,7 @@ export function restoreFrom(file: string, databasePath: string, backupsDir: stri
   rmSync(incoming, { force: true });
   copyFileSync(file, incoming);
   chmodSync(incoming, 0o600);
-  const fd = openSync(incoming, "r+");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  syncPath(incoming);
   for (const sidecar of [`${databasePath}-wal`, `${databasePath}-shm`]) rmSync(sidecar, { force: true });
   renameSync(incoming, databasePath);
   return { schemaVersion, kept };

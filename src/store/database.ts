@@ -53,16 +53,18 @@ export class Store {
    * so the server keeps it short (its event loop stalls meanwhile) and retries background writes
    * itself; short-lived CLI commands can wait longer.
    */
-  static open(path: string, options: { busyTimeoutMs?: number } = {}): Store {
+  static open(path: string, options: { busyTimeoutMs?: number; synchronous?: "NORMAL" | "OFF" } = {}): Store {
     keepPrivate(path);
     const db = new Database(path, { create: true, strict: true });
     // WAL keeps readers off the writer's back; NORMAL is durable across a process crash (kill -9),
     // which is what we promise: a committed write is in the WAL file before the response is sent.
+    // OFF only for a database made aside and synced whole (new-database.ts). Set before the switch to
+    // WAL, which writes a new database's header.
+    db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     // Set before the first page is written (a new database): deletions can then give space back with
     // incremental_vacuum. An older database keeps its mode until a VACUUM (setting it would write).
     if (db.query<{ page_count: number }, []>("PRAGMA page_count").get()?.page_count === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     db.exec("PRAGMA foreign_keys = ON");
     // Sorts (a long reply's deltas joined in order) stay in memory: spilled, they wrote the reply to a

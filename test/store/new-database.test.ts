@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Store } from "../../src/store/database.ts";
+import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration } from "../../src/store/migrations.ts";
+import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+
+let dir: ReturnType<typeof makeTempDir>;
+let path: string;
+beforeEach(() => {
+  dir = makeTempDir();
+  path = join(dir.path, "atrium.db");
+});
+afterEach(() => dir.remove());
+
+const autoVacuum = (store: Store) => store.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum;
+
+describe("a database made aside on the first start", () => {
+  test("is put in place migrated, private, in WAL mode with incremental vacuum, and nothing else is left in the folder", () => {
+    const report = createDatabaseIfMissing(path);
+    expect(report?.fromVersion).toBe(0);
+    expect(report?.applied.map((migration) => migration.version)).toEqual(migrations.map((migration) => migration.version));
+    expect(readdirSync(dir.path)).toEqual(["atrium.db"]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const store = Store.open(path);
+    expect(currentSchemaVersion(store)).toBe(latestSchemaVersion);
+    expect(store.journalMode()).toBe("wal");
+    // 2 = INCREMENTAL: set before the first page was written, as a database made in place gets it.
+    expect(autoVacuum(store)).toBe(2);
+    store.close();
+  });
+
+  test("an existing database is left as it is", () => {
+    createDatabaseIfMissing(path);
+    const store = Store.open(path);
+    store.db.exec("CREATE TABLE kept (value TEXT); INSERT INTO kept VALUES ('mine')");
+    store.close();
+    const before = readFileSync(path);
+    expect(createDatabaseIfMissing(path)).toBeUndefined();
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  test("an empty file (a start killed before its first page) and a killed start's scratch file are replaced", () => {
+    writeFileSync(path, "");
+    writeFileSync(join(dir.path, "atrium.db.new-999999"), "half made");
+    expect(createDatabaseIfMissing(path)?.toVersion).toBe(latestSchemaVersion);
+    expect(readdirSync(dir.path)).toEqual(["atrium.db"]);
+    expect(statSync(path).size).toBeGreaterThan(0);
+  });
+
+  test("a migration that fails leaves no database and no scratch file", () => {
+    const failing: Migration[] = [...migrations.slice(0, 2), { version: 99, name: "broken", sql: "CREATE TABLE nope (" }];
+    expect(() => createDatabaseIfMissing(path, failing)).toThrow();
+    expect(readdirSync(dir.path)).toEqual([]);
+  });
+});
