@@ -35,7 +35,7 @@ import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { node } from "../helpers/npm-install.ts";
 import { apiClient, type ApiClient } from "../helpers/api-client.ts";
-import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { builtCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { McpServer } from "../../src/schemas/mcps.ts";
 import { Project } from "../../src/schemas/projects.ts";
@@ -763,7 +763,7 @@ function agentSuite(agent: AgentFacts): void {
     // `atrium serve` as a child process, with exactly the harness environment (env -i) and a data dir of its own.
     const home = tempDir("serve");
     writeFileSync(join(home, "config.json"), JSON.stringify({ harnessUpdateCheck: false }));
-    const command = ["/usr/bin/env", "-i", `ATRIUM_HOME=${home}`, ...Object.entries(harnessEnv).map(([key, value]) => `${key}=${value}`), ...sourceCommand];
+    const command = ["/usr/bin/env", "-i", `ATRIUM_HOME=${home}`, ...Object.entries(harnessEnv).map(([key, value]) => `${key}=${value}`), ...builtCommand];
     serve = await startServe(command, home);
     const api = apiClient(serve.url, readFileSync(join(home, "token"), "utf8").trim());
     await waitReady(api);

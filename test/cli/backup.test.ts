@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { withStore } from "../../src/cli/cli-context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
 import { backUpTo } from "../../src/store/backup.ts";
@@ -52,7 +52,7 @@ test("a backup taken while a reply streams is consistent, 0600, and restores to 
     (stored) => stored > 0,
   );
   const file = join(home, "copies", "atrium-backup.db");
-  const backup = await runAtrium(sourceCommand, ["backup", file], home);
+  const backup = await runAtrium(builtCommand, ["backup", file], home);
   expect(backup.stderr).toBe("");
   expect(backup.code).toBe(0);
   expect(backup.stdout).toMatch(/^backed up to .*atrium-backup\.db \(schema \d+, [\d.]+ MiB\)\n$/);
@@ -66,10 +66,10 @@ test("a backup taken while a reply streams is consistent, 0600, and restores to 
   expect(copied[0]!.text).toBe("before the backup");
 
   // A second backup to the same file is refused; restoring while the server runs is refused: nothing changes.
-  const again = await runAtrium(sourceCommand, ["backup", file], home);
+  const again = await runAtrium(builtCommand, ["backup", file], home);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("exists already");
-  const busy = await runAtrium(sourceCommand, ["restore", file], home);
+  const busy = await runAtrium(builtCommand, ["restore", file], home);
   expect(busy.code).toBe(1);
   expect(busy.stderr).toMatch(/another atrium \(pid \d+\) is using this data dir/);
 
@@ -79,7 +79,7 @@ test("a backup taken while a reply streams is consistent, 0600, and restores to 
   await t.json("POST", `/v1/sessions/${sessionId}/prompts`, { text: "after the backup" });
   await t.until(sessionId, (detail) => detail.conversation[5]?.isGenerating === false);
   await t.server.stop();
-  const restored = await runAtrium(sourceCommand, ["restore", file], home);
+  const restored = await runAtrium(builtCommand, ["restore", file], home);
   expect(restored.stderr).toBe("");
   expect(restored.code).toBe(0);
   const kept = /kept at (\S+);/.exec(restored.stdout)?.[1];
@@ -107,7 +107,7 @@ test("a restore is refused for a file that is missing, damaged, not Atrium's, or
   withStore(dataPaths(home.path), (store) => backUpTo(store, file));
   const before = readFileSync(join(home.path, "atrium.db"));
   const refused = async (path: string, message: string | RegExp) => {
-    const answer = await runAtrium(sourceCommand, ["restore", path], home.path);
+    const answer = await runAtrium(builtCommand, ["restore", path], home.path);
     expect(answer.code).toBe(1);
     expect(answer.stderr).toMatch(message);
     expect(readFileSync(join(home.path, "atrium.db")).equals(before)).toBe(true);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { runAtrium, sourceCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Health, ServerInfo } from "../../src/schemas/system.ts";
@@ -26,7 +26,7 @@ afterEach(async () => {
   home.remove();
 });
 
-const atrium = (...args: string[]) => runAtrium(sourceCommand, args, home.path);
+const atrium = (...args: string[]) => runAtrium(builtCommand, args, home.path);
 const adminToken = () => readFileSync(join(home.path, "token"), "utf8").trim();
 
 describe("atrium CLI", () => {
@@ -71,7 +71,7 @@ describe("atrium CLI", () => {
   });
 
   test("SIGTERM lets an in-flight request finish, then stops cleanly", async () => {
-    serve = await startServe(sourceCommand, home.path);
+    serve = await startServe(builtCommand, home.path);
     // A request whose body is still arriving when the signal comes. It asks before sending its body
     // (Expect: 100-continue): the server's answer says the request is in its hands.
     const body = JSON.stringify({ entries: [{ key: "k", value: "v", timestamp: { wallMs: 1, counter: 0, deviceId: "d" } }] });
@@ -106,7 +106,7 @@ describe("atrium CLI", () => {
   });
 
   test("kill -9 after an acknowledged write loses neither the write nor its event", async () => {
-    serve = await startServe(sourceCommand, home.path);
+    serve = await startServe(builtCommand, home.path);
     const headers = { authorization: `Bearer ${adminToken()}`, "content-type": "application/json" };
     const entry = { key: "durable", value: { n: 42 }, timestamp: { wallMs: 7, counter: 0, deviceId: "d" } };
     const written = await fetch(`${serve.url}/v1/sync/crash`, { method: "PUT", headers, body: JSON.stringify({ entries: [entry] }) });
@@ -114,7 +114,7 @@ describe("atrium CLI", () => {
     serve.child.kill("SIGKILL");
     await serve.child.exited;
 
-    serve = await startServe(sourceCommand, home.path);
+    serve = await startServe(builtCommand, home.path);
     const read = await fetch(`${serve.url}/v1/sync/crash`, { headers });
     const namespace = (await read.json()) as { entries: unknown[] };
     assertMatchesSchema(SyncNamespace, namespace);
@@ -131,14 +131,14 @@ describe("atrium CLI with a server running", () => {
   let running: { home: ReturnType<typeof makeTempDir>; serve: ServeProcess };
   beforeAll(async () => {
     const runningHome = makeTempDir();
-    running = { home: runningHome, serve: await startServe(sourceCommand, runningHome.path) };
+    running = { home: runningHome, serve: await startServe(builtCommand, runningHome.path) };
   });
   afterAll(async () => {
     running.serve.child.kill("SIGTERM");
     await running.serve.child.exited;
     running.home.remove();
   });
-  const atriumThere = (...args: string[]) => runAtrium(sourceCommand, args, running.home.path);
+  const atriumThere = (...args: string[]) => runAtrium(builtCommand, args, running.home.path);
 
   test("serve prints one listening line; status reports the server; a named token works against it", async () => {
     const { serve } = running;
@@ -177,7 +177,7 @@ describe("atrium CLI with a server running", () => {
     const printed = await atriumThere("logs");
     expect(printed.code).toBe(0);
     expect(printed.stdout).toContain('"msg":"listening"');
-    const follower = Bun.spawn([...sourceCommand, "logs", "--follow", "--lines", "1"], {
+    const follower = Bun.spawn([...builtCommand, "logs", "--follow", "--lines", "1"], {
       env: { ...process.env, ATRIUM_HOME: running.home.path },
       stdout: "pipe",
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let t: TestServer;
@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 test("atrium console prints a link to the running server whose code, in the fragment, signs a browser in once", async () => {
-  const printed = await runAtrium(sourceCommand, ["console"], t.dataDir);
+  const printed = await runAtrium(builtCommand, ["console"], t.dataDir);
   expect(printed.code).toBe(0);
   const link = new URL(printed.stdout.trim());
   expect(link.origin).toBe(t.url);

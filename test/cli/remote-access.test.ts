@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { readTerminalQr } from "../helpers/terminal-qr-reader.ts";
-import { runAtrium, sourceCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand, startServe, StreamedText, type ServeProcess } from "../helpers/cli-process.ts";
 import { makeTestCertificate, type TestCertificate } from "../helpers/test-certificate.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/poll.ts";
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function serve(home: string, args: string[]): Promise<ServeProcess> {
-  const server = await startServe(sourceCommand, home, args);
+  const server = await startServe(builtCommand, home, args);
   servers.push(server);
   return server;
 }
@@ -59,7 +59,7 @@ describe("https in the binary", () => {
     await expect(fetch(`${server.url.replace("https:", "http:")}/v1/health`)).rejects.toThrow();
     // A browser that does not trust the certificate is refused: nothing is served around it.
     await expect(fetch(`${server.url}/v1/health`)).rejects.toThrow();
-    const [status, link] = await Promise.all([runAtrium(sourceCommand, ["status"], home), runAtrium(sourceCommand, ["console"], home)]);
+    const [status, link] = await Promise.all([runAtrium(builtCommand, ["status"], home), runAtrium(builtCommand, ["console"], home)]);
     expect(status.code).toBe(0);
     expect(link.code).toBe(0);
     expect(link.stdout.split("\n")[0]).toStartWith("https://");
@@ -71,12 +71,12 @@ describe("https in the binary", () => {
     // The half pair is refused before the data dir is locked: beside the first start. The other two
     // each take the lock, so one after the other.
     const [mismatched, half] = await Promise.all([
-      runAtrium(sourceCommand, ["serve", "--port", "0"], home),
-      runAtrium(sourceCommand, ["serve", "--port", "0", "--tls-cert", certificate.certFile], home),
+      runAtrium(builtCommand, ["serve", "--port", "0"], home),
+      runAtrium(builtCommand, ["serve", "--port", "0", "--tls-cert", certificate.certFile], home),
     ]);
     expect(mismatched.code).toBe(1);
     expect(mismatched.stderr).toContain(`${other.keyFile} is not the key of the certificate ${certificate.certFile}`);
-    const missing = await runAtrium(sourceCommand, ["serve", "--port", "0", "--tls-cert", join(home, "nope.pem"), "--tls-key", certificate.keyFile], home);
+    const missing = await runAtrium(builtCommand, ["serve", "--port", "0", "--tls-cert", join(home, "nope.pem"), "--tls-key", certificate.keyFile], home);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("the TLS certificate");
     expect(missing.stderr).toContain("nope.pem cannot be read");
@@ -103,7 +103,7 @@ describe("the right address", () => {
     expect(server.stderr.text).toContain("the bearer token, prompts, replies and files cross the network in clear text");
     expect(server.stdout.text + server.stderr.text).not.toContain("0.0.0.0:");
 
-    const [status, printed] = await Promise.all([runAtrium(sourceCommand, ["status"], home), runAtrium(sourceCommand, ["console", "--qr"], home)]);
+    const [status, printed] = await Promise.all([runAtrium(builtCommand, ["status"], home), runAtrium(builtCommand, ["console", "--qr"], home)]);
     expect(status.stdout).toContain(`url        ${server.url}`);
     for (const address of addresses) expect(status.stdout).toContain(`reachable  http://${address}:${port}`);
     expect(status.stdout).not.toContain("0.0.0.0");
@@ -126,7 +126,7 @@ describe("the right address", () => {
   test("on loopback over plain http: no warning; --device names the token the link signs in with", async () => {
     const home = tempDir();
     const server = await serve(home, ["--port", "0"]);
-    const printed = await runAtrium(sourceCommand, ["console", "--device", "Ada's Phone"], home);
+    const printed = await runAtrium(builtCommand, ["console", "--device", "Ada's Phone"], home);
     expect(printed.stdout.trim()).toStartWith(`${server.url}/#code=`);
     // Not a terminal: the link alone, no QR code.
     expect(printed.stdout).not.toContain("▀");
@@ -147,7 +147,7 @@ describe("the right address", () => {
 describe("the first start at a terminal", () => {
   /** `atrium serve` in a pseudo-terminal (util-linux's script), as a person runs it by hand. */
   async function serveAtTerminal(home: string) {
-    const command = [...sourceCommand, "serve", "--port", "0"].map((part) => `'${part}'`).join(" ");
+    const command = [...builtCommand, "serve", "--port", "0"].map((part) => `'${part}'`).join(" ");
     const child = Bun.spawn(["script", "-qfec", command, "/dev/null"], {
       env: { ...process.env, ATRIUM_HOME: home },
       stdout: "pipe",

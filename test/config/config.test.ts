@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { loadConfigFile } from "../../src/config/config.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { runAtrium, sourceCommand, startServe } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand, startServe } from "../helpers/cli-process.ts";
 
 let dir: ReturnType<typeof makeTempDir>;
 beforeEach(() => {
@@ -33,13 +33,13 @@ describe("config.json", () => {
     const file = join(dir.path, "config.json");
     writeFileSync(file, JSON.stringify({ host: "127.0.0.1", port: 0 }));
     // No flags: port 0 from the config means a free port, not the default 7433.
-    const serve = await startServe(sourceCommand, dir.path, []);
+    const serve = await startServe(builtCommand, dir.path, []);
     expect(serve.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(serve.url).not.toEndWith(":7433");
     serve.child.kill("SIGTERM");
     expect(await serve.child.exited).toBe(0);
     writeFileSync(file, "{");
-    const result = await runAtrium(sourceCommand, ["serve"], dir.path);
+    const result = await runAtrium(builtCommand, ["serve"], dir.path);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("is not valid JSON");
   });

@@ -13,7 +13,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 
 /** `bun` for the plugin's commands, as in test/plugins. */
 const PATH = [join(import.meta.dir, "..", "..", "node_modules", ".bin"), "/usr/bin", "/bin"].join(":");
-/** The console's test build is 0.0.0-console: the demo plugin must not ask for a newer Atrium. */
+/** The console's test build has the package's version: the demo plugin must not ask for a newer Atrium. */
 const manifest = (version: string) => demoManifest(version, { minServiceVersion: "0.0.0" });
 const SANDBOX = "allow-scripts allow-forms allow-popups allow-modals allow-downloads";
 const PROBE = "Demo: Isolation probe";

@@ -4,7 +4,7 @@ import type { Project } from "../../src/schemas/projects.ts";
 import type { Session } from "../../src/schemas/sessions.ts";
 import type { SyncNamespace } from "../../src/schemas/sync.ts";
 import jsQR from "jsqr";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
 
 // The console's settings live in a sync namespace on the server: a change in one browser reaches the
@@ -82,7 +82,7 @@ describe("console settings", () => {
     await phone.page.getByRole("heading", { name: "Sessions" }).waitFor();
     // Signed in with a token of its own, named after the device (the list `atrium token list` prints).
     expect(await phone.page.evaluate(() => localStorage.getItem("atrium.token"))).toMatch(/.{20,}/);
-    const tokens = await runAtrium(sourceCommand, ["token", "list"], atrium.home.path);
+    const tokens = await runAtrium(builtCommand, ["token", "list"], atrium.home.path);
     expect(tokens.stdout).toMatch(/console-ada-s-phone-[0-9a-f]{8}/);
     expect(phone.problems).toEqual([]);
     expect(problems).toEqual([]);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { SseClient } from "../helpers/sse-client.ts";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { until } from "../helpers/poll.ts";
 import { withStore } from "../../src/cli/cli-context.ts";
 import { dataPaths } from "../../src/config/paths.ts";
@@ -38,7 +38,7 @@ describe("revoking a named token", () => {
     await Promise.all([phone.waitForFrames(1), admin.waitForFrames(1)]);
 
     // The real CLI, in another process: it deletes the row; the server hears of it only from the database.
-    const revoked = await runAtrium(sourceCommand, ["token", "revoke", "phone"], t.dataDir);
+    const revoked = await runAtrium(builtCommand, ["token", "revoke", "phone"], t.dataDir);
     expect(revoked.code).toBe(0);
     const revokedAt = Date.now();
     await until(

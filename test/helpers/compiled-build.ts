@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary, type CompileOptions } from "../../release/compile.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -12,6 +13,13 @@ const KEEP = 8;
 const STALE_LOCK_MS = 5 * 60_000;
 
 export type BuildOptions = Omit<CompileOptions, "outfile">;
+
+/**
+ * A developer's build: the package's version, and no update key, so it never updates itself (as a run
+ * from source does not). The CLI's tests and the console's browser tests share it: one compile a run.
+ */
+export const DEV_BUILD: BuildOptions = { version: packageJson.version, buildNumber: 0, channel: "alpha" };
+export const devBuild = (): Promise<string> => compiledBuild(DEV_BUILD);
 
 /**
  * An executable compiled from the sources as they are now, with `options`: compiled once per source hash

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { compiledBuild } from "./compiled-build.ts";
+import { devBuild } from "./compiled-build.ts";
 import { startServe, type ServeProcess } from "./cli-process.ts";
 import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
 import { makeTempDir } from "./temp-dir.ts";
@@ -81,7 +81,7 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
   };
   try {
     // One compile for the whole browser suite (and none when the sources have not changed since).
-    binary = await compiledBuild({ version: "0.0.0-console", buildNumber: 0, channel: "alpha" });
+    binary = await devBuild();
     serve = await startServe([binary], home.path, undefined, env);
     chromium = await launchSystemChromium(chromiumArgs);
   } catch (failure) {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { OpenedPane, Plugin, PluginDiscovery, PluginEvents, PluginList, PluginUpdatePlan } from "../../src/schemas/plugins.ts";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { demoManifest, pluginRepo, writePlugin } from "../helpers/plugin-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { processAlive } from "../helpers/processes.ts";
@@ -323,15 +323,15 @@ describe("supervision", () => {
 
     // The two lists and the refused restart at once; the restart that changes what they list after them.
     const [listed, json, unknown] = await Promise.all([
-      runAtrium(sourceCommand, ["plugin", "list"], t.dataDir),
-      runAtrium(sourceCommand, ["plugin", "list", "--json"], t.dataDir),
-      runAtrium(sourceCommand, ["plugin", "restart", "nope"], t.dataDir),
+      runAtrium(builtCommand, ["plugin", "list"], t.dataDir),
+      runAtrium(builtCommand, ["plugin", "list", "--json"], t.dataDir),
+      runAtrium(builtCommand, ["plugin", "restart", "nope"], t.dataDir),
     ]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/crashy\s+1\.0\.0\s+failed\s+yes\s+1\s+exited with code 7/);
     const plugins = JSON.parse(json.stdout) as Plugin[];
     for (const each of plugins) assertMatchesSchema(Plugin, each);
-    const restarted = await runAtrium(sourceCommand, ["plugin", "restart", "crashy"], t.dataDir);
+    const restarted = await runAtrium(builtCommand, ["plugin", "restart", "crashy"], t.dataDir);
     expect(restarted.stdout).toContain("crashy 1.0.0: starting");
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no plugin nope");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { acquireDataDirLock, DataDirBusyError } from "../../src/server/data-dir-lock.ts";
 import { startMark } from "../../src/process/child-processes.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { runAtrium, sourceCommand, startServe } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand, startServe } from "../helpers/cli-process.ts";
 
 describe("data dir lock", () => {
   test("is exclusive while held, released on request, and taken over from a dead process", () => {
@@ -48,10 +48,10 @@ describe("data dir lock", () => {
 
   test("a second server on the same data dir stops before touching anything of the first", async () => {
     const home = makeTempDir();
-    const first = await startServe(sourceCommand, home.path);
+    const first = await startServe(builtCommand, home.path);
     const inFlightClone = join(home.path, "projects", ".clone-tmp_inflight");
     mkdirSync(inFlightClone);
-    const second = await runAtrium(sourceCommand, ["serve", "--port", "0"], home.path);
+    const second = await runAtrium(builtCommand, ["serve", "--port", "0"], home.path);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`another atrium (pid ${first.child.pid}) is using this data dir`);
     expect(existsSync(inFlightClone)).toBe(true);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { runAtrium, sourceCommand, startServe } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand, startServe } from "../helpers/cli-process.ts";
 import { startTestServer } from "../helpers/test-server.ts";
 import { latestSchemaVersion, migrations } from "../../src/store/migrations.ts";
 
@@ -24,10 +24,10 @@ describe("the data dir is private", () => {
     // As an earlier install.sh left it: made with the caller's umask.
     chmodSync(home.path, 0o755);
     mkdirSync(join(home.path, "logs"), { mode: 0o755 });
-    const serve = await startServe(sourceCommand, home.path);
+    const serve = await startServe(builtCommand, home.path);
     try {
-      const token = (await runAtrium(sourceCommand, ["token"], home.path)).stdout.trim();
-      expect((await runAtrium(sourceCommand, ["token", "create", "--name", "phone"], home.path)).code).toBe(0);
+      const token = (await runAtrium(builtCommand, ["token"], home.path)).stdout.trim();
+      expect((await runAtrium(builtCommand, ["token", "create", "--name", "phone"], home.path)).code).toBe(0);
       const call = (method: string, path: string, body: unknown) =>
         fetch(serve.url + path, {
           method,

@@ -13,7 +13,7 @@ import { readRuntimeFile } from "../../src/config/runtime-file.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { until } from "../helpers/poll.ts";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // A server started on the data of the previous release: the new release's migration runs in a worker
@@ -170,7 +170,7 @@ describe("starting on a database that needs migrating", () => {
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as Static<typeof ErrorBody>).error).toContain("no such table: nowhere");
     // `atrium status` finds it running and says why it is degraded.
-    const status = await runAtrium(sourceCommand, ["status"], dir.path);
+    const status = await runAtrium(builtCommand, ["status"], dir.path);
     expect(status.code).toBe(0);
     expect(status.stdout).toContain("is degraded");
     expect(status.stdout).toContain(`  migration  failed: the migration to schema ${NEXT} failed`);

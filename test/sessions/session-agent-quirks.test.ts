@@ -6,7 +6,7 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 import { ManualClock } from "../helpers/manual-clock.ts";
 import { until } from "../helpers/poll.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
-import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { builtCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { apiClient } from "../helpers/api-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { Harness } from "../../src/schemas/harnesses.ts";
@@ -290,7 +290,7 @@ describe("agent processes are ours to stop (codex-acp outlived the server)", () 
     };
     writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
     const env = scriptedAgentEnv(home.path, scriptFile);
-    let serve: ServeProcess | undefined = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+    let serve: ServeProcess | undefined = await startServe(builtCommand, home.path, ["--port", "0"], env);
     let restarted: TestServer | undefined;
     cleanups.push(async () => {
       serve?.child.kill("SIGKILL");

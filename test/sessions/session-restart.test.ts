@@ -3,7 +3,7 @@ import { until } from "../helpers/poll.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { builtCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { scriptedAgents } from "../fixtures/scripted-agent/in-process.ts";
 import { SCRIPTED_AGENT, scriptedAgentEnv, type DetailBody } from "./session-helpers.ts";
@@ -29,7 +29,7 @@ test("kill -9 of the server mid-stream: after a restart the conversation and que
   const config = { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }], harnessUpdateCheck: false };
   writeFileSync(join(home.path, "config.json"), JSON.stringify(config));
   const env = scriptedAgentEnv(home.path, scriptFile);
-  serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+  serve = await startServe(builtCommand, home.path, ["--port", "0"], env);
   const token = readFileSync(join(home.path, "token"), "utf8").trim();
   const call = async <T>(url: string, method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(url + path, {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { runAtrium, sourceCommand } from "../helpers/cli-process.ts";
+import { runAtrium, builtCommand } from "../helpers/cli-process.ts";
 import { dataPaths } from "../../src/config/paths.ts";
 import { detectServiceMode } from "../../src/system/service-mode.ts";
 
@@ -67,14 +67,14 @@ describe("how the server is kept running", () => {
     systemctlWithUnitIn("user");
     fakeTool("journalctl", 'echo "journal: $*"');
     const home = join(dir.path, "data");
-    const logs = await runAtrium(sourceCommand, ["logs", "--lines", "5"], home, env());
+    const logs = await runAtrium(builtCommand, ["logs", "--lines", "5"], home, env());
     expect(logs.code).toBe(0);
     expect(logs.stdout).toBe("journal: --user -u atrium.service -n 5 --no-pager\n");
 
-    const status = await runAtrium(sourceCommand, ["status", "--json"], home, env());
+    const status = await runAtrium(builtCommand, ["status", "--json"], home, env());
     expect(status.code).toBe(1);
     expect(JSON.parse(status.stdout).service).toEqual({ kind: "systemd-user", unit: "atrium.service", active: true, mainPid: 4242 });
-    const human = await runAtrium(sourceCommand, ["status"], home, env());
+    const human = await runAtrium(builtCommand, ["status"], home, env());
     expect(human.stderr).toContain("systemd user unit atrium.service, active (pid 4242)");
     expect(human.stderr).toContain("systemctl --user start atrium.service");
   });
@@ -85,7 +85,7 @@ describe("how the server is kept running", () => {
     const home = join(dir.path, "data");
     mkdirSync(join(home, "logs"), { recursive: true });
     writeFileSync(join(home, "logs", "atrium.log"), "line one\nline two\n");
-    const logs = await runAtrium(sourceCommand, ["logs"], home, env());
+    const logs = await runAtrium(builtCommand, ["logs"], home, env());
     expect(logs.stdout).toBe("line one\nline two\n");
     expect(logs.stderr).toContain("showing Atrium's own log file");
   });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionProcesses } from "../../src/process/process-session.ts";
 import { apiClient } from "../helpers/api-client.ts";
-import { sourceCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { builtCommand, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { until } from "../helpers/poll.ts";
 import { processAlive } from "../helpers/processes.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 test("after a kill -9 of the server, the next start ends the terminal it left", async () => {
   const env = { SHELL: TEST_SHELL_ENV.SHELL };
-  serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+  serve = await startServe(builtCommand, home.path, ["--port", "0"], env);
   const token = readFileSync(join(home.path, "token"), "utf8").trim();
   const call = apiClient(serve.url, token);
   const project = await call.json<{ id: string }>("POST", "/v1/projects", { isScratch: true });
@@ -44,7 +44,7 @@ test("after a kill -9 of the server, the next start ends the terminal it left", 
   await serve.child.exited;
   await client.waitForClose();
   expect(processAlive(shellPid)).toBe(true);
-  serve = await startServe(sourceCommand, home.path, ["--port", "0"], env);
+  serve = await startServe(builtCommand, home.path, ["--port", "0"], env);
   await until(
     async () => sessionProcesses(shellPid),
     (members) => members.length === 0,
