@@ -4,6 +4,7 @@ import { ClientEvents } from "../schemas/clients.ts";
 import { ClientRepository } from "../store/client-repository.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 export interface ClientTuning {
   /** How long an action waits for the client's answer. */
@@ -16,7 +17,7 @@ const ANSWER_TIMEOUT_MS = 5_000;
 /** Client windows: each client's reported layout, its presence, and actions sent to it. */
 export const clientsModule = defineModule({
   name: "clients",
-  features: ["clients.windows"],
+  features: MODULE_FEATURES.clients,
   eventKinds: ClientEvents,
   create: ({ store, clock, logger, modules }, tuning: ClientTuning | undefined) => {
     const { events, streams } = modules.get(coreModule);

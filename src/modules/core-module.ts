@@ -8,6 +8,7 @@ import { ChildProcesses } from "../process/child-processes.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { EventRepository } from "../store/event-repository.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** What tests shorten or bound: the streams' limits, compaction's times, the deltas' write-behind. */
 export interface CoreTuning {
@@ -24,7 +25,7 @@ export interface CoreTuning {
  */
 export const coreModule = defineModule({
   name: "core",
-  features: ["events.sse", "events.replay", "tokens.named", "openapi"],
+  features: MODULE_FEATURES.core,
   eventKinds: {},
   create: ({ store, identity, logger, paths, clock, config, tokens }, tuning: CoreTuning | undefined) => {
     const repository = new EventRepository(store);

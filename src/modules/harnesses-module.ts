@@ -17,6 +17,7 @@ import { buildInfo } from "../system/build-info.ts";
 import { sleepUnlessAborted, systemClock } from "../clock.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 export interface HarnessTuning {
   /** The environment harnesses are looked for in (PATH, HOME, API keys); the server's own by default. */
@@ -52,7 +53,7 @@ export function currentAtriumCommand(): string[] {
 /** The coding-agent CLIs on this machine: detection, sign-ins, installs and updates. */
 export const harnessesModule = defineModule({
   name: "harnesses",
-  features: ["harnesses"],
+  features: MODULE_FEATURES.harnesses,
   eventKinds: HarnessEvents,
   create: ({ store, logger, paths, config, modules }, tuning: HarnessTuning | undefined) => {
     const { events, children } = modules.get(coreModule);

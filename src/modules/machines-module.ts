@@ -8,6 +8,7 @@ import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { syncModule } from "./sync-module.ts";
 import type { Static } from "@sinclair/typebox";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 const TIMING: MachineTiming = { heartbeatMs: 30_000, maxBackoffMs: 5 * 60_000, requestTimeoutMs: 5_000, pairTimeoutMs: 10_000 };
 
@@ -16,7 +17,7 @@ const osName = (platform: NodeJS.Platform): string => (platform === "win32" ? "w
 /** The machines of one account: pairing, their list and presence, and keeping sync namespaces in step between them. */
 export const machinesModule = defineModule({
   name: "machines",
-  features: ["machines", "machines.sync"],
+  features: MODULE_FEATURES.machines,
   eventKinds: MachineEvents,
   create: ({ store, clock, logger, tokens, identity, config, server, modules }, tuning: Partial<MachineTiming> | undefined) => {
     const { events } = modules.get(coreModule);

@@ -13,6 +13,7 @@ import { harnessesModule } from "./harnesses-module.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { syncModule } from "./sync-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 export interface McpTuning {
   /** A probe that has not listed the tools by then has failed. */
@@ -29,7 +30,7 @@ const MAX_PARALLEL_PROBES = 50;
 /** MCP servers: the registry, each machine's choice, probes, OAuth sign-ins, and the servers sessions are given. */
 export const mcpsModule = defineModule({
   name: "mcps",
-  features: ["mcps", "mcps.oauth"],
+  features: MODULE_FEATURES.mcps,
   eventKinds: McpEvents,
   create: ({ store, logger, clock, identity, tokens, paths, modules }, tuning: McpTuning | undefined) => {
     const { events, children } = modules.get(coreModule);

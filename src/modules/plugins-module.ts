@@ -10,6 +10,7 @@ import { buildInfo } from "../system/build-info.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 export interface PluginTuning {
   /** The environment plugins and their setup run in (PATH for their requirements); the server's own by default. */
@@ -26,7 +27,7 @@ const SETUP_TIMEOUT_MS = 10 * 60_000;
 /** Plugins: installed from git or a folder with consent, run and supervised, their panes and tools passed on. */
 export const pluginsModule = defineModule({
   name: "plugins",
-  features: ["plugins", "plugins.panes", "plugins.tools.mcp"],
+  features: MODULE_FEATURES.plugins,
   eventKinds: PluginEvents,
   create: ({ store, logger, clock, paths, modules }, tuning: PluginTuning | undefined) => {
     const { events, children } = modules.get(coreModule);

@@ -10,6 +10,7 @@ import { SessionRepository } from "../store/session-repository.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** What tests replace: where ripgrep is looked for, the size limits, how long a kept file list answers. */
 export interface ProjectFilesTuning {
@@ -22,7 +23,7 @@ export interface ProjectFilesTuning {
 /** A project's files: browsed, searched, read and edited inside the project's folders (docs/api.md, "Files"). */
 export const projectFilesModule = defineModule({
   name: "projectFiles",
-  features: ["files", "files.search"],
+  features: MODULE_FEATURES.projectFiles,
   eventKinds: ProjectFileEvents,
   create: ({ store, modules }, tuning: ProjectFilesTuning | undefined) => {
     const { events } = modules.get(coreModule);

@@ -19,6 +19,7 @@ import { ProjectRepository } from "../store/project-repository.ts";
 import { WorktreeRepository } from "../store/worktree-repository.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 export interface ProjectsTuning {
   /** The environment `gh` is looked for in (PATH) and runs with (HOME); the server's own by default. */
@@ -30,7 +31,7 @@ export interface ProjectsTuning {
 /** Projects (folders, clones, scratch) and the worktrees sessions run in. */
 export const projectsModule = defineModule({
   name: "projects",
-  features: ["projects", "projects.worktrees", "projects.changes", "projects.git", "projects.pull-requests"],
+  features: MODULE_FEATURES.projects,
   eventKinds: { ...ProjectEvents, ...GitEvents },
   create: ({ store, logger, identity, paths, clock, modules }, tuning: ProjectsTuning | undefined) => {
     const { events } = modules.get(coreModule);

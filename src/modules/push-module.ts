@@ -9,6 +9,7 @@ import { SessionRepository } from "../store/session-repository.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** What tests shorten: the retries' waits, a request's timeout. */
 export type PushTuning = Partial<PushDeliveryTimings>;
@@ -23,7 +24,7 @@ const LONG_TURN_SECONDS = 60;
  */
 export const pushModule = defineModule({
   name: "push",
-  features: ["push.webpush"],
+  features: MODULE_FEATURES.push,
   eventKinds: {},
   create: ({ store, paths, logger, tokens, clock, config, modules }, tuning: PushTuning | undefined) => {
     const { events, streams } = modules.get(coreModule);

@@ -23,6 +23,7 @@ import { pluginsModule } from "./plugins-module.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** What tests shorten (`idleStopMs` comes from config, `agentIdleMinutes`), and agents they run in their own process. */
 export type SessionTuning = Partial<Omit<SessionTimings, "idleStopMs" | "deltaFlushMs">> & { openAgentChannel?: AgentChannelFactory };
@@ -39,7 +40,7 @@ const DEFAULT_TIMINGS: SessionTimings = {
 /** Agent sessions: their queues, conversations and the agent process each one runs. */
 export const sessionsModule = defineModule({
   name: "sessions",
-  features: ["sessions"],
+  features: MODULE_FEATURES.sessions,
   eventKinds: SessionEvents,
   create: (context, tuning: SessionTuning | undefined) => {
     const { store, logger, modules, config } = context;

@@ -5,11 +5,12 @@ import { SkillsService } from "../skills/skills-service.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { coreModule } from "./core-module.ts";
 import { defineModule } from "./module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** Skills: each harness's skill folder, and global skills kept once and linked into every harness. */
 export const skillsModule = defineModule({
   name: "skills",
-  features: ["skills"],
+  features: MODULE_FEATURES.skills,
   eventKinds: SkillEvents,
   create: ({ store, logger, paths, modules }) => {
     const { events } = modules.get(coreModule);

@@ -10,6 +10,7 @@ import { coreModule } from "./core-module.ts";
 import { harnessesModule } from "./harnesses-module.ts";
 import { defineModule } from "./module.ts";
 import { projectsModule } from "./projects-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** What tests replace: the shells' environment, and the bounds they reach quickly. */
 export interface TerminalTuning {
@@ -38,7 +39,7 @@ function plainTextRefusal(config: ConfigFile, plainTextBeyondLoopback: boolean):
 /** Terminals: shells on pseudo-terminals in a project's folders, attached to over WebSockets. */
 export const terminalsModule = defineModule({
   name: "terminals",
-  features: ["terminals", "terminals.socket"],
+  features: MODULE_FEATURES.terminals,
   eventKinds: TerminalEvents,
   create: ({ store, logger, clock, config, server, tokens, modules }, tuning: TerminalTuning | undefined) => {
     const { events, children, revocations } = modules.get(coreModule);

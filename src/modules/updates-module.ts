@@ -3,11 +3,12 @@ import { createServerUpdates, type UpdateTuning } from "../update/server-updates
 import { updateSettingsFromConfig } from "../update/update-config.ts";
 import { defineModule } from "./module.ts";
 import { sessionsModule } from "./sessions-module.ts";
+import { MODULE_FEATURES } from "./module-features.ts";
 
 /** Self-update: checks for new releases, and swaps this executable for one (held while turns run). */
 export const updatesModule = defineModule({
   name: "updates",
-  features: ["update"],
+  features: MODULE_FEATURES.updates,
   eventKinds: {},
   create: (context, tuning: UpdateTuning | undefined) => {
     const updates = createServerUpdates({

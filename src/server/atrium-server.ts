@@ -4,17 +4,15 @@ import { removeRuntimeFile } from "../config/runtime-file.ts";
 import type { ConsoleLink } from "../console/console-links.ts";
 import type { EventCompactor } from "../events/event-compactor.ts";
 import type { FileLogger, Logger } from "../logging/logger.ts";
-import { consoleModule } from "../modules/console-module.ts";
-import { coreModule } from "../modules/core-module.ts";
 import type { BuiltModules } from "../modules/module.ts";
 import type { Store } from "../store/database.ts";
 import type { ServerIdentity } from "../system/identity.ts";
 import type { ServerAddress } from "../system/server-address.ts";
 import type { ServerOptions } from "./server-options.ts";
-import { ServerStart } from "./server-start.ts";
+import { loadServerCode, ServerStart, type ServerCode } from "./server-start.ts";
 
 export { CLEAR_TEXT_WARNING } from "./announce.ts";
-export { FEATURES } from "./server-start.ts";
+export { FEATURES } from "../modules/module-features.ts";
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -29,8 +27,8 @@ interface ServerParts {
   server: HttpServer;
   releaseLock: () => void;
   shutdownGraceMs: number;
-  /** The core and every module, in the order they were built (absent while the server only reports a failed migration). */
-  built?: BuiltModules;
+  /** The core and every module, in the order they were built, and their code (absent while the server only reports a failed migration). */
+  built?: { modules: BuiltModules; code: ServerCode };
   /** The modules' start-up work, which runs after the server listens (worktree pruning, the first harness scan). */
   backgroundStartup: Promise<void>;
 }
@@ -83,12 +81,14 @@ export class AtriumServer {
    * so that they never need the token file; undefined after that.
    */
   firstSignInLink(): ConsoleLink | undefined {
-    const links = this.parts.built?.get(consoleModule).links;
+    const built = this.parts.built;
+    const links = built?.modules.get(built.code.consoleModule).links;
     return links && !links.anySignedIn() ? links.create() : undefined;
   }
 
   private get core() {
-    return this.parts.built?.get(coreModule);
+    const built = this.parts.built;
+    return built?.modules.get(built.code.coreModule);
   }
 
   /**
@@ -112,11 +112,12 @@ export class AtriumServer {
       const shutdownGraceMs = options.tuning?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
       const parts = { paths, logger, store, identity, adminToken, address: early.address, server: early.server, releaseLock, shutdownGraceMs };
       if (!(await start.migrate(opened))) return new AtriumServer({ ...parts, backgroundStartup: Promise.resolve() });
+      const code = await loadServerCode();
       const context = start.moduleContext(opened, early, () => started?.stop() ?? Promise.resolve());
-      start.buildCore(context, early.status);
-      start.buildModules(context);
-      const backgroundStartup = start.handOver(context.modules, early, opened.tokens);
-      started = new AtriumServer({ ...parts, built: context.modules, backgroundStartup });
+      start.buildCore(code, context, early.status);
+      start.buildModules(code, context);
+      const backgroundStartup = start.handOver(code, context.modules, early, opened.tokens);
+      started = new AtriumServer({ ...parts, built: { modules: context.modules, code }, backgroundStartup });
       return started;
     } catch (error) {
       start.abandon(error);
@@ -140,7 +141,7 @@ export class AtriumServer {
     core?.streams.closeAll();
     // Agents and probes first: start-up work and requests waiting on them then end at once. The core,
     // built first, stops last: its stop ends whatever child process a module left running.
-    for (const module of (built?.inOrder() ?? []).reverse()) await module.stop?.();
+    for (const module of (built?.modules.inOrder() ?? []).reverse()) await module.stop?.();
     await this.backgroundStartup;
     await this.closeConnections(graceful);
     core?.events.close();

@@ -6,6 +6,8 @@ import { CursorResponse } from "../../src/schemas/events.ts";
 import { latestSchemaVersion } from "../../src/store/migrations.ts";
 import { FEATURES } from "../../src/server/atrium-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { coreModule } from "../../src/modules/core-module.ts";
+import { MODULES } from "../../src/modules/modules.ts";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -32,6 +34,10 @@ describe("system routes", () => {
     expect(body.bindAddress).toEqual({ host: "127.0.0.1", port: t.server.port });
     expect(body.platform).toBe(process.platform);
     expect(body.features).toEqual(FEATURES);
+  });
+
+  test("the feature list info answers from its first moment is the modules' own, in their order", () => {
+    expect(FEATURES).toEqual([coreModule, ...MODULES].flatMap((module) => module.features));
   });
 
   test("the event cursor follows writes", async () => {
