@@ -4,6 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { decodeCursor, encodeCursor } from "../store/page-cursor.ts";
 import type { ChangedFile, ChangeList, FileDiff } from "../schemas/changes.ts";
 import { gitOutput, runGit } from "./git-runner.ts";
+import { stagedHunks, stagedStates } from "./staged-state.ts";
 
 /** git's id of the empty tree: what a repository without a commit is compared against. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -59,14 +60,18 @@ export class WorkingTreeChanges {
     const all = await this.changes(repo.root, repo.base);
     const rest = after === undefined ? all : all.filter((change) => change.path > after);
     const page = rest.slice(0, limit);
-    const counts = await this.lineCounts(repo.root, repo.base, page);
+    const [counts, staged] = await Promise.all([this.lineCounts(repo.root, repo.base, page), stagedStates(repo.root, repo.base, page)]);
     const last = page.at(-1);
     return {
       folderPath: folder,
       repositoryRoot: repo.root,
       branch: repo.branch,
       head: repo.head,
-      files: page.map((change) => ({ ...change, ...(counts.get(change.path) ?? { added: null, removed: null, binary: false }) })),
+      files: page.map((change) => ({
+        ...change,
+        ...(counts.get(change.path) ?? { added: null, removed: null, binary: false }),
+        staged: staged.get(change.path) ?? "none",
+      })),
       next: rest.length > limit && last ? encodeCursor([last.path]) : null,
     };
   }
@@ -76,8 +81,9 @@ export class WorkingTreeChanges {
     const repo = await this.repository(folder);
     const change = (await this.changes(repo.root, repo.base)).find((candidate) => candidate.path === path);
     if (!change) throw new NotFoundError(`${path} has no changes in ${folder}`);
-    const counts = (await this.lineCounts(repo.root, repo.base, [change])).get(change.path) ?? { added: null, removed: null, binary: false };
-    const unsent = (tooLarge: boolean): FileDiff => ({ ...change, ...counts, tooLarge, diff: null });
+    const [lineCounts, staged] = await Promise.all([this.lineCounts(repo.root, repo.base, [change]), stagedStates(repo.root, repo.base, [change])]);
+    const counts = { ...(lineCounts.get(change.path) ?? { added: null, removed: null, binary: false }), staged: staged.get(change.path) ?? "none" };
+    const unsent = (tooLarge: boolean): FileDiff => ({ ...change, ...counts, tooLarge, diff: null, stagedHunks: [] });
     if (await this.tooLarge(repo.root, repo.base, change)) return unsent(true);
     if (counts.binary) return unsent(false);
     const result =
@@ -90,7 +96,9 @@ export class WorkingTreeChanges {
     // --no-index answers 1 when the files differ, which they always do here.
     if (result.code !== 0 && result.code !== 1) throw new Error(`git diff of ${path} failed: ${result.stderr.trim()}`);
     if (/^Binary files .* differ$/m.test(result.stdout)) return { ...unsent(false), binary: true };
-    return { ...change, ...counts, tooLarge: false, diff: result.stdout };
+    // Only a modified file's hunks can be staged one by one (the git routes' rule).
+    const hunks = change.status === "modified" && counts.staged !== "none" ? await stagedHunks(repo.root, change.path, result.stdout) : [];
+    return { ...change, ...counts, tooLarge: false, diff: result.stdout, stagedHunks: hunks };
   }
 
   /** The repository of `folder` and every change in it, by path (what the list pages through). */

@@ -19,6 +19,9 @@ export const ChangedFile = Type.Object(
     added: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Lines added; null for a binary file or one over the size limit." }),
     removed: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     binary: Type.Boolean(),
+    staged: Type.Union([Type.Literal("none"), Type.Literal("partly"), Type.Literal("all")], {
+      description: "How much of the change is in the index: `all`, `partly` (the working tree changes it further) or `none`.",
+    }),
   },
   { $id: "ChangedFile" },
 );
@@ -42,6 +45,9 @@ export const FileDiff = Type.Object(
     ...ChangedFile.properties,
     tooLarge: Type.Boolean({ description: "Over the size limit (1 MiB) in the working tree or at HEAD: named, not sent." }),
     diff: Type.Union([Type.String(), Type.Null()], { description: "A unified diff as `git diff` writes it; null for a binary or an oversized file." }),
+    stagedHunks: Type.Array(Type.String(), {
+      description: "The `@@ -a,b +c,d @@` names of the diff's hunks that are wholly staged (of a modified file's first 100 hunks).",
+    }),
   },
   { $id: "FileDiff" },
 );

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ChangeList, type FileDiff } from "../../src/schemas/changes.ts";
+import { ChangeList, FileDiff } from "../../src/schemas/changes.ts";
 import { Discard, GitEvents } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import { git } from "../helpers/git-fixtures.ts";
@@ -83,6 +83,12 @@ test("stage and unstage whole files and single hunks, as the changes diff names 
   expect(git(["diff", "--cached", "--", "two-hunks.txt"], repo)).toContain("+LINE 30");
   expect(git(["diff", "--cached", "--", "two-hunks.txt"], repo)).not.toContain("+LINE 1\n");
   expect(git(["diff", "--", "two-hunks.txt"], repo)).toContain("+LINE 1");
+  // What is staged shows in the list (a file at a time) and in its diff (a hunk at a time).
+  const stagedOf = (list: ChangeList) => Object.fromEntries(list.files.map((file) => [file.path, file.staged]));
+  expect(stagedOf(staged)).toEqual({ "gone.txt": "all", "mixed.txt": "partly", "new file*.md": "none", "two-hunks.txt": "partly" });
+  const diff = await t.json<FileDiff>("GET", `${base}/changes/diff?path=two-hunks.txt`);
+  assertMatchesSchema(FileDiff, diff.body);
+  expect(diff.body.stagedHunks).toEqual([headers[1]!.replace(/ @@.*$/, " @@")]);
   // Staged already: asked again, nothing changes.
   const before = state(repo);
   await post(`${base}/git/stage`, { hunks: [{ path: "two-hunks.txt", header: headers[1]! }] });

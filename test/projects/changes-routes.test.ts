@@ -160,7 +160,7 @@ test("a worktree made for a session: its own changes, apart from the project's f
   const listed = await t.json<ChangeList>("GET", `/v1/projects/${projectId}/worktrees/${worktree!.id}/changes`);
   expect(listed.status).toBe(200);
   assertMatchesSchema(ChangeList, listed.body);
-  expect(listed.body.files).toEqual([{ path: "README.md", oldPath: null, status: "modified", added: 1, removed: 1, binary: false }]);
+  expect(listed.body.files).toEqual([{ path: "README.md", oldPath: null, status: "modified", added: 1, removed: 1, binary: false, staged: "none" }]);
   expect(listed.body.branch).toStartWith("atrium/");
   const diff = await t.json<FileDiff>("GET", `/v1/projects/${projectId}/worktrees/${worktree!.id}/changes/diff?path=README.md`);
   expect(diff.body.diff).toContain("+# changed in the worktree");
