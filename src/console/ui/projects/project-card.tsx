@@ -4,7 +4,7 @@ import { api } from "../shared/api.ts";
 import { ConfirmStep } from "../shared/confirm-button.tsx";
 import { InlineForm } from "../shared/inline-form.tsx";
 import { ProjectWorktrees } from "./project-worktrees.tsx";
-import { ChangesToggle } from "../shared/changes-view.tsx";
+import { ChangesToggle } from "../git/changes-panel.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { filesHref, terminalHref } from "../shell/router.ts";
 

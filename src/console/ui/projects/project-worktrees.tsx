@@ -3,7 +3,7 @@ import type { Worktree } from "../../../schemas/projects.ts";
 import { api } from "../shared/api.ts";
 import { failureText } from "../shared/failure-text.ts";
 import { Alert } from "../shared/use-action.tsx";
-import { ChangesToggle } from "../shared/changes-view.tsx";
+import { ChangesToggle } from "../git/changes-panel.tsx";
 
 /** The git worktrees the server made for a project's sessions, read when shown. */
 export function ProjectWorktrees({ id, projectId }: { id: string; projectId: string }) {

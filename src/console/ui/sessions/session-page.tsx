@@ -7,7 +7,7 @@ import { Composer } from "./composer.tsx";
 import { Conversation } from "./conversation.tsx";
 import { type StreamedEvent, subscribe } from "../shared/event-stream.ts";
 import { GoalPanel } from "./goal-panel.tsx";
-import { ChangesView } from "../shared/changes-view.tsx";
+import { ChangesPanel } from "../git/changes-panel.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
@@ -233,7 +233,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           <div {...tabPanel("changes", shownTab)}>
             <section class="panel" aria-label="Changes">
               <h3>Changes</h3>
-              <ChangesView source={path} />
+              <ChangesPanel source={path} mergeFrom={session.worktreeName ? path : undefined} />
             </section>
           </div>
         </aside>

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Locator } from "playwright-core";
+import type { Project } from "../../src/schemas/projects.ts";
+import { type ConsoleUnderTest, overflowsSideways, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { git, makeBareRepoWith, makeCheckout } from "../helpers/git-fixtures.ts";
+import { until } from "../helpers/poll.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
+import { focused } from "./focused.ts";
+
+// Git from the phone (issue 39), in the console on a 390×844 touch screen against a real repository whose
+// origin is a local bare one: one hunk of a file with two staged (and only it, as git sees it), a discard
+// taken back with Undo, a commit a failing hook refuses (its words shown) and one that skips it, a change
+// made by another client shown without a reload, and a push the bare remote then holds.
+let atrium: ConsoleUnderTest;
+let project: Project;
+let repo: string;
+let bare: string;
+const dir = makeTempDir("atrium-git-console-");
+const LINES = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
+const text = (lines: string[]) => `${lines.join("\n")}\n`;
+
+beforeAll(async () => {
+  ({ bare } = makeBareRepoWith(dir.path, "remote", { "app.txt": text(LINES), "README.md": "# Demo\n", "notes.txt": "notes\n" }));
+  repo = makeCheckout(dir.path, bare, "repo");
+  // The machine's identity, as its git configuration would give it.
+  git(["config", "user.name", "Phone User"], repo);
+  git(["config", "user.email", "phone@atrium.invalid"], repo);
+  writeFileSync(join(repo, "app.txt"), text(["LINE 1", ...LINES.slice(1, 29), "LINE 30"]));
+  writeFileSync(join(repo, "README.md"), "# Demo\n\nA line the phone throws away, then wants back.\n");
+  writeFileSync(join(repo, "notes.txt"), "notes, changed by another client\n");
+  const hook = join(repo, ".git", "hooks", "pre-commit");
+  writeFileSync(hook, '#!/bin/sh\necho "lint: app.txt says LINE in capitals" >&2\nexit 1\n');
+  chmodSync(hook, 0o755);
+  atrium = await startConsole();
+  project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: repo, name: "Demo" });
+}, 120_000);
+
+afterAll(async () => {
+  await atrium?.close();
+  dir.remove();
+});
+
+const height = async (locator: Locator) => (await locator.boundingBox())!.height;
+
+test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, commit, a change from elsewhere, push", async () => {
+  const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
+  const card = page.locator(`[data-project="${project.id}"]`);
+  await card.getByRole("button", { name: `Changes in ${repo}` }).tap();
+  const files = page.getByRole("list", { name: "Changed files" });
+  await files.getByRole("button", { name: /^app\.txt/ }).waitFor();
+  await page.getByText("tracks origin/main: 0 ahead, 0 behind").waitFor();
+  expect(await files.locator(".changed-file").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-path")))).toEqual([
+    "README.md",
+    "app.txt",
+    "notes.txt",
+  ]);
+
+  // The file's diff, hunk by hunk, each with its own thumb-sized buttons.
+  await files.getByRole("button", { name: /^app\.txt/ }).tap();
+  const hunks = page.getByRole("region", { name: /of app\.txt$/ });
+  await hunks.nth(1).waitFor();
+  expect(await hunks.count()).toBe(2);
+  const lastHunk = page.getByRole("region", { name: "lines 27–30 of app.txt" });
+  for (const button of await lastHunk.getByRole("button").all()) expect(await height(button)).toBeGreaterThanOrEqual(44);
+  await screenshot(page, "console-git-hunks-phone");
+  await lastHunk.getByRole("button", { name: "Stage lines 27–30 of app.txt" }).tap();
+  await lastHunk.getByRole("button", { name: "Unstage lines 27–30 of app.txt" }).waitFor();
+  // The focus stayed on the button tapped, its word now Unstage.
+  expect(await focused(page)).toBe("button: Unstage lines 27–30 of app.txt");
+  const staged = git(["diff", "--cached"], repo);
+  expect(staged).toContain("+LINE 30");
+  expect(staged).not.toContain("+LINE 1");
+  expect(git(["diff", "--cached", "--name-only"], repo)).toBe("app.txt");
+  await files.getByRole("button", { name: /^app\.txt .*partly staged$/ }).waitFor();
+  expect(await page.getByRole("region", { name: "lines 1–4 of app.txt" }).getByRole("button", { name: "Stage lines 1–4 of app.txt" }).count()).toBe(1);
+  await screenshot(page, "console-git-hunk-staged-phone");
+
+  // A discard by a wrong tap, and its Undo, which has the focus.
+  await files.getByRole("button", { name: "Discard README.md" }).tap();
+  await page.getByRole("status").filter({ hasText: "Discarded README.md." }).waitFor();
+  await until(
+    () => Promise.resolve(readFileSync(join(repo, "README.md"), "utf8")),
+    (now) => now === "# Demo\n",
+  );
+  await until(
+    () => focused(page),
+    (now) => now === "button: Undo the discard of README.md",
+  );
+  await screenshot(page, "console-git-discarded-phone");
+  await page.getByRole("button", { name: "Undo the discard of README.md" }).tap();
+  await page.getByRole("status").filter({ hasText: "Brought back README.md." }).waitFor();
+  expect(readFileSync(join(repo, "README.md"), "utf8")).toBe("# Demo\n\nA line the phone throws away, then wants back.\n");
+  await files.getByRole("button", { name: /^README\.md/ }).waitFor();
+
+  // Another client stages a file: the panel shows it from the git.changed event, without a reload.
+  await atrium.api("POST", `/v1/projects/${project.id}/locations/${project.locations[0]!.id}/git/stage`, { paths: ["notes.txt"] });
+  await files.getByRole("button", { name: /^notes\.txt .* staged$/ }).waitFor();
+  await atrium.api("POST", `/v1/projects/${project.id}/locations/${project.locations[0]!.id}/git/unstage`, { paths: ["notes.txt"] });
+  await files.getByRole("button", { name: /^notes\.txt .*\+1 −1$/ }).waitFor();
+
+  // The pre-commit hook refuses: its words, as git gave them; then the commit skips it.
+  const commitBox = page.getByRole("form", { name: "Commit" });
+  await commitBox.getByLabel("Commit message").fill("Capitalise the last line\n\nFrom the phone.");
+  await commitBox.getByRole("button", { name: "Commit staged changes" }).tap();
+  await commitBox.getByRole("alert").filter({ hasText: "lint: app.txt says LINE in capitals" }).waitFor();
+  expect(git(["log", "--format=%s"], repo)).toBe("first");
+  await screenshot(page, "console-git-hook-refused-phone");
+  await commitBox.getByLabel("Skip hooks").check();
+  await commitBox.getByRole("button", { name: "Commit staged changes" }).tap();
+  const committed = commitBox.getByRole("status").filter({ hasText: "Committed" });
+  await committed.waitFor();
+  const head = git(["rev-parse", "HEAD"], repo);
+  expect(await committed.innerText()).toBe(`Committed ${head.slice(0, 10)} on main.`);
+  expect(git(["log", "-1", "--format=%an%n%B"], repo)).toBe("Phone User\nCapitalise the last line\n\nFrom the phone.");
+  // The first hunk, not staged, is still a change in the working tree.
+  expect(git(["diff", "--name-only"], repo).split("\n")).toEqual(["README.md", "app.txt", "notes.txt"]);
+  await page.getByText("tracks origin/main: 1 ahead, 0 behind").waitFor();
+
+  await page.getByRole("button", { name: "Push", exact: true }).tap();
+  await page
+    .getByRole("status")
+    .filter({ hasText: `Pushed main to origin (now ${head.slice(0, 10)}).` })
+    .waitFor();
+  expect(git(["rev-parse", "main"], bare)).toBe(head);
+  await page.getByText("tracks origin/main: 0 ahead, 0 behind").waitFor();
+  expect(await overflowsSideways(page)).toBe(false);
+  await screenshot(page, "console-git-pushed-phone");
+  expect(problems.filter((problem) => problem !== refusedRequest("409 (Conflict)"))).toEqual([]);
+}, 120_000);
