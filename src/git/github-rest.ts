@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, UpstreamError } from "../errors.ts";
 import type { NewPullRequest, PullRequest } from "../schemas/git.ts";
+import { countChecks, reviewOfReviews } from "./pull-request-state.ts";
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -23,7 +24,7 @@ interface RestPull {
   merged_at?: string | null;
   title: string;
   draft?: boolean;
-  head: { ref: string };
+  head: { ref: string; sha: string };
   base: { ref: string };
 }
 
@@ -43,11 +44,22 @@ export class GitHubRest {
       base,
       draft: body.draft ?? false,
     });
-    return pullOf(made);
+    return this.withState(repository, made);
   }
 
   async pull(repository: GitHubRepository, number: number): Promise<PullRequest> {
-    return pullOf(await this.call<RestPull>("GET", this.path(repository, `/pulls/${number}`)));
+    return this.withState(repository, await this.call<RestPull>("GET", this.path(repository, `/pulls/${number}`)));
+  }
+
+  /** The pull request with its reviews and its head commit's check runs and statuses, read beside it. */
+  private async withState(repository: GitHubRepository, pull: RestPull): Promise<PullRequest> {
+    const commit = this.path(repository, `/commits/${encodeURIComponent(pull.head.sha)}`);
+    const [reviews, runs, statuses] = await Promise.all([
+      this.call<{ user?: { login?: string }; state: string }[]>("GET", this.path(repository, `/pulls/${pull.number}/reviews`)),
+      this.call<{ check_runs: { status: string; conclusion: string | null }[] }>("GET", `${commit}/check-runs`),
+      this.call<{ statuses: { state: string }[] }>("GET", `${commit}/status`),
+    ]);
+    return { ...pullOf(pull), review: reviewOfReviews(reviews), checks: countChecks([...runs.check_runs, ...statuses.statuses]) };
   }
 
   private path(repository: GitHubRepository, rest: string): string {
@@ -80,7 +92,7 @@ export class GitHubRest {
   }
 }
 
-function pullOf(pull: RestPull): PullRequest {
+function pullOf(pull: RestPull): Omit<PullRequest, "review" | "checks"> {
   return {
     number: pull.number,
     url: pull.html_url,

@@ -3,10 +3,11 @@ import { runCommand } from "../process/run-command.ts";
 import type { NewPullRequest, PullRequest } from "../schemas/git.ts";
 import { gitOutput } from "./git-runner.ts";
 import { GitHubRest, gitHubRepositoryOf } from "./github-rest.ts";
+import { countChecks, reviewOf } from "./pull-request-state.ts";
 import type { GitHubToken } from "./github-token.ts";
 import type { Repository, WorkingTreeChanges } from "./working-tree-changes.ts";
 
-const FIELDS = "number,url,state,title,headRefName,baseRefName,isDraft";
+const FIELDS = "number,url,state,title,headRefName,baseRefName,isDraft,reviewDecision,statusCheckRollup";
 const GH_TIMEOUT_MS = 60_000;
 
 interface GhPullRequest {
@@ -17,6 +18,8 @@ interface GhPullRequest {
   headRefName: string;
   baseRefName: string;
   isDraft: boolean;
+  reviewDecision?: string | null;
+  statusCheckRollup?: Parameters<typeof countChecks>[0] | null;
 }
 
 export interface PullRequestsDeps {
@@ -76,6 +79,8 @@ export class PullRequests {
       headBranch: found.headRefName,
       baseBranch: found.baseRefName,
       draft: found.isDraft,
+      review: reviewOf(found.reviewDecision),
+      checks: countChecks(found.statusCheckRollup ?? []),
     };
   }
 

@@ -218,6 +218,18 @@ export const PullRequest = Type.Object(
     headBranch: Type.String(),
     baseBranch: Type.String(),
     draft: Type.Boolean(),
+    review: Type.Union([Type.Literal("approved"), Type.Literal("changes_requested"), Type.Literal("review_required"), Type.Null()], {
+      description:
+        "Where its review stands: GitHub's review decision through `gh`; through the REST API, each reviewer's latest review (never `review_required`). null: none asked for or given.",
+    }),
+    checks: Type.Object(
+      {
+        passed: Type.Integer({ minimum: 0 }),
+        failed: Type.Integer({ minimum: 0 }),
+        pending: Type.Integer({ minimum: 0 }),
+      },
+      { description: "Its head commit's checks and commit statuses, counted by outcome (skipped and neutral ones pass)." },
+    ),
   },
   { $id: "PullRequest" },
 );

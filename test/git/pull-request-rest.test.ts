@@ -22,6 +22,10 @@ interface Seen {
 const TOKEN = "ghp_fakeTokenForTheTests000000000000";
 const seen: Seen[] = [];
 const pulls: Array<Record<string, unknown>> = [];
+/** The pull request's reviews, oldest first, and its head commit's check runs and statuses, as GitHub answers them. */
+const reviews: Array<{ user: { login: string }; state: string }> = [];
+const checkRuns: Array<{ name: string; status: string; conclusion: string | null }> = [];
+const statuses: Array<{ context: string; state: string }> = [];
 const fakeGitHub = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -50,12 +54,17 @@ const fakeGitHub = Bun.serve({
         merged: false,
         title: wanted.title,
         draft: wanted.draft,
-        head: { ref: wanted.head },
+        head: { ref: wanted.head, sha: `sha${number}` },
         base: { ref: wanted.base },
       };
       pulls.push(pull);
       return Response.json(pull, { status: 201 });
     }
+    const reviewsOf = /^\/repos\/octo\/repo\/pulls\/(\d+)\/reviews$/.exec(path);
+    if (request.method === "GET" && reviewsOf) return Response.json(reviews);
+    if (request.method === "GET" && path === "/repos/octo/repo/commits/sha1/check-runs")
+      return Response.json({ total_count: checkRuns.length, check_runs: checkRuns });
+    if (request.method === "GET" && path === "/repos/octo/repo/commits/sha1/status") return Response.json({ state: "pending", statuses });
     const one = /^\/repos\/octo\/repo\/pulls\/(\d+)$/.exec(path);
     const pull = one && pulls[Number(one[1]) - 1];
     if (request.method === "GET" && pull) return Response.json(pull);
@@ -109,9 +118,14 @@ test("without gh, a stored token opens and reads pull requests through the REST 
     headBranch: "main",
     baseBranch: "trunk",
     draft: false,
+    review: null,
+    checks: { passed: 0, failed: 0, pending: 0 },
   });
-  expect(seen.map((call) => [call.method, call.path, call.authorization])).toEqual([
+  expect(seen.map((call) => [call.method, call.path, call.authorization]).sort()).toEqual([
     ["GET", "/repos/octo/repo", `Bearer ${TOKEN}`],
+    ["GET", "/repos/octo/repo/commits/sha1/check-runs", `Bearer ${TOKEN}`],
+    ["GET", "/repos/octo/repo/commits/sha1/status", `Bearer ${TOKEN}`],
+    ["GET", "/repos/octo/repo/pulls/1/reviews", `Bearer ${TOKEN}`],
     ["POST", "/repos/octo/repo/pulls", `Bearer ${TOKEN}`],
   ]);
   expect(seen[1]!.body).toEqual({ title: "From the phone", body: "Made on a train.", head: "main", base: "trunk", draft: false });
@@ -121,7 +135,20 @@ test("without gh, a stored token opens and reads pull requests through the REST 
   expect(again.body.error).toContain("A pull request already exists for octo:main.");
 
   pulls[0]!.merged = true;
-  expect((await t.json<PullRequest>("GET", `${base}/git/pull-requests/1`)).body.state).toBe("merged");
+  // One reviewer asked for changes, then approved; another asked for changes: changes are still asked for.
+  reviews.push(
+    { user: { login: "ana" }, state: "CHANGES_REQUESTED" },
+    { user: { login: "ana" }, state: "APPROVED" },
+    { user: { login: "bo" }, state: "COMMENTED" },
+    { user: { login: "cy" }, state: "CHANGES_REQUESTED" },
+  );
+  checkRuns.push({ name: "test", status: "completed", conclusion: "success" }, { name: "build", status: "queued", conclusion: null });
+  statuses.push({ context: "ci/legacy", state: "error" });
+  const read = await t.json<PullRequest>("GET", `${base}/git/pull-requests/1`);
+  assertMatchesSchema(PullRequest, read.body);
+  expect(read.body).toMatchObject({ state: "merged", review: "changes_requested", checks: { passed: 1, failed: 1, pending: 1 } });
+  reviews.pop();
+  expect((await t.json<PullRequest>("GET", `${base}/git/pull-requests/1`)).body.review).toBe("approved");
   expect((await t.json("GET", `${base}/git/pull-requests/7`)).status).toBe(404);
 
   expect((await t.api("/v1/github/token", { method: "DELETE" })).status).toBe(204);

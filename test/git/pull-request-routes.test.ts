@@ -88,17 +88,30 @@ test("a pull request of the current branch is opened through gh and read back as
     headBranch: "main",
     baseBranch: "main",
     draft: true,
+    review: null,
+    checks: { passed: 0, failed: 0, pending: 0 },
   });
   const create = state().calls.find((call) => call.args[1] === "create")!;
   expect(create.args).toEqual(["pr", "create", "--head", "main", "--title", "From the phone", "--body", "Made on a train.", "--base", "main", "--draft"]);
   expect(create.cwd).toBe(work);
 
   const merged = state();
-  merged.prs[0]!.state = "MERGED";
+  // As gh words them: the review decision, and the head's check runs and commit statuses.
+  Object.assign(merged.prs[0]!, {
+    state: "MERGED",
+    reviewDecision: "APPROVED",
+    statusCheckRollup: [
+      { __typename: "CheckRun", name: "test", status: "COMPLETED", conclusion: "SUCCESS" },
+      { __typename: "CheckRun", name: "lint", status: "COMPLETED", conclusion: "SKIPPED" },
+      { __typename: "CheckRun", name: "build", status: "IN_PROGRESS", conclusion: "" },
+      { __typename: "StatusContext", context: "ci/legacy", state: "FAILURE" },
+    ],
+  });
   writeFileSync(stateFile(), JSON.stringify(merged));
   const read = await t.json<PullRequest>("GET", `${base}/git/pull-requests/1`);
   expect(read.status).toBe(200);
-  expect(read.body.state).toBe("merged");
+  assertMatchesSchema(PullRequest, read.body);
+  expect(read.body).toMatchObject({ state: "merged", review: "approved", checks: { passed: 2, failed: 1, pending: 1 } });
   expect((await t.json("GET", `${base}/git/pull-requests/99`)).status).toBe(404);
   expect((await t.json("GET", `${base}/git/pull-requests/--web`)).status).toBe(400);
 });

@@ -7,8 +7,31 @@ import { Alert, useAction } from "../shared/use-action.tsx";
 /** This browser remembers the pull request it opened for a branch of a repository, to show its state again. */
 const keyOf = (root: string, branch: string) => `atrium.pull-request.${root}#${branch}`;
 
-/** A pull request's state in words: "open, draft, into main". */
-const stateText = (pull: PullRequest) => [pull.state, ...(pull.draft ? ["draft"] : []), `${pull.headBranch} into ${pull.baseBranch}`].join(" · ");
+const REVIEW_WORDS: Record<NonNullable<PullRequest["review"]>, string> = {
+  approved: "approved",
+  changes_requested: "changes requested",
+  review_required: "review required",
+};
+
+/** Its checks in words: "2 passed, 1 failed", "no checks". */
+function checksText({ passed, failed, pending }: PullRequest["checks"]): string {
+  const counted = [
+    [passed, "passed"],
+    [failed, "failed"],
+    [pending, "pending"],
+  ].filter(([count]) => count !== 0);
+  return counted.length === 0 ? "no checks" : `checks ${counted.map(([count, word]) => `${count} ${word}`).join(", ")}`;
+}
+
+/** A pull request's state in words: "open · draft · topic into main · checks 2 passed, 1 failed · approved". */
+const stateText = (pull: PullRequest) =>
+  [
+    pull.state,
+    ...(pull.draft ? ["draft"] : []),
+    `${pull.headBranch} into ${pull.baseBranch}`,
+    checksText(pull.checks),
+    ...(pull.review ? [REVIEW_WORDS[pull.review]] : []),
+  ].join(" · ");
 
 /** The pull request of the branch opened from here: its link and its state as GitHub has it, read again on asking. */
 function PullRequestState({ source, pull, onRead }: { source: string; pull: PullRequest; onRead: (pull: PullRequest) => void }) {
