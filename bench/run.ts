@@ -21,7 +21,7 @@ import { eventDelivery } from "./measurements/event-delivery.ts";
 import { contentSearch } from "./measurements/content-search.ts";
 import { fileOpen } from "./measurements/file-open.ts";
 import { fileSearch } from "./measurements/file-search.ts";
-import { gitChanges } from "./measurements/git-changes.ts";
+import { gitChanges, gitCommitPush } from "./measurements/git-changes.ts";
 import { harnessList } from "./measurements/harness-list.ts";
 import { healthThroughput, listThroughput } from "./measurements/throughput.ts";
 import { machineSync } from "./measurements/machine-sync.ts";
@@ -58,6 +58,7 @@ const MEASUREMENTS: Runnable[] = [
   contentSearch,
   fileOpen,
   gitChanges,
+  gitCommitPush,
   mcpServers,
   machineSync,
   consoleList,

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { timedGet, type Atrium } from "../lib/atrium.ts";
-import { committedRepository } from "../lib/git-repository.ts";
+import { committedRepository, git } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, ratio } from "../lib/stats.ts";
 
@@ -98,4 +98,91 @@ export const gitChanges = measurement<World, Reads>({
       unit: "ratio",
     },
   ],
+});
+
+const COMMITTED = Number(process.env.BENCH_COMMITTED_FILES ?? 1_000);
+
+interface Clone {
+  folder: string;
+  bare: string;
+}
+
+interface Writes {
+  commitMs: number;
+  pushMs: number;
+}
+
+/** A repository of COMMITTED files with its own identity, pushed to a local bare repository that is its origin. */
+function pushedRepository(root: string, name: string): Clone {
+  const folder = join(root, name);
+  const bare = join(root, `${name}.git`);
+  committedRepository(
+    folder,
+    Array.from({ length: COMMITTED }, (_, index) => ({ path: pathOf(index), text: `${lines(index, "first")}\n` })),
+  );
+  for (const [key, value] of [
+    ["user.name", "Bench"],
+    ["user.email", "bench@atrium.invalid"],
+  ]) git(["config", key!, value!], folder);
+  git(["init", "--quiet", "--bare", bare], root);
+  git(["remote", "add", "origin", bare], folder);
+  git(["push", "--quiet", "-u", "origin", "main"], folder);
+  return { folder, bare };
+}
+
+/** Every file rewritten for the round and staged (not timed): what the commit then takes. */
+async function stagedRound(folder: string, round: number): Promise<void> {
+  for (let index = 0; index < COMMITTED; index++) await Bun.write(join(folder, pathOf(index)), `${lines(index, `round ${round}`)}\n`);
+  git(["add", "-A"], folder);
+}
+
+/**
+ * Writing history (issue 39): `POST …/git/commit` of COMMITTED (1,000) staged files, then `POST …/git/push`
+ * of that commit to a local bare remote, against the git CLI doing the same in a twin repository in the
+ * same run, as ratios.
+ */
+export const gitCommitPush = measurement<{ atrium: Atrium; ours: Clone; theirs: Clone; base: string }, Writes>({
+  key: "git-commit-push",
+  title: `POST …/git/commit of ${COMMITTED.toLocaleString("en")} files and …/git/push to a local bare remote, against the git CLI`,
+  seed: {
+    what:
+      `two like git repositories of ${COMMITTED.toLocaleString("en")} committed text files (by git fast-import), each pushed to a local bare ` +
+      "repository that is its origin, and a project made of the first through the API.",
+    async run(bench) {
+      const root = bench.tempDir("git-commit-push");
+      const [ours, theirs] = [pushedRepository(root, "ours"), pushedRepository(root, "theirs")];
+      const atrium = await bench.atrium();
+      const project = await atrium.call<{ id: string; locations: Array<{ id: string }> }>(201, "POST", "/v1/projects", { folderPath: ours.folder });
+      return { atrium, ours, theirs, base: `/v1/projects/${project.id}/locations/${project.locations[0]!.id}/git` };
+    },
+  },
+  action: {
+    what: `every file rewritten and staged (not timed), then \`POST …/git/commit\` of the ${COMMITTED.toLocaleString("en")} files and \`POST …/git/push\` of it, each timed to its answer.`,
+    async run(world, round) {
+      await stagedRound(world.ours.folder, round);
+      const commitMs = await timed(() => world.atrium.call(201, "POST", `${world.base}/commit`, { message: `Round ${round}` }));
+      const pushMs = await timed(() => world.atrium.call(200, "POST", `${world.base}/push`, {}));
+      return { commitMs, pushMs };
+    },
+  },
+  baseline: {
+    what: "the git CLI in the twin repository, taking turns with the action: the same rewrite and `git add -A` (not timed), then `git commit -q -F -` and `git push -q origin main`.",
+    async run(world, round) {
+      await stagedRound(world.theirs.folder, round);
+      const commitMs = await timed(async () => git(["commit", "-q", "-F", "-"], world.theirs.folder, `Round ${round}`));
+      const pushMs = await timed(async () => git(["push", "-q", "origin", "main"], world.theirs.folder));
+      return { commitMs, pushMs };
+    },
+  },
+  rounds: { warmup: 1, measured: 5 },
+  figures: ({ action, baseline }) =>
+    (["commitMs", "pushMs"] as const).flatMap((key) => {
+      const [ours, theirs] = [median(action.map((round) => round[key])), median(baseline.map((round) => round[key]))];
+      const what = key === "commitMs" ? `the commit of ${COMMITTED.toLocaleString("en")} files` : "the push to a local bare remote";
+      return [
+        { label: `${what}, p50`, value: ours, unit: "ms" as const },
+        { label: `${what} by the git CLI (baseline), p50`, value: theirs, unit: "ms" as const },
+        { label: `${what} against the git CLI`, value: ratio(ours, theirs), unit: "ratio" as const },
+      ];
+    }),
 });
