@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Locator } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
+import type { Session } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, overflowsSideways, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { installFakeGh } from "../helpers/fake-gh.ts";
 import { git, makeBareRepoWith, makeCheckout } from "../helpers/git-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -12,12 +14,15 @@ import { focused } from "./focused.ts";
 // Git from the phone (issue 39), in the console on a 390×844 touch screen against a real repository whose
 // origin is a local bare one: one hunk of a file with two staged (and only it, as git sees it), a discard
 // taken back with Undo, a commit a failing hook refuses (its words shown) and one that skips it, a change
-// made by another client shown without a reload, and a push the bare remote then holds.
+// made by another client shown without a reload, and a push the bare remote then holds. A session in a
+// worktree of its own: its branch pushed with its upstream set, a pull request opened through a fake
+// `gh` (first on the server's PATH) and its state, and Merge back refused on a conflict, then landed.
 let atrium: ConsoleUnderTest;
 let project: Project;
 let repo: string;
 let bare: string;
 const dir = makeTempDir("atrium-git-console-");
+const bin = join(dir.path, "bin");
 const LINES = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
@@ -33,7 +38,9 @@ beforeAll(async () => {
   const hook = join(repo, ".git", "hooks", "pre-commit");
   writeFileSync(hook, '#!/bin/sh\necho "lint: app.txt says LINE in capitals" >&2\nexit 1\n');
   chmodSync(hook, 0o755);
-  atrium = await startConsole();
+  mkdirSync(bin);
+  installFakeGh(bin);
+  atrium = await startConsole({ PATH: `${bin}:${process.env.PATH}` });
   project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: repo, name: "Demo" });
 }, 120_000);
 
@@ -127,5 +134,99 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
   await page.getByText("tracks origin/main: 0 ahead, 0 behind").waitFor();
   expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "console-git-pushed-phone");
+  expect(problems.filter((problem) => problem !== refusedRequest("409 (Conflict)"))).toEqual([]);
+}, 120_000);
+
+const commitIn = (folder: string, file: string, content: string, message: string) => {
+  writeFileSync(join(folder, file), content);
+  git(["add", file], folder);
+  git(["commit", "--quiet", "-m", message], folder);
+};
+
+test("on a phone: a worktree session's branch pushed with its upstream, a pull request and its state, merge back refused on a conflict, then landed", async () => {
+  const { bare: sessionBare } = makeBareRepoWith(dir.path, "session-remote", { "shared.txt": "as it was\n" });
+  const folder = makeCheckout(dir.path, sessionBare, "session-repo");
+  git(["config", "user.name", "Phone User"], folder);
+  git(["config", "user.email", "phone@atrium.invalid"], folder);
+  const sessionProject = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder, name: "Worktrees" });
+  const session = await atrium.api<Session & { cwd: string }>("POST", "/v1/sessions", {
+    projectId: sessionProject.id,
+    harnessId: "echo",
+    title: "Fix the shared file",
+    runLocation: "worktree",
+  });
+  const branch = git(["symbolic-ref", "--short", "HEAD"], session.cwd);
+  commitIn(session.cwd, "shared.txt", "as the session wrote it\n", "The session's fix");
+  // Meanwhile main changes the same line: the merge back cannot land.
+  commitIn(folder, "shared.txt", "as main wrote it\n", "Main's own fix");
+
+  const { page, problems } = await atrium.openSignedIn(PHONE, `/#/sessions/${session.id}`, true);
+  await page.getByRole("tab", { name: "Changes" }).tap();
+  await page.getByRole("button", { name: "Show changes" }).tap();
+  await page.getByText("Nothing changed since").waitFor();
+  await page.getByText("not pushed yet").waitFor();
+  await page.getByRole("button", { name: "Push", exact: true }).tap();
+  await page
+    .getByRole("status")
+    .filter({ hasText: `Pushed ${branch} to origin` })
+    .waitFor();
+  expect(git(["rev-parse", `refs/heads/${branch}`], sessionBare)).toBe(git(["rev-parse", "HEAD"], session.cwd));
+  await page.getByText(`tracks origin/${branch}: 0 ahead, 0 behind`).waitFor();
+
+  await page.getByRole("button", { name: `New pull request of ${branch}` }).tap();
+  const form = page.getByRole("form", { name: `New pull request of ${branch}` });
+  await form.getByLabel("Title").fill("Fix the shared file");
+  await form.getByLabel("Description").fill("From the phone.");
+  await form.getByLabel("A draft").check();
+  await form.getByRole("button", { name: "Open pull request" }).tap();
+  const link = page.getByRole("link", { name: "#1 Fix the shared file" });
+  await link.waitFor();
+  expect(await link.getAttribute("href")).toBe("https://github.com/octo/repo/pull/1");
+  await page.getByText(`open · draft · ${branch} into main · no checks`).waitFor();
+  const gh = JSON.parse(readFileSync(join(bin, "state.json"), "utf8")) as { calls: { args: string[] }[]; prs: Record<string, unknown>[] };
+  expect(gh.calls.find((call) => call.args[1] === "create")!.args).toEqual([
+    "pr",
+    "create",
+    "--head",
+    branch,
+    "--title",
+    "Fix the shared file",
+    "--body",
+    "From the phone.",
+    "--draft",
+  ]);
+  // GitHub moves on: a check passes, one fails, a reviewer approves; asked again, the page says so.
+  Object.assign(gh.prs[0]!, {
+    reviewDecision: "APPROVED",
+    statusCheckRollup: [
+      { __typename: "CheckRun", name: "test", status: "COMPLETED", conclusion: "SUCCESS" },
+      { __typename: "StatusContext", context: "ci/lint", state: "FAILURE" },
+    ],
+  });
+  writeFileSync(join(bin, "state.json"), JSON.stringify(gh));
+  await page.getByRole("button", { name: "Check its state (#1)" }).tap();
+  await page.getByText(`open · draft · ${branch} into main · checks 1 passed, 1 failed · approved`).waitFor();
+  await screenshot(page, "console-git-pull-request-phone");
+
+  const merge = page.getByRole("form", { name: "Merge back" });
+  await merge.getByLabel("How").selectOption("squash");
+  await merge.getByRole("button", { name: "Merge back" }).tap();
+  await merge.getByRole("alert").waitFor();
+  expect(await merge.getByRole("list", { name: "Conflicting files" }).innerText()).toBe("shared.txt");
+  expect(git(["log", "-1", "--format=%s", "main"], folder)).toBe("Main's own fix");
+  await merge.getByRole("list", { name: "Conflicting files" }).scrollIntoViewIfNeeded();
+  await screenshot(page, "console-git-merge-conflict-phone");
+
+  // Main's change taken back: the session's branch now lands, squashed, and its worktree goes.
+  git(["reset", "--quiet", "--hard", "HEAD~1"], folder);
+  await merge.getByLabel("Remove the worktree once merged").check();
+  await merge.getByRole("button", { name: "Merge back" }).tap();
+  const landed = merge.getByRole("status");
+  await landed.filter({ hasText: "the worktree is removed" }).waitFor();
+  expect(await landed.innerText()).toBe(`${branch} landed on main (squash), now ${git(["rev-parse", "main"], folder).slice(0, 10)}; the worktree is removed.`);
+  expect(readFileSync(join(folder, "shared.txt"), "utf8")).toBe("as the session wrote it\n");
+  expect(await overflowsSideways(page)).toBe(false);
+  await landed.scrollIntoViewIfNeeded();
+  await screenshot(page, "console-git-merged-phone");
   expect(problems.filter((problem) => problem !== refusedRequest("409 (Conflict)"))).toEqual([]);
 }, 120_000);
