@@ -14,7 +14,8 @@ import { focused } from "./focused.ts";
 // Git from the phone (issue 39), in the console on a 390×844 touch screen against a real repository whose
 // origin is a local bare one: one hunk of a file with two staged (and only it, as git sees it), a discard
 // taken back with Undo, a commit a failing hook refuses (its words shown) and one that skips it, a change
-// made by another client shown without a reload, and a push the bare remote then holds. A session in a
+// made by another client shown without a reload, a push the bare remote then holds, and a branch made
+// and checked out from the panel. A session in a
 // worktree of its own: its branch pushed with its upstream set, a pull request opened through a fake
 // `gh` (first on the server's PATH) and its state, and Merge back refused on a conflict, then landed.
 let atrium: ConsoleUnderTest;
@@ -51,7 +52,7 @@ afterAll(async () => {
 
 const height = async (locator: Locator) => (await locator.boundingBox())!.height;
 
-test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, commit, a change from elsewhere, push", async () => {
+test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, commit, a change from elsewhere, push, a branch made and left", async () => {
   const { page, problems } = await atrium.openSignedIn(PHONE, "/#/projects", true);
   const card = page.locator(`[data-project="${project.id}"]`);
   await card.getByRole("button", { name: `Changes in ${repo}` }).tap();
@@ -134,6 +135,19 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
   await page.getByText("tracks origin/main: 0 ahead, 0 behind").waitFor();
   expect(await overflowsSideways(page)).toBe(false);
   await screenshot(page, "console-git-pushed-phone");
+
+  // A branch made and checked out from the panel, the changes not committed coming along; then back to main.
+  await page.getByRole("button", { name: "Switch branch" }).tap();
+  await page.getByLabel("New branch").fill("topic");
+  await page.getByRole("button", { name: "Create and switch" }).tap();
+  await page.locator(".branch-now").filter({ hasText: "On topic not pushed yet" }).waitFor();
+  expect(git(["symbolic-ref", "--short", "HEAD"], repo)).toBe("topic");
+  expect(await focused(page)).toBe("button: Switch branch");
+  await page.getByRole("button", { name: "Switch branch" }).tap();
+  await page.locator(".branch-switch").getByRole("combobox").selectOption("main");
+  await page.getByRole("button", { name: "Switch", exact: true }).tap();
+  await page.locator(".branch-now").filter({ hasText: "On main tracks origin/main" }).waitFor();
+  expect(git(["diff", "--name-only"], repo).split("\n")).toEqual(["README.md", "app.txt", "notes.txt"]);
   expect(problems.filter((problem) => problem !== refusedRequest("409 (Conflict)"))).toEqual([]);
 }, 120_000);
 

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { ChangeList } from "../../../schemas/changes.ts";
 import type { Branch, BranchList, RemoteResult } from "../../../schemas/git.ts";
 import { api } from "../shared/api.ts";
-import { LITERAL_INPUT } from "../shared/fields.tsx";
+import { LITERAL_INPUT, SelectField } from "../shared/fields.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
 /** Where the branch stands against its upstream, as last fetched. */
@@ -35,16 +35,7 @@ function BranchSwitch({ source, branches, onSwitched }: { source: string; branch
             if (!action.busy) void action.run(async () => onSwitched(await checkout(chosen)));
           }}
         >
-          <label>
-            Branch
-            <select value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
-              {others.map((branch) => (
-                <option key={branch.name} value={branch.name}>
-                  {branch.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <SelectField label="Branch" value={chosen} choices={others.map((branch) => ({ value: branch.name, label: branch.name }))} onValue={setChosen} />
           <button type="submit" aria-disabled={action.busy}>
             Switch
           </button>
