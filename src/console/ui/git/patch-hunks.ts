@@ -27,7 +27,8 @@ export function patchHunks(patch: string): PatchHunk[] {
   };
   for (const line of patch.split("\n")) {
     if (line.startsWith("@@ ")) flush();
-    if (line.startsWith("@@ ") || lines.length > 0) lines.push(line);
+    // Every line of a hunk starts with its mark (an empty context line is one space): "" is the text's end.
+    if (line.startsWith("@@ ") || (lines.length > 0 && line !== "")) lines.push(line);
   }
   flush();
   return hunks;
