@@ -115,6 +115,8 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
   await commitBox.getByRole("alert").filter({ hasText: "lint: app.txt says LINE in capitals" }).waitFor();
   expect(git(["log", "--format=%s"], repo)).toBe("first");
   await screenshot(page, "console-git-hook-refused-phone");
+  // A choice's whole line is its target on a touch screen.
+  for (const choice of await commitBox.locator("label.check").all()) expect(await height(choice)).toBeGreaterThanOrEqual(44);
   await commitBox.getByLabel("Skip hooks").check();
   await commitBox.getByRole("button", { name: "Commit staged changes" }).tap();
   const committed = commitBox.getByRole("status").filter({ hasText: "Committed" });

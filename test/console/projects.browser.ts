@@ -166,7 +166,7 @@ describe("the console's Projects page", () => {
     await betaCard.getByRole("button", { name: `Changes in ${worktree!.branch}` }).click();
     const worktreeChange = betaCard.locator(".project-worktrees .changed-file[data-path='notes.md']");
     expect(await worktreeChange.locator(".change-status").textContent()).toBe("new");
-    await worktreeChange.getByRole("button").click();
+    await worktreeChange.getByRole("button", { name: /^notes\.md/ }).click();
     await worktreeChange.locator("tr.diff-added").first().waitFor();
     expect(await worktreeChange.locator("tr.diff-added").allTextContents()).toEqual(["1+# Notes", "2+", "3+From the worktree."]);
     const location = (await server.json<Project>("GET", `/v1/projects/${cloned.body.id}`)).body.locations[0]!;

@@ -174,13 +174,14 @@ describe("sessions in the console", () => {
     const app = changes.locator('[data-path="app.ts"]');
     expect(await app.locator(".changed-file-name").textContent()).toBe("app.ts modified +2 −1");
     expect(await changes.locator('[data-path="notes.md"] .changed-file-name').textContent()).toBe("notes.md new +1 −0");
-    await app.getByRole("button").click();
+    await app.getByRole("button", { name: /^app\.ts/ }).click();
     const diff = app.getByRole("figure", { name: "Changes to app.ts" });
     // In the side column it is unified: numbered, the changed number marked in the old line and the new.
     await diff.locator("tr.diff-removed mark").waitFor();
     expect(await diff.locator("tr.diff-removed mark").allTextContents()).toEqual(["3000"]);
     expect(await diff.locator("tr.diff-added mark").allTextContents()).toEqual(["8080"]);
     expect(await diff.locator("tr.diff-added").allTextContents()).toEqual(["1+const port = 8080;", "3+log(port);"]);
+    await diff.locator(".hljs-keyword").first().waitFor();
     await screenshot(page, "console-session-changes-desktop");
     // Where a diff has room (a question's, in the conversation's column), it is side by side.
     await send(page, "/ask");
