@@ -120,10 +120,8 @@ function pushedRepository(root: string, name: string): Clone {
     folder,
     Array.from({ length: COMMITTED }, (_, index) => ({ path: pathOf(index), text: `${lines(index, "first")}\n` })),
   );
-  for (const [key, value] of [
-    ["user.name", "Bench"],
-    ["user.email", "bench@atrium.invalid"],
-  ]) git(["config", key!, value!], folder);
+  git(["config", "user.name", "Bench"], folder);
+  git(["config", "user.email", "bench@atrium.invalid"], folder);
   git(["init", "--quiet", "--bare", bare], root);
   git(["remote", "add", "origin", bare], folder);
   git(["push", "--quiet", "-u", "origin", "main"], folder);
