@@ -37,6 +37,7 @@ export function ChangesPanel({ source, readAtOnce = false, mergeFrom }: ChangesP
   const shown = (next: ChangeList) => {
     root.current = next.repositoryRoot;
     setList(next);
+    setProblem(null);
     setRevision((count) => count + 1);
   };
   const readList = async () => shown(await api<ChangeList>("GET", `${source}/changes`));

@@ -19,7 +19,7 @@ export function gitEdits(source: string, shown: (list: ChangeList) => void, disc
   };
 }
 
-/** Runs a call from a button that may be drawn anew by its answer, giving the focus back inside `group` if it fell to the page. */
+/** After a button's call, gives the focus back to the first button in `group` if it fell to the page (the button tapped was drawn anew). */
 export function keepFocusIn(group: HTMLElement | null): void {
   requestAnimationFrame(() => {
     if (!group?.isConnected || (document.activeElement && document.activeElement !== document.body)) return;
