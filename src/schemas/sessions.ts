@@ -388,6 +388,14 @@ export const SessionEvents = {
   "session.tasks": Type.Object({ backgroundTasks: Type.Array(BackgroundTask) }),
   /** The agent's slash commands changed (the whole new list; at most 500, descriptions cut at 1,000 characters). */
   "session.commands": Type.Object({ availableCommands: Type.Array(AvailableCommand) }),
+  /** The conversation Atrium kept was handed to the agent with a prompt (its own session could not carry it: see docs/agents.md). */
+  "session.history.handoff": Type.Object({
+    turns: Type.Integer({ description: "Turns handed over." }),
+    summarised: Type.Integer({ description: "Of those, the oldest given as a summary to fit the budget." }),
+    omitted: Type.Integer({ description: "The oldest turns left out, when even their summaries did not fit." }),
+    chars: Type.Integer({ description: "The handoff's length in characters (at most the budget)." }),
+    notice: Type.String({ description: "What the session's status says about it." }),
+  }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
   ...ScheduleEvents,
 };

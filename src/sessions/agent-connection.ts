@@ -14,6 +14,11 @@ export interface AgentConnectionRequest {
   chooseAuthMethod: (offered: acp.AuthMethod[]) => string | undefined;
   /** The agent's session to load, when the session ran before (on this or an earlier process). */
   agentSessionId: string | null;
+  /**
+   * With no session of its own yet: the agent session to fork with `session/fork` where the agent
+   * advertises it (a fork of a whole conversation on the same harness); else it begins a new one.
+   */
+  forkOf: string | null;
   cwd: string;
   /** The user's selections, re-applied in this order wherever the agent runs something else. */
   selections: Record<string, string>;
@@ -40,8 +45,10 @@ export interface OpenedAgentSession {
   refused: Record<string, string>;
   /** The agent began a new session (none was stored, or it could not load it) rather than loading one. */
   began: boolean;
-  /** Set when a stored agent session could not be loaded and a new one was started instead. */
+  /** The agent began a new session with no memory of the conversation (its session could not be loaded, or it cannot load): what happened. */
   notice: string | null;
+  /** The new session is a fork of `forkOf` (`session/fork`): it carries the conversation. */
+  forked: boolean;
   /** The MCP servers the agent was given, or why each was left out. */
   mcpServers: SessionMcpServer[];
 }
@@ -80,7 +87,7 @@ export class AgentConnection {
       const connection = new AgentConnection(agent, opened.sessionId, opened.options?.options, opened.options?.legacy ?? false);
       const refused = await connection.reapply(request.selections, request.logger);
       if (signal.aborted) throw new Error("the session was stopped while its agent started");
-      return { connection, refused, began: opened.began, notice: opened.notice, mcpServers: opened.mcpServers };
+      return { connection, refused, began: opened.began, notice: opened.notice, forked: opened.forked, mcpServers: opened.mcpServers };
     } catch (error) {
       agent.stop();
       throw error;
@@ -102,7 +109,14 @@ export class AgentConnection {
   private static async openSession(
     agent: AgentProcess,
     request: AgentConnectionRequest,
-  ): Promise<{ sessionId: string; options: ReturnType<typeof agentConfigOptions>; began: boolean; notice: string | null; mcpServers: SessionMcpServer[] }> {
+  ): Promise<{
+    sessionId: string;
+    options: ReturnType<typeof agentConfigOptions>;
+    began: boolean;
+    notice: string | null;
+    forked: boolean;
+    mcpServers: SessionMcpServer[];
+  }> {
     const { servers: mcpServers, record } = await request.mcpServers(agent.capabilities.mcpCapabilities);
     let notice: string | null = null;
     if (request.agentSessionId && agent.capabilities.loadSession) {
@@ -111,12 +125,12 @@ export class AgentConnection {
         const loaded = await agent.loadSession({ sessionId: request.agentSessionId, cwd: request.cwd, mcpServers });
         // What it replays after its answer is history too: the prompt waits until that has come.
         await agent.updatesSettled(HISTORY_QUIET_MS, HISTORY_WAIT_MAX_MS);
-        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), began: false, notice, mcpServers: record };
+        return { sessionId: request.agentSessionId, options: agentConfigOptions(loaded), began: false, notice, forked: false, mcpServers: record };
       } catch (error) {
         if ((error as { code?: unknown }).code === ACP_AUTH_REQUIRED) throw error;
         // The agent no longer has it (it keeps only sessions that got an answer, or its files were
-        // removed): the conversation stays in Atrium, and the agent starts afresh.
-        notice = `the agent could not load its earlier session (${describeAgentError(error)}); it started a new one without that history`;
+        // removed): the conversation stays in Atrium, which hands it to the new session.
+        notice = `the agent could not load its earlier session (${describeAgentError(error)})`;
         request.logger.info("the agent could not load its session; starting a new one", {
           agentSessionId: request.agentSessionId,
           error: describeAgentError(error),
@@ -124,9 +138,19 @@ export class AgentConnection {
       } finally {
         request.onLoading(false);
       }
+    } else if (request.agentSessionId) notice = "the agent cannot load an earlier session (it does not offer session/load)";
+    else if (request.forkOf && agent.canFork) {
+      try {
+        const forked = await agent.forkSession({ sessionId: request.forkOf, cwd: request.cwd, mcpServers });
+        return { sessionId: forked.sessionId, options: agentConfigOptions(forked), began: true, notice, forked: true, mcpServers: record };
+      } catch (error) {
+        if ((error as { code?: unknown }).code === ACP_AUTH_REQUIRED) throw error;
+        // Atrium hands the conversation over instead.
+        request.logger.info("the agent could not fork the session; starting a new one", { forkOf: request.forkOf, error: describeAgentError(error) });
+      }
     }
     const created = await agent.newSession({ cwd: request.cwd, mcpServers });
-    return { sessionId: created.sessionId, options: agentConfigOptions(created), began: true, notice, mcpServers: record };
+    return { sessionId: created.sessionId, options: agentConfigOptions(created), began: true, notice, forked: false, mcpServers: record };
   }
 
   /** The agent's options as it last reported them (undefined when it never said). */

@@ -123,6 +123,7 @@ export class SessionAgent {
         chooseAuthMethod: launch.chooseAuthMethod,
         mcpServers: launch.mcpServers,
         agentSessionId: session.agentSessionId,
+        forkOf: session.forkOf ?? null,
         cwd: session.cwd,
         selections: { ...session.configSelections, ...session.unavailableConfigSelections },
         onLoading: (loading) => (this.loading = loading),

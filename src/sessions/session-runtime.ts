@@ -27,6 +27,8 @@ import type { Turn } from "./turn.ts";
 import { backoffMs } from "../store/storage-errors.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { SessionTimings } from "./session-timings.ts";
+import { handoffNotice, storedHandoff } from "./stored-handoff.ts";
+import type { Handoff } from "./history-handoff.ts";
 
 export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTimeoutMs"> {
   store: Store;
@@ -63,6 +65,8 @@ export class SessionRuntime {
   private startFailures = 0;
   private holdTimer: ClockTimer | undefined;
   private closed = false;
+  /** Why the running agent began without the conversation (its session could not be loaded), until a handoff tells it. */
+  private loadNotice: string | null = null;
 
   constructor(
     readonly sessionId: string,
@@ -290,8 +294,12 @@ export class SessionRuntime {
       const capabilities = connection.agent.capabilities.promptCapabilities ?? undefined;
       const { blocks, files } = promptBlocks(prompt.text, prompt.attachments, capabilities, this.deps.files);
       for (const path of files) this.agent.grantRead(path);
+      const handoff = this.pendingHandoff(prompt.userItemId);
+      // A leading text block: every ACP agent takes text, and none is asked to read a resource it may not show the model.
+      if (handoff) blocks.unshift({ type: "text", text: handoff.text });
       turn.live = true;
       const response = await outlasting(connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), turn.aborted);
+      if (handoff) this.recordHandoff(turn, handoff);
       this.updates.recordTurnUsage(response);
       return { stopReason: turn.cancelled ? "cancelled" : response.stopReason };
     } catch (error) {
@@ -362,7 +370,8 @@ export class SessionRuntime {
   /** The running agent, started when there is none; what its start found is recorded on the session. */
   private ensureAgent(): Promise<AgentConnection> {
     const session = this.deps.records.get(this.sessionId);
-    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, began, notice, mcpServers }) => {
+    return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, began, notice, forked, mcpServers }) => {
+      this.loadNotice = notice;
       if (this.turn) this.turn.notices.notice = notice;
       this.deps.records.update(this.sessionId, (stored) => {
         stored.agentSessionId = connection.sessionId;
@@ -370,8 +379,38 @@ export class SessionRuntime {
         if (connection.configOptions) this.updates.applyConfig(stored, connection.configOptions);
         Object.assign(stored.unavailableConfigSelections, refused);
         stored.mcpServers = mcpServers;
-        if (notice) stored.status = notice;
+        stored.forkOf = null;
+        if (forked) stored.historyHandoff = false;
+        // The agent lost the conversation: Atrium hands it over with the next prompt.
+        if (notice) {
+          stored.historyHandoff = true;
+          stored.status = this.turn ? notice : `${notice}; the conversation Atrium kept goes to it with the next prompt`;
+        }
       });
+    });
+  }
+
+  /** The conversation to hand over with the prompt of this item, when the agent's session lacks it. */
+  private pendingHandoff(userItemId: string): Handoff | undefined {
+    if (!this.deps.records.get(this.sessionId).historyHandoff) return undefined;
+    const handoff = storedHandoff(this.deps, this.sessionId, userItemId);
+    if (!handoff)
+      this.deps.records.update(this.sessionId, (stored) => {
+        stored.historyHandoff = false;
+      });
+    return handoff;
+  }
+
+  /** The agent answered a prompt that carried the conversation: the handoff is done, and the session says so. */
+  private recordHandoff(turn: Turn, handoff: Handoff): void {
+    const notice = handoffNotice(handoff, this.loadNotice);
+    this.loadNotice = null;
+    turn.notices.notice = notice;
+    this.deps.records.update(this.sessionId, (stored) => {
+      stored.historyHandoff = false;
+      stored.status = notice;
+      const { turns, summarised, omitted } = handoff;
+      this.deps.records.emit(this.sessionId, "session.history.handoff", { turns, summarised, omitted, chars: handoff.text.length, notice });
     });
   }
 

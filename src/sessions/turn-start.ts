@@ -9,6 +9,8 @@ import { type SessionRecords, titleFrom } from "./session-records.ts";
 export interface TurnPrompt {
   text: string;
   attachments: Attachment[];
+  /** The prompt's conversation item. */
+  userItemId: string;
   /** The generating reply's conversation item. */
   replyId: string;
   /** The context the session had used before the turn (its goal counts from there). */
@@ -53,7 +55,7 @@ export function takePrompt(deps: TurnStartDeps, sessionId: string, promptId: str
     }
     session.sidebarState = "working";
     session.status = null;
-    taken = { text: prompt.text, attachments: prompt.attachments, replyId, contextAtStart: session.usage.used };
+    taken = { text: prompt.text, attachments: prompt.attachments, userItemId, replyId, contextAtStart: session.usage.used };
   });
   return taken!;
 }

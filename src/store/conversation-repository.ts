@@ -91,6 +91,14 @@ export class ConversationRepository {
     return item;
   }
 
+  /** The whole conversation, oldest first. */
+  all(sessionId: string): ConversationItem[] {
+    return this.store.db
+      .query<Row, [string]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE session_id = ? ORDER BY seq`)
+      .all(sessionId)
+      .map((row) => this.itemOf(row)!);
+  }
+
   page(sessionId: string, before: number | null, limit: number): ConversationPage {
     const rows = this.store.db
       .query<Row, [string, number, number]>(`SELECT ${ITEM_COLUMNS} FROM conversation_items WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)

@@ -42,6 +42,14 @@ export interface StoredSession {
   plan: SessionPlan | null;
   goal: Goal | null;
   parentSessionId: string | null;
+  /**
+   * The conversation Atrium kept goes to the agent with the next prompt (a fork, another agent, or an
+   * agent session that could not be loaded); cleared once a prompt that carried it was answered.
+   * Absent on sessions from before handoffs.
+   */
+  historyHandoff?: boolean;
+  /** A fork of the whole conversation on the same harness: the agent session its agent forks (`session/fork`) at its first start, where it can. */
+  forkOf?: string | null;
   labels: Record<string, string>;
   status: string | null;
   queuePaused: boolean;

@@ -25,6 +25,8 @@ export interface QuirkServer {
   agents(): number[];
   /** The scripted agents that run in this process (counted), and the gates agents wait at. */
   scripted: ScriptedAgents;
+  /** Replaces the script: agents started from now on run it. */
+  script(value: unknown): void;
 }
 
 /** What the test file's tests leave to undo (servers, temp dirs, processes), undone after each test. */
@@ -110,6 +112,7 @@ export async function quirkServer(
     },
     agents: () => processesWith(marker),
     scripted,
+    script: (value) => writeFileSync(scriptFile, JSON.stringify(value)),
   };
   return server;
 }

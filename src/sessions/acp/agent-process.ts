@@ -1,5 +1,6 @@
 import type { ClientApp, ClientConnection } from "@agentclientprotocol/sdk";
 import type * as acp from "@agentclientprotocol/sdk";
+import type { ForkSessionRequest, ForkSessionResponse, SessionCapabilities } from "@agentclientprotocol/sdk/unstable";
 import { AcpRefusal } from "./acp-refusal.ts";
 import { AgentStartError, spawnAgentChannel, type AgentChannel, type AgentChannelFactory, type AgentSpawn } from "./agent-channel.ts";
 import type { Terminals } from "./terminals.ts";
@@ -98,6 +99,16 @@ export class AgentProcess {
 
   loadSession(request: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
     return this.connection.agent.request("session/load", request);
+  }
+
+  /** Only for an agent that advertises `sessionCapabilities.fork` (unstable in ACP). */
+  forkSession(request: ForkSessionRequest): Promise<ForkSessionResponse> {
+    return this.connection.agent.request<ForkSessionResponse, ForkSessionRequest>("session/fork", request);
+  }
+
+  /** Whether it advertises `session/fork` (`sessionCapabilities.fork`, unstable in ACP). */
+  get canFork(): boolean {
+    return Boolean((this.capabilities.sessionCapabilities as SessionCapabilities | null | undefined)?.fork);
   }
 
   prompt(request: acp.PromptRequest): Promise<acp.PromptResponse> {

@@ -1,0 +1,112 @@
+/**
+ * The conversation Atrium kept, written for an agent that did not see it (it could not load its
+ * session, the session was forked, or another agent continues it): each turn as the user's prompt,
+ * the tool calls reduced to what they did and their result's last lines, and the reply. It fits a
+ * budget of characters: the oldest turns are summarised first, then left out (counted), and a turn is
+ * never cut part-way.
+ */
+
+/** The handoff's size limit in characters (about 12,000 tokens at 4 characters a token). */
+export const HANDOFF_BUDGET_CHARS = 48_000;
+
+/** What a tool call did, as the handoff tells it. */
+export interface HandoffToolCall {
+  title: string;
+  kind: string | null;
+  status: string | null;
+  /** Files it touched or wrote. */
+  paths: string[];
+  /** The text of its result (content blocks, raw output), whole: the handoff keeps the last lines. */
+  output: string;
+}
+
+/** One turn of the stored conversation. */
+export interface HandoffTurn {
+  prompt: string;
+  /** Names of the files the prompt attached. */
+  attachments: string[];
+  /** null: a prompt without a reply (the conversation was cut after it). */
+  reply: string | null;
+  stopReason: string | null;
+  tools: HandoffToolCall[];
+}
+
+export interface Handoff {
+  /** The text given to the agent with its first prompt. */
+  text: string;
+  turns: number;
+  /** Turns given as a summary, not in full. */
+  summarised: number;
+  /** The oldest turns left out when even their summaries did not fit. */
+  omitted: number;
+}
+
+/** A tool call's result keeps this many of its last non-empty lines, each cut to KEY_LINE_CHARS. */
+const KEY_LINES = 3;
+const KEY_LINE_CHARS = 200;
+/** A summarised turn keeps this much of its prompt and of its reply. */
+const SUMMARY_CHARS = 240;
+
+const HEADER =
+  "<conversation-so-far>\nThis conversation began before you joined it. Atrium, the app the user works in, kept it and gives it to you here so " +
+  "you can carry on: the earlier turns, oldest first (tool calls reduced to what they did and their last lines of output; the oldest " +
+  "turns summarised where the whole did not fit). Do not answer these turns again; answer the user's new message after this block.\n";
+const FOOTER = "</conversation-so-far>\n";
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/** The last lines that say something, as the result of a command or a test run ends with its outcome. */
+function keyLines(output: string): string[] {
+  return output
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "")
+    .slice(-KEY_LINES)
+    .map((line) => clip(line, KEY_LINE_CHARS));
+}
+
+function describeTool(tool: HandoffToolCall): string {
+  const where = tool.paths.length > 0 ? ` (${tool.paths.slice(0, 3).join(", ")}${tool.paths.length > 3 ? ", …" : ""})` : "";
+  const lines = keyLines(tool.output).map((line) => `    │ ${line}\n`);
+  return `  - ${tool.kind ?? "tool"}: ${clip(oneLine(tool.title), KEY_LINE_CHARS)}${where} [${tool.status ?? "unknown"}]\n${lines.join("")}`;
+}
+
+const ended = (turn: HandoffTurn) => (turn.stopReason && turn.stopReason !== "end_turn" ? ` (the reply ended: ${turn.stopReason})` : "");
+const attached = (turn: HandoffTurn) => (turn.attachments.length > 0 ? `\n(attached: ${turn.attachments.join(", ")})` : "");
+
+function fullTurn(turn: HandoffTurn, number: number): string {
+  const tools = turn.tools.length > 0 ? `Tool calls:\n${turn.tools.map(describeTool).join("")}` : "";
+  const reply = turn.reply === null ? "" : `Assistant${ended(turn)}:\n${turn.reply}\n`;
+  return `\n## Turn ${number}\nUser:\n${turn.prompt}${attached(turn)}\n${tools}${reply}`;
+}
+
+function summarisedTurn(turn: HandoffTurn, number: number): string {
+  const tools = turn.tools.length > 0 ? ` Tool calls: ${turn.tools.length} (${[...new Set(turn.tools.map((tool) => tool.kind ?? "tool"))].join(", ")}).` : "";
+  const reply = turn.reply === null ? "" : ` Assistant${ended(turn)}: ${clip(oneLine(turn.reply), SUMMARY_CHARS)}`;
+  return `\n## Turn ${number} (summarised)\nUser: ${clip(oneLine(turn.prompt), SUMMARY_CHARS)}${attached(turn).replace("\n", " ")}.${tools}${reply}\n`;
+}
+
+const omittedNote = (count: number) => (count === 0 ? "" : `\n(${count} earlier turn${count === 1 ? "" : "s"} left out: the whole did not fit.)\n`);
+
+/** The handoff of these turns within `budgetChars` (at least the header's length). */
+export function buildHandoff(turns: HandoffTurn[], budgetChars = HANDOFF_BUDGET_CHARS): Handoff {
+  const parts = turns.map((turn, index) => fullTurn(turn, index + 1));
+  const summaries = turns.map((turn, index) => summarisedTurn(turn, index + 1));
+  let total = HEADER.length + FOOTER.length + parts.reduce((sum, part) => sum + part.length, 0);
+  let summarised = 0;
+  // Oldest first: each turn's full text gives way to its summary while the whole is over the budget.
+  for (; summarised < turns.length && total > budgetChars; summarised++) {
+    total += summaries[summarised]!.length - parts[summarised]!.length;
+    parts[summarised] = summaries[summarised]!;
+  }
+  // Then the oldest summaries go, counted in one line.
+  let omitted = 0;
+  for (; omitted < turns.length && total + omittedNote(omitted).length > budgetChars; omitted++) total -= parts[omitted]!.length;
+  return {
+    text: HEADER + omittedNote(omitted) + parts.slice(omitted).join("") + FOOTER,
+    turns: turns.length,
+    summarised: Math.max(0, summarised - omitted),
+    omitted,
+  };
+}
