@@ -45,7 +45,9 @@ export interface Handoff {
 const KEY_LINES = 3;
 const KEY_LINE_CHARS = 200;
 /** A summarised turn keeps this much of its prompt and of its reply. */
-const SUMMARY_CHARS = 240;
+const SUMMARY_CHARS = 160;
+/** The newest turns, in full, take at most this share of the budget; summaries of older ones the rest. */
+const FULL_SHARE = 0.75;
 
 const HEADER =
   "<conversation-so-far>\nThis conversation began before you joined it. Atrium, the app the user works in, kept it and gives it to you here so " +
@@ -89,24 +91,29 @@ function summarisedTurn(turn: HandoffTurn, number: number): string {
 
 const omittedNote = (count: number) => (count === 0 ? "" : `\n(${count} earlier turn${count === 1 ? "" : "s"} left out: the whole did not fit.)\n`);
 
-/** The handoff of these turns within `budgetChars` (at least the header's length). */
+/**
+ * The handoff of these turns within `budgetChars`: from the newest back, turns in full while they fit in
+ * FULL_SHARE of the budget; older ones as summaries while those fit in the rest; the oldest left out.
+ */
 export function buildHandoff(turns: HandoffTurn[], budgetChars = HANDOFF_BUDGET_CHARS): Handoff {
-  const parts = turns.map((turn, index) => fullTurn(turn, index + 1));
-  const summaries = turns.map((turn, index) => summarisedTurn(turn, index + 1));
-  let total = HEADER.length + FOOTER.length + parts.reduce((sum, part) => sum + part.length, 0);
-  let summarised = 0;
-  // Oldest first: each turn's full text gives way to its summary while the whole is over the budget.
-  for (; summarised < turns.length && total > budgetChars; summarised++) {
-    total += summaries[summarised]!.length - parts[summarised]!.length;
-    parts[summarised] = summaries[summarised]!;
+  let room = budgetChars - HEADER.length - FOOTER.length - omittedNote(turns.length).length;
+  let fullRoom = Math.floor(room * FULL_SHARE);
+  const parts: string[] = [];
+  let index = turns.length - 1;
+  for (; index >= 0; index--) {
+    const part = fullTurn(turns[index]!, index + 1);
+    if (part.length > fullRoom) break;
+    parts.unshift(part);
+    fullRoom -= part.length;
+    room -= part.length;
   }
-  // Then the oldest summaries go, counted in one line.
-  let omitted = 0;
-  for (; omitted < turns.length && total + omittedNote(omitted).length > budgetChars; omitted++) total -= parts[omitted]!.length;
-  return {
-    text: HEADER + omittedNote(omitted) + parts.slice(omitted).join("") + FOOTER,
-    turns: turns.length,
-    summarised: Math.max(0, summarised - omitted),
-    omitted,
-  };
+  let summarised = 0;
+  for (; index >= 0; index--, summarised++) {
+    const part = summarisedTurn(turns[index]!, index + 1);
+    if (part.length > room) break;
+    parts.unshift(part);
+    room -= part.length;
+  }
+  const omitted = index + 1;
+  return { text: HEADER + omittedNote(omitted) + parts.join("") + FOOTER, turns: turns.length, summarised, omitted };
 }

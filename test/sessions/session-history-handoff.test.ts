@@ -62,7 +62,9 @@ describe("history handoff: an agent that cannot restore its session gets the con
     const after = await s.turn(id, "three");
     expect(lastReply(after)!.text).toContain("## Turn 2\nUser:\ntwo\nAssistant:\ntext:two\n");
     expect(lastReply(after)!.text).toEndWith("|text:three");
-    expect(after.session.status).toStartWith("the agent cannot load an earlier session (it does not offer session/load); it started a new one, and the conversation");
+    expect(after.session.status).toStartWith(
+      "the agent cannot load an earlier session (it does not offer session/load); it started a new one, and the conversation",
+    );
   });
 
   test("a session that loads: nothing is handed over", async () => {
