@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { SessionEvents } from "../../src/schemas/sessions.ts";
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { lastReply } from "./session-helpers.ts";
 import { cleanUpAfterEach, quirkServer, type QuirkServer } from "./quirk-server.ts";
 
@@ -26,10 +26,10 @@ async function twoTurnsThenRestart(script: Record<string, unknown>): Promise<{ s
 
 /** The events of the session that say history was handed over. */
 async function handoffEvents(s: QuirkServer, id: string) {
-  const events = (await s.t.json<Array<{ kind: string }>>("GET", `/v1/sessions/${id}/events?limit=1000`)).body;
+  const events = (await s.t.json<Array<Static<typeof HandoffEvent>>>("GET", `/v1/sessions/${id}/events?limit=1000`)).body;
   const handoffs = events.filter((event) => event.kind === "session.history.handoff");
   for (const event of handoffs) assertMatchesSchema(HandoffEvent, event);
-  return handoffs as Array<{ payload: { turns: number; summarised: number; omitted: number; chars: number; notice: string } }>;
+  return handoffs;
 }
 
 describe("history handoff: an agent that cannot restore its session gets the conversation Atrium kept", () => {
