@@ -30,6 +30,8 @@ export interface CreateWorktreeInput {
   sessionId: string;
   /** Turned into a safe folder and branch name; the session id when absent. */
   name?: string;
+  /** A commit to branch from instead of the project's worktreeBase (a fork's: the commit its source works on). */
+  startPoint?: string;
 }
 
 const BRANCH_PREFIX = "atrium/";
@@ -64,9 +66,11 @@ export class WorktreeService {
   }
 
   async create(input: CreateWorktreeInput): Promise<Worktree> {
-    const { repository, baseRef, remote, branch } = this.base(input.projectId);
-    await this.checkBase(repository, remote, branch);
-    if (remote) {
+    const base = this.base(input.projectId);
+    const { repository, remote, branch } = base;
+    const baseRef = input.startPoint ?? base.baseRef;
+    if (!input.startPoint) await this.checkBase(repository, remote, branch);
+    if (remote && !input.startPoint) {
       const fetched = await runGit(["fetch", "--quiet", "--end-of-options", remote, branch], {
         cwd: repository,
         timeoutMs: this.deps.fetchTimeoutMs ?? 30_000,

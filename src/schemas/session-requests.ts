@@ -20,6 +20,30 @@ export const CreateSessionBody = Type.Object({
   labels: Type.Optional(Nullable(Labels)),
 });
 
+export const ForkSessionBody = Type.Object({
+  itemId: Type.Optional(
+    Nullable(
+      Type.String({ minLength: 1, description: "The last conversation item the fork keeps (a prompt or a reply); the whole conversation when absent." }),
+    ),
+  ),
+  harnessId: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        description: "Another agent continues the conversation (it is handed over with the first prompt); the source's when absent.",
+      }),
+    ),
+  ),
+  runLocation: Type.Optional(
+    Nullable(
+      Type.Union([Type.Literal("projectDirectory"), Type.Literal("worktree")], {
+        description:
+          "Absent: the source's folder (its worktree, shared). `projectDirectory`: the project's folder. `worktree`: a new worktree on a new branch from the commit the source's folder is on (its uncommitted changes stay behind).",
+      }),
+    ),
+  ),
+});
+
 export const UpdateSessionBody = Type.Object({
   title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   labels: Type.Optional(Nullable(Labels)),

@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
-import type { SessionRepository, StoredSession } from "../store/session-repository.ts";
+import type { SessionRepository } from "../store/session-repository.ts";
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { SessionSearchRepository } from "../store/session-search-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
@@ -24,10 +24,11 @@ import { SessionPrompts } from "./session-prompts.ts";
 import { SessionList } from "./session-list.ts";
 import { SessionSchedules } from "../schedules/session-schedules.ts";
 import { SessionRuntime } from "./session-runtime.ts";
-import { EMPTY_USAGE } from "./acp-mapping.ts";
 import { reviseGoal } from "./goal-budget.ts";
 import { readDetailsPage } from "./transcript-pages.ts";
 import { sessionLaunch } from "./session-launch.ts";
+import { newStoredSession } from "./new-session.ts";
+import { SessionForks } from "./session-fork.ts";
 import type { McpServersFor } from "./agent-connection.ts";
 import { describeAgentError } from "./acp/agent-errors.ts";
 import type { ChildProcesses } from "../process/child-processes.ts";
@@ -79,12 +80,15 @@ export class SessionService {
   readonly listing: SessionList;
   /** Prompts queued at a time or on a cron expression. */
   readonly schedules: SessionSchedules;
+  /** Forks at a message, and continuations with another agent. */
+  readonly forks: SessionForks;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.records = new SessionRecords(deps.store, deps.sessions, deps.events, deps.serverId, deps.now ?? (() => new Date()));
     this.prompts = new SessionPrompts({ ...deps, records: this.records, startNext: (id) => this.runtime(id).startNextPrompt() });
     this.listing = new SessionList({ ...deps, records: this.records });
     this.schedules = new SessionSchedules({ ...deps, repository: deps.schedules, records: this.records, prompts: this.prompts });
+    this.forks = new SessionForks({ ...deps, records: this.records, checkCanRun: (harnessId) => this.checkCanRun(harnessId) });
   }
 
   exists(id: string): boolean {
@@ -152,39 +156,22 @@ export class SessionService {
       cwd = made.path;
       worktree = { id: made.id, name: made.name };
     }
-    const now = this.records.timestamp();
-    const session: StoredSession = {
+    const session = newStoredSession({
       id,
       projectId: project.id,
       harnessId: body.harnessId,
       harnessAccountId: account,
-      agentSessionId: null,
       title: body.title ?? "New session",
       titleSource: body.title ? "given" : "default",
       worktreeId: worktree?.id ?? null,
       worktreeName: worktree?.name ?? null,
       workspaceId: location.id,
       cwd,
-      configSelections: {},
-      unavailableConfigSelections: { ...(body.configSelections ?? {}) },
-      configOptions: [],
-      createdAt: now,
-      updatedAt: now,
-      sidebarState: "idle",
-      sidebarStateChangedAt: now,
-      usage: EMPTY_USAGE,
-      latestAttentionSequence: 0,
-      lastSeenAttentionSequence: 0,
-      lastErrorAttentionSequence: 0,
-      pendingQuestion: null,
-      pendingPlanApproval: false,
-      plan: null,
-      goal: null,
+      selections: body.configSelections ?? {},
       parentSessionId: body.parentSessionId ?? null,
       labels: body.labels ?? {},
-      status: null,
-      queuePaused: false,
-    };
+      now: this.records.timestamp(),
+    });
     return this.deps.store.transaction(() => {
       this.deps.sessions.save(session);
       const view = this.records.view(session);

@@ -5,6 +5,7 @@ import {
   CreateSessionBody,
   DeleteSessionQuery,
   EditPromptBody,
+  ForkSessionBody,
   SendPromptBody,
   SessionDetailQuery,
   SessionEventsQuery,
@@ -90,6 +91,23 @@ export function sessionRoutes(sessions: SessionService) {
       query: DeleteSessionQuery,
       response: Deleted,
       handler: ({ params, query }) => sessions.remove(params.id, query.keepWorktree === "true"),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/sessions/:id/fork",
+      tag: "sessions",
+      summary: "Fork the session at a message, or continue it with another agent (`harnessId`)",
+      description:
+        "A new session (`parentSessionId`: this one) whose conversation is a copy of this one's up to and including `itemId` " +
+        "(all of it when absent); this session is not changed. Its agent starts with the first prompt: the agent's own " +
+        "`session/fork` carries the conversation where it offers it (the whole conversation, the same harness), else the " +
+        "conversation is handed over with that prompt, within the handoff budget (docs/api.md). 400: no such item here; " +
+        "409: a reply up to `itemId` is still being written, or the harness cannot run sessions.",
+      params: SessionParams,
+      body: ForkSessionBody,
+      response: Session,
+      successStatus: 201,
+      handler: ({ params, body }) => sessions.forks.fork(params.id, body),
     }),
     defineRoute({
       method: "POST",
