@@ -87,7 +87,7 @@ export class SessionForks {
   /** The items the fork keeps: all, or those up to and including `itemId`; a reply still being written is refused. */
   private keptItems(source: StoredSession, items: ConversationItem[], itemId: string | null): ConversationItem[] {
     const end = itemId === null ? items.length : items.findIndex((item) => item.id === itemId) + 1;
-    if (end === 0) throw new InvalidInputError(`itemId: session ${source.id} has no conversation item ${itemId}`);
+    if (itemId !== null && end === 0) throw new InvalidInputError(`itemId: session ${source.id} has no conversation item ${itemId}`);
     const kept = items.slice(0, end);
     if (kept.some((item) => item.isGenerating)) {
       throw new ConflictError(`a reply of session ${source.id} is still being written: fork once it has ended, or at an earlier message`);

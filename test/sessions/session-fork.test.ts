@@ -1,9 +1,13 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
+import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { Session } from "../../src/schemas/sessions.ts";
 import { lastReply, SCRIPTED_AGENT, type DetailBody, type SessionBody } from "./session-helpers.ts";
-import { cleanUpAfterEach, quirkServer, type QuirkServer } from "./quirk-server.ts";
+import { cleanUpAfterEach, cleanups, quirkServer, type QuirkServer } from "./quirk-server.ts";
 
 // POST /v1/sessions/{id}/fork: a new session with a copy of the conversation up to a message, whose
 // agent gets it (session/fork, or the handoff with its first prompt); the scripted agent describes
@@ -27,7 +31,7 @@ async function threeTurns(script: Record<string, unknown> = {}): Promise<{ s: Qu
 
 async function fork(s: QuirkServer, id: string, body: Record<string, unknown>): Promise<SessionBody> {
   const forked = await s.t.json<SessionBody>("POST", `/v1/sessions/${id}/fork`, body);
-  expect(forked.status).toBe(201);
+  expect(forked.status, JSON.stringify(forked.body)).toBe(201);
   assertMatchesSchema(Session, forked.body);
   return forked.body;
 }
@@ -75,6 +79,36 @@ describe("fork at a message", () => {
     const next = await s.turn(forked.id, "next");
     expect(lastReply(next)!.text).toContain("## Turn 3\nUser:\nthree\nAssistant:\ntext:three\n");
     expect(lastReply(next)!.text).toEndWith("|text:next");
+  });
+});
+
+describe("the fork's folder", () => {
+  test("the source's own folder by default (its worktree stays the source's); a new worktree from the commit the source is on with runLocation worktree", async () => {
+    const s = await quirkServer({ prompts: DESCRIBE }, { agents: "in-process" });
+    const dir = makeTempDir("atrium-fork-");
+    cleanups.push(() => dir.remove());
+    const { work } = makeBareRepo(dir.path);
+    const project = await s.t.json<{ id: string }>("POST", "/v1/projects", { folderPath: work });
+    const created = await s.t.json<SessionBody>("POST", "/v1/sessions", { projectId: project.body.id, harnessId: "scripted", runLocation: "worktree" });
+    const source = created.body;
+    writeFileSync(join(source.cwd, "committed.txt"), "in the commit\n");
+    git(["add", "committed.txt"], source.cwd);
+    git(["-c", "user.name=T", "-c", "user.email=t@atrium.invalid", "commit", "--quiet", "-m", "the source's commit"], source.cwd);
+    writeFileSync(join(source.cwd, "uncommitted.txt"), "left behind\n");
+
+    const shared = await fork(s, source.id, {});
+    expect(shared).toMatchObject({ cwd: source.cwd, worktreeName: source.worktreeName, workspaceId: source.workspaceId });
+    // Deleting the fork leaves the source's worktree.
+    expect((await s.t.json("DELETE", `/v1/sessions/${shared.id}`)).status).toBe(200);
+    expect(existsSync(join(source.cwd, "uncommitted.txt"))).toBe(true);
+
+    const apart = await fork(s, source.id, { runLocation: "worktree" });
+    expect(apart.cwd).not.toBe(source.cwd);
+    expect(git(["rev-parse", "HEAD"], apart.cwd)).toBe(git(["rev-parse", "HEAD"], source.cwd));
+    expect(existsSync(join(apart.cwd, "committed.txt"))).toBe(true);
+    expect(existsSync(join(apart.cwd, "uncommitted.txt"))).toBe(false);
+    const home = await fork(s, source.id, { runLocation: "projectDirectory" });
+    expect(home).toMatchObject({ cwd: work, worktreeName: null });
   });
 });
 
