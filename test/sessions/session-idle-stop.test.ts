@@ -20,7 +20,8 @@ const runningAgents = (server: SessionTestServer) => server.agents.running;
 async function idleServer(): Promise<{ server: SessionTestServer; clock: ManualClock }> {
   const clock = new ManualClock();
   const server = await startSessionServer({ agents: "in-process", config: { agentIdleMinutes: IDLE_MINUTES }, tuning: { clock } });
-  server.script({ prompts: { wait: [{ chunk: "working" }, { waitForCancel: true }] } });
+  // It loads its session at each start, as the real agents do: nothing is handed over.
+  server.script({ loadSession: true, prompts: { wait: [{ chunk: "working" }, { waitForCancel: true }] } });
   t = server;
   return { server, clock };
 }
