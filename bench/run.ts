@@ -22,6 +22,7 @@ import { contentSearch } from "./measurements/content-search.ts";
 import { fileOpen } from "./measurements/file-open.ts";
 import { fileSearch } from "./measurements/file-search.ts";
 import { gitChanges, gitCommitPush } from "./measurements/git-changes.ts";
+import { handoff } from "./measurements/handoff.ts";
 import { harnessList } from "./measurements/harness-list.ts";
 import { healthThroughput, listThroughput } from "./measurements/throughput.ts";
 import { machineSync } from "./measurements/machine-sync.ts";
@@ -71,6 +72,7 @@ const MEASUREMENTS: Runnable[] = [
   peers,
   streamCompression,
   terminal,
+  handoff,
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

@@ -6,8 +6,8 @@
  * never cut part-way.
  */
 
-/** The handoff's size limit in characters (about 12,000 tokens at 4 characters a token). */
-export const HANDOFF_BUDGET_CHARS = 48_000;
+/** The handoff's size limit in characters (about 25,000 tokens at 4 characters a token: an eighth of a 200,000-token context). */
+export const HANDOFF_BUDGET_CHARS = 100_000;
 
 /** What a tool call did, as the handoff tells it. */
 export interface HandoffToolCall {
@@ -46,8 +46,8 @@ const KEY_LINES = 3;
 const KEY_LINE_CHARS = 200;
 /** A summarised turn keeps this much of its prompt and of its reply. */
 const SUMMARY_CHARS = 160;
-/** The newest turns, in full, take at most this share of the budget; summaries of older ones the rest. */
-const FULL_SHARE = 0.75;
+/** The oldest turns given keep this much of their prompt only. */
+const BRIEF_CHARS = 100;
 
 const HEADER =
   "<conversation-so-far>\nThis conversation began before you joined it. Atrium, the app the user works in, kept it and gives it to you here so " +
@@ -91,29 +91,38 @@ function summarisedTurn(turn: HandoffTurn, number: number): string {
 
 const omittedNote = (count: number) => (count === 0 ? "" : `\n(${count} earlier turn${count === 1 ? "" : "s"} left out: the whole did not fit.)\n`);
 
+/** A turn in one line: what the user asked, for the oldest turns. */
+function briefTurn(turn: HandoffTurn, number: number): string {
+  return `\n## Turn ${number} (summarised): User: ${clip(oneLine(turn.prompt), BRIEF_CHARS)}\n`;
+}
+
 /**
- * The handoff of these turns within `budgetChars`: from the newest back, turns in full while they fit in
- * FULL_SHARE of the budget; older ones as summaries while those fit in the rest; the oldest left out.
+ * How turns are given, from the newest back: in full while those take at most 60 % of the budget, then
+ * summarised up to 85 %, then as one line up to all of it; the oldest that do not fit are left out.
  */
+const TIERS: Array<{ render: (turn: HandoffTurn, number: number) => string; upTo: number }> = [
+  { render: fullTurn, upTo: 0.6 },
+  { render: summarisedTurn, upTo: 0.85 },
+  { render: briefTurn, upTo: 1 },
+];
+
+/** The handoff of these turns within `budgetChars`: the newest turns whole, the older ones shorter (TIERS), the oldest left out. */
 export function buildHandoff(turns: HandoffTurn[], budgetChars = HANDOFF_BUDGET_CHARS): Handoff {
-  let room = budgetChars - HEADER.length - FOOTER.length - omittedNote(turns.length).length;
-  let fullRoom = Math.floor(room * FULL_SHARE);
+  const room = budgetChars - HEADER.length - FOOTER.length - omittedNote(turns.length).length;
   const parts: string[] = [];
+  let used = 0;
   let index = turns.length - 1;
-  for (; index >= 0; index--) {
-    const part = fullTurn(turns[index]!, index + 1);
-    if (part.length > fullRoom) break;
-    parts.unshift(part);
-    fullRoom -= part.length;
-    room -= part.length;
-  }
-  let summarised = 0;
-  for (; index >= 0; index--, summarised++) {
-    const part = summarisedTurn(turns[index]!, index + 1);
-    if (part.length > room) break;
-    parts.unshift(part);
-    room -= part.length;
+  let full = 0;
+  for (const tier of TIERS) {
+    for (; index >= 0; index--) {
+      const part = tier.render(turns[index]!, index + 1);
+      if (used + part.length > room * tier.upTo) break;
+      parts.push(part);
+      used += part.length;
+      if (tier === TIERS[0]) full++;
+    }
   }
   const omitted = index + 1;
-  return { text: HEADER + omittedNote(omitted) + parts.join("") + FOOTER, turns: turns.length, summarised, omitted };
+  const text = HEADER + omittedNote(omitted) + parts.reverse().join("") + FOOTER;
+  return { text, turns: turns.length, summarised: turns.length - omitted - full, omitted };
 }

@@ -28,6 +28,7 @@ describe("the handoff of a stored conversation", () => {
     expect(handoff.text.length).toBeLessThanOrEqual(HANDOFF_BUDGET_CHARS);
     const full = fullTurns(handoff.text);
     const summarised = summarisedTurns(handoff.text);
+    expect(handoff.summarised).toBeGreaterThan(0);
     expect(summarised.length).toBe(handoff.summarised);
     // The summaries are the oldest turns, the full ones the newest, together each turn once.
     expect([...summarised, ...full]).toEqual(Array.from({ length: 200 - handoff.omitted }, (_, index) => handoff.omitted + index + 1));
