@@ -3,6 +3,7 @@ import { Alert, useAction } from "../shared/use-action.tsx";
 import { ReplyBody } from "./reply-body.tsx";
 import { STOP_NOTES } from "./reply-end.ts";
 import { StreamedText } from "./streamed-text.tsx";
+import { ForkFromHere } from "./fork-actions.tsx";
 
 /** The replies read with the page, before they are drawn: where a session opens. */
 export const NEWEST_READ_AT_ONCE = 3;
@@ -26,6 +27,7 @@ function Message(props: { sessionId: string; item: ConversationItem; detailChang
       )}
       {item.isGenerating && <p class="quiet generating">{props.waiting ? "Waiting for you" : "Writing…"}</p>}
       {stopNote && <p class="quiet">{stopNote}</p>}
+      {item.role === "assistant" && !item.isGenerating && <ForkFromHere sessionId={sessionId} itemId={item.id} />}
     </li>
   );
 }

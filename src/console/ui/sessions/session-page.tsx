@@ -18,6 +18,7 @@ import { applySessionEvent, STANDING_LABELS, standingOf } from "./session-state.
 import { useFollowBottom } from "./use-follow-bottom.ts";
 import { useOpenAt } from "./use-open-at.ts";
 import { SessionActions } from "./session-actions.tsx";
+import { ContinueWith } from "./fork-actions.tsx";
 import { type SessionTab, SessionTabs, sessionTabs, tabPanel, useTabbed } from "./session-tabs.tsx";
 import { useQuestionInReach } from "./use-question-in-reach.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
@@ -55,6 +56,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
   const [streamProblem, setStreamProblem] = useState<string | null>(null);
   const [ended, setEnded] = useState<EndedReply | null>(null);
   const [tab, setTab] = useState<SessionTab>("conversation");
+  const [managing, setManaging] = useState(false);
   const tabbed = useTabbed();
   const action = useAction();
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
@@ -154,7 +156,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           </button>
         )}
       </header>
-      <details class="session-manage">
+      <details class="session-manage" onToggle={(event) => setManaging(event.currentTarget.open)}>
         <summary>Manage</summary>
         <SessionActions
           session={session}
@@ -162,6 +164,8 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
             location.hash = pageHref("sessions");
           }}
         />
+        {/* Read when opened: the page reads only what it shows. */}
+        {managing && <ContinueWith session={session} />}
       </details>
       {deleted && <p class="error">This session was deleted.</p>}
       <Alert error={streamProblem} />
