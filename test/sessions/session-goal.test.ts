@@ -51,7 +51,9 @@ describe("goals and token budgets", () => {
     const raised = await t.json<{ status: string; tokensUsed: number }>("PUT", `/v1/sessions/${session.id}/goal`, { objective: "Ship it", tokenBudget: 5_000 });
     expect(raised.body).toMatchObject({ status: "active", tokensUsed: 1_600 });
     const resumed = await t.until(session.id, (d) => lastReply(d)?.text === "next done" && !lastReply(d)?.isGenerating);
-    expect(resumed.session).toMatchObject({ queuePaused: false, status: null });
+    expect(resumed.session.queuePaused).toBe(false);
+    // The hour stopped the idle agent, which cannot load its session: the conversation was handed to the next one.
+    expect(resumed.session.status).toContain("was handed to the agent with this prompt");
     // The turn reported 75 tokens; the context did not grow in it, so the report is what counts.
     expect(resumed.goal).toMatchObject({ status: "active", tokensUsed: 1_675 });
 
