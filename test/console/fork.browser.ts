@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ConsoleUnderTest, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, PHONE, screenshot, startScriptedConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { SCRIPTED_AGENT } from "../fixtures/scripted-agent/in-process.ts";
 
 // Forking a conversation at a reply, and continuing it with another agent, from a phone: the new
 // session opens with the copied conversation, its agent gets it with the first prompt (the scripted
@@ -16,12 +13,7 @@ let atrium: ConsoleUnderTest;
 const agentDir = makeTempDir("atrium-fork-agent-");
 
 beforeAll(async () => {
-  const scriptFile = join(agentDir.path, "script.json");
-  writeFileSync(scriptFile, JSON.stringify({ prompts: { "*": [{ describePrompt: true }] } }));
-  atrium = await startConsole(
-    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
-    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
-  );
+  atrium = await startScriptedConsole(agentDir.path, { prompts: { "*": [{ describePrompt: true }] } });
 }, 120_000);
 
 afterAll(async () => {

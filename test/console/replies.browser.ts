@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { CLAUDE_PERMISSION_OPTIONS, type ConsoleUnderTest, DESKTOP, PHONE, overflowsSideways, screenshot, startConsole } from "../helpers/console-browser.ts";
+import {
+  CLAUDE_PERMISSION_OPTIONS,
+  type ConsoleUnderTest,
+  DESKTOP,
+  PHONE,
+  overflowsSideways,
+  screenshot,
+  startScriptedConsole,
+} from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // A real Claude Code turn, replayed by the scripted agent with the updates claude-agent-acp 0.49 sends
 // (its tools.js): a Read whose output is the file in a bare fence, a Write asked about with its diff, an
@@ -79,7 +84,6 @@ let atrium: ConsoleUnderTest;
 const agentDir = makeTempDir("atrium-replies-");
 
 beforeAll(async () => {
-  const scriptFile = join(agentDir.path, "script.json");
   const quickRead = [
     { chunk: "Reading it.\n\n" },
     call("read-2", { title: "Read src/server.ts", kind: "read", locations: [{ path: `${ROOT}/src/server.ts` }] }),
@@ -93,11 +97,7 @@ beforeAll(async () => {
     "turn four": readAndRun("four", true),
     "*": [{ chunk: "No code here, just words." }],
   };
-  writeFileSync(scriptFile, JSON.stringify({ prompts }));
-  atrium = await startConsole(
-    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
-    { harnesses: [{ id: "scripted", name: "Claude (recorded)", executable: SCRIPTED_AGENT }] },
-  );
+  atrium = await startScriptedConsole(agentDir.path, { prompts }, "Claude (recorded)");
 }, 120_000);
 
 afterAll(async () => {

@@ -5,6 +5,7 @@ import { devBuild } from "./compiled-build.ts";
 import { startServe, type ServeProcess } from "./cli-process.ts";
 import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { SCRIPTED_AGENT } from "../fixtures/scripted-agent/in-process.ts";
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
@@ -133,6 +134,19 @@ export async function startConsole(env: Record<string, string> = {}, config?: Re
   };
   const under: ConsoleUnderTest = { serve, binary, home, adminToken, api, open, openSignedIn, crashAndRestart, crash, restart, close };
   return under;
+}
+
+/**
+ * The console with the scripted agent as harness `scripted` (shown as `name`), running `script`: the
+ * script and the sessions it keeps are in `dir`.
+ */
+export function startScriptedConsole(dir: string, script: unknown, name = "Scripted agent"): Promise<ConsoleUnderTest> {
+  const scriptFile = join(dir, "script.json");
+  writeFileSync(scriptFile, JSON.stringify(script));
+  return startConsole(
+    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(dir, "state"), SCRIPTED_AGENT_BUN: process.execPath },
+    { harnesses: [{ id: "scripted", name, executable: SCRIPTED_AGENT }] },
+  );
 }
 
 /** A permission's options as Claude Code offers them: "Always Allow" first, the riskiest choice on top. */
