@@ -146,3 +146,40 @@ describe("an agent that wipes a session it loads in the period the session began
     }
   });
 });
+
+describe("an agent that keeps an empty recording after a load (Gemini 0.61, issue 36)", () => {
+  test("three restarts, the first in the session's first minute: every earlier prompt reaches the agent, natively or by handoff", async () => {
+    const { s, clock } = await clockedServer(
+      { loadLeavesEmptyRecording: true, prompts: { "*": [{ describePrompt: true }] } },
+      { loadWipesInStartPeriodMs: PERIOD_MS },
+    );
+    try {
+      const session = await s.newSession();
+      expect(lastReply(await s.turn(session.id, "one"))!.text).toBe("text:one");
+      // Restart 1, in the session's first minute: the start waits for the next one, and the agent loads.
+      await s.restart();
+      await waitingToLoad(s, session.id);
+      await clock.advance(PERIOD_MS);
+      const second = await secondTurnEnded(s, session.id);
+      expect(lastReply(second)!.text).toBe("text:two");
+      expect(second.session.status).toBeNull();
+      // Restart 2: the agent's recording is empty now and its load fails; the conversation is handed over.
+      await s.restart();
+      const third = await s.turn(session.id, "three");
+      const [history, prompt] = lastReply(third)!.text.split("|");
+      expect(prompt).toBe("text:three");
+      expect(history).toContain("User:\none\nAssistant:\ntext:one\n");
+      expect(history).toContain("User:\ntwo\nAssistant:\ntext:two\n");
+      expect(third.session.status).toStartWith("the agent could not load its earlier session (Internal error: No previous sessions found for this project.)");
+      expect(third.session.status).toEndWith("the conversation Atrium kept (2 turns) was handed to the agent with this prompt");
+      // Restart 3, a minute on: the new agent session (which got the handoff) loads natively.
+      await clock.advance(PERIOD_MS);
+      await s.restart();
+      const fourth = await s.turn(session.id, "four");
+      expect(lastReply(fourth)!.text).toBe("text:four");
+      expect(fourth.session.status).toBeNull();
+    } finally {
+      clock.remove();
+    }
+  });
+});
