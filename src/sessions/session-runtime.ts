@@ -294,7 +294,7 @@ export class SessionRuntime {
       const capabilities = connection.agent.capabilities.promptCapabilities ?? undefined;
       const { blocks, files } = promptBlocks(prompt.text, prompt.attachments, capabilities, this.deps.files);
       for (const path of files) this.agent.grantRead(path);
-      const handoff = this.pendingHandoff(prompt.userItemId);
+      const handoff = this.pendingHandoff(turn, prompt.userItemId);
       // A leading text block: every ACP agent takes text, and none is asked to read a resource it may not show the model.
       if (handoff) blocks.unshift({ type: "text", text: handoff.text });
       turn.live = true;
@@ -390,15 +390,17 @@ export class SessionRuntime {
     });
   }
 
-  /** The conversation to hand over with the prompt of this item, when the agent's session lacks it. */
-  private pendingHandoff(userItemId: string): Handoff | undefined {
+  /** The conversation to hand over with the turn's prompt, when the agent's session lacks it. */
+  private pendingHandoff(turn: Turn, userItemId: string): Handoff | undefined {
     if (!this.deps.records.get(this.sessionId).historyHandoff) return undefined;
     const handoff = storedHandoff(this.deps, this.sessionId, userItemId);
-    if (!handoff)
-      this.deps.records.update(this.sessionId, (stored) => {
-        stored.historyHandoff = false;
-      });
-    return handoff;
+    if (handoff) return handoff;
+    // Nothing was said before this prompt: there is nothing to hand over.
+    if (this.loadNotice) turn.notices.notice = `${this.loadNotice}; it started a new one (nothing had been said yet)`;
+    this.deps.records.update(this.sessionId, (stored) => {
+      stored.historyHandoff = false;
+    });
+    return undefined;
   }
 
   /** The agent answered a prompt that carried the conversation: the handoff is done, and the session says so. */
