@@ -61,6 +61,9 @@ describe("fork at a message", () => {
     const original = await s.detail(source.session.id);
     expect(original.conversation).toEqual(source.conversation);
     expect(original.session).toEqual(source.session);
+    // The copies hold their own text (a reply's is its source's deltas, which go with the source).
+    expect((await s.t.json("DELETE", `/v1/sessions/${source.session.id}`)).status).toBe(200);
+    expect(conversationOf(await s.detail(forked.id)).slice(0, 4)).toEqual(conversationOf(source).slice(0, 4));
   });
 
   test("a fork of the whole conversation on an agent that offers session/fork: the agent forks its session, nothing is handed over", async () => {
