@@ -21,7 +21,7 @@ import { MigrationProgress } from "../system/migration-progress.ts";
 import { serverAddress, type ListenSpec, type ServerAddress } from "../system/server-address.ts";
 import { isLoopbackHost } from "../system/loopback.ts";
 import { SystemStatus } from "../system/system-status.ts";
-import { beginUpdateStartupGuard, recordUpdateMigration } from "../update/server-updates.ts";
+import { beginUpdateStartupGuard, recordUpdateMigration } from "../update/update-startup.ts";
 import type { UpdateStartupGuard } from "../update/startup-guard.ts";
 import { announce } from "./announce.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";

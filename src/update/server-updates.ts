@@ -10,7 +10,6 @@ import { selfUpdateCapability } from "./self-update.ts";
 import { UpdateChecker } from "./update-checker.ts";
 import { UpdateService, type UpdateSessions } from "./update-service.ts";
 import { UpdateStateFiles } from "./update-state-files.ts";
-import { UpdateStartupGuard } from "./startup-guard.ts";
 
 /** What tests replace in the server's updates. */
 export interface UpdateTuning {
@@ -34,23 +33,6 @@ export interface ServerUpdateDeps {
   /** Stops the whole server (port, data-dir lock, database) before the new build starts. */
   stopServer: () => Promise<void>;
   clock: Clock;
-}
-
-/**
- * Tells the pending update that started this build that its start migrated the database, so that a
- * rollback puts the copy from before back (see roll-back.ts).
- */
-export function recordUpdateMigration(dataDir: string, migrated: { path: string; backup: string }, build: BuildInfo = buildInfo): void {
-  const state = new UpdateStateFiles(dataDir);
-  const pending = state.readPending();
-  if (pending && pending.targetVersion === build.version && pending.targetBuildNumber === build.buildNumber) {
-    state.writePending({ ...pending, migratedDatabase: migrated });
-  }
-}
-
-/** Guards a start-up that a service manager makes after a supervised update (see startup-guard.ts). */
-export function beginUpdateStartupGuard(dataDir: string, logger: Logger, build: BuildInfo = buildInfo): UpdateStartupGuard | undefined {
-  return build.compiled ? UpdateStartupGuard.begin(new UpdateStateFiles(dataDir), build, logger) : undefined;
 }
 
 /** The server's UpdateService with its collaborators. */

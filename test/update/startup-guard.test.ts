@@ -8,7 +8,7 @@ import { UpdateStateFiles, type PendingUpdate } from "../../src/update/update-st
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrate, migrations, type Migration } from "../../src/store/migrations.ts";
-import { recordUpdateMigration } from "../../src/update/server-updates.ts";
+import { recordUpdateMigration } from "../../src/update/update-startup.ts";
 
 const quiet: Logger = { enabled: () => false, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const newBuild = { version: "1.1.0", buildNumber: 2, channel: "stable" };
