@@ -4,7 +4,7 @@ import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary } from "../../release/compile.ts";
 import { EventStream, type EventStreamOptions, wallMs } from "./events.ts";
-import { SERVER_CPU, launch, onCpu, tempDir, until, type Launched } from "./processes.ts";
+import { SERVER_CPU, freePort, launch, onCpu, tempDir, until, type Launched } from "./processes.ts";
 
 /**
  * Compiles the working tree exactly as `npm run build` does, into a temporary folder; with
@@ -55,12 +55,8 @@ export async function timedGet(base: string, headers: Record<string, string>, pa
   return { ms, body };
 }
 
-/** `count` sequential timed GETs of `pathOf(request)`, in ms. */
-export async function timeGets(base: string, headers: Record<string, string>, count: number, pathOf: (request: number) => string): Promise<number[]> {
-  const times: number[] = [];
-  for (let request = 0; request < count; request++) times.push((await timedGet(base, headers, pathOf(request))).ms);
-  return times;
-}
+/** The next page's path in a `Link` header (`<path>; rel="next"`), if any. */
+export const nextLink = (link: string | null | undefined): string | undefined => /^<([^>]+)>; rel="next"$/.exec(link ?? "")?.[1];
 
 export interface AtriumOptions {
   /** Its data dir, which outlives the server; a temp dir removed at stop when not given. */
@@ -68,11 +64,11 @@ export interface AtriumOptions {
   /** Written as config.json over the offline settings; without it, no config.json. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
-  /** A port of its own (to come back on after a restart, or to be polled); else one the OS picks. */
+  /** A port of its own (to come back on after a restart); else one the OS picks. */
   port?: number;
   /** Unpinned, as a user starts it, rather than on the server CPU. */
   unpinned?: boolean;
-  /** Ready once `GET /v1/health` answers 200 without a token (needs `port`), rather than on "listening on". */
+  /** Ready once `GET /v1/health` answers 200 without a token (on a port chosen free), rather than on "listening on". */
   pollHealth?: boolean;
   /** Waits until the server's first scan finds this harness ready. */
   harness?: string;
@@ -85,6 +81,10 @@ export interface Atrium extends Launched {
   home: string;
   headers: Record<string, string>;
   call: ApiCall;
+  /** `timedGet` of a path with the token. */
+  get(path: string): Promise<{ ms: number; body: Uint8Array }>;
+  /** `count` sequential timed GETs of `pathOf(request)`, in ms. */
+  timeGets(count: number, pathOf: (request: number) => string): Promise<number[]>;
   events(query?: string, options?: EventStreamOptions): Promise<EventStream>;
 }
 
@@ -93,23 +93,22 @@ export async function startAtrium(binary: string, options: AtriumOptions = {}): 
   const home = options.home ?? tempDir("home");
   const removeHome = () => (options.home ? undefined : rmSync(home, { recursive: true, force: true }));
   if (options.config) writeFileSync(join(home, "config.json"), JSON.stringify({ ...OFFLINE_CONFIG, ...options.config }, null, 2));
-  const command = atriumCommand(binary, options.port ?? 0);
-  let launched: Launched;
-  try {
-    launched = await launch({
-      command: options.unpinned ? command : onCpu(SERVER_CPU, command),
-      env: { ...options.env, ATRIUM_HOME: home },
-      poll: options.pollHealth ? { url: `http://127.0.0.1:${options.port}/v1/health` } : undefined,
-      timeoutMs: options.pollHealth ? 5_000 : 30_000,
-    });
-  } catch (error) {
+  const port = options.port ?? (options.pollHealth ? freePort() : 0);
+  const command = atriumCommand(binary, port);
+  const launched = await launch({
+    command: options.unpinned ? command : onCpu(SERVER_CPU, command),
+    env: { ...options.env, ATRIUM_HOME: home },
+    poll: options.pollHealth ? { url: `http://127.0.0.1:${port}/v1/health` } : undefined,
+    timeoutMs: options.pollHealth ? 5_000 : 30_000,
+  }).catch((error: unknown) => {
     removeHome();
     throw error;
-  }
+  });
   const startedAt = wallMs();
   const token = readFileSync(join(home, "token"), "utf8").trim();
   const headers = { authorization: `Bearer ${token}` };
   const call = apiCaller(launched.url, token);
+  const get = (path: string) => timedGet(launched.url, headers, path);
   const atrium: Atrium = {
     ...launched,
     startedAt,
@@ -117,6 +116,12 @@ export async function startAtrium(binary: string, options: AtriumOptions = {}): 
     home,
     headers,
     call,
+    get,
+    async timeGets(count, pathOf) {
+      const times: number[] = [];
+      for (let request = 0; request < count; request++) times.push((await get(pathOf(request))).ms);
+      return times;
+    },
     events: (query = "", eventOptions) => EventStream.open(`${launched.url}/v1/events/stream${query}`, token, eventOptions),
     // The server stops its agents and waits for them, so their CPU comes back to us with its own.
     async stop() {
@@ -124,21 +129,22 @@ export async function startAtrium(binary: string, options: AtriumOptions = {}): 
       removeHome();
     },
   };
-  if (options.harness) {
-    try {
-      await until(() => harnessReady(call, options.harness!), 15_000, `harness ${options.harness} ready`, 50);
-    } catch (error) {
+  const harness = options.harness;
+  if (harness) {
+    type Listed = { id: string; enabled: boolean; readiness: { state: string } }[];
+    const ready = async () => (await call<Listed>(200, "GET", "/v1/harnesses")).some((h) => h.id === harness && h.enabled && h.readiness.state === "ready");
+    await until(async () => (await ready()) || undefined, 15_000, `harness ${harness} ready`, 50).catch(async (error: unknown) => {
       await atrium.stop();
       throw error;
-    }
+    });
   }
   return atrium;
 }
 
-async function harnessReady(call: ApiCall, id: string): Promise<true | undefined> {
-  const harnesses = await call<{ id: string; enabled: boolean; readiness: { state: string } }[]>(200, "GET", "/v1/harnesses");
-  return harnesses.some((harness) => harness.id === id && harness.enabled && harness.readiness.state === "ready") || undefined;
-}
+/** A PUT /v1/sync body newer each time (`sequence` rises), so that each such write appends exactly one sync.changed event. */
+export const syncWrite = (sequence: number, key = "k") => ({
+  entries: [{ key, value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }],
+});
 
 /** A scratch project, for sessions that need one. */
 export async function scratchProject(atrium: Atrium, name?: string): Promise<string> {
@@ -154,20 +160,19 @@ export const prompt = (atrium: Atrium, sessionId: string, text: string) => atriu
 /** A page of a session's conversation, as GET /v1/sessions/{id} answers it. */
 export interface ConversationPage {
   session: { sidebarState: string; status: string | null };
-  conversation: { role: string; text: string; isGenerating: boolean }[];
+  conversation: { id: string; role: string; text: string; isGenerating: boolean }[];
   promptQueue: unknown[];
   hasMore: boolean;
   nextBefore: string | null;
 }
 
+/** A session with its newest item. */
+export const newestPage = (atrium: Atrium, sessionId: string) => atrium.call<ConversationPage>(200, "GET", `/v1/sessions/${sessionId}?limit=1`);
+
 /** Every page of a session's conversation, newest first, each with the `before` cursor that read it. */
 export async function* conversationPages(atrium: Atrium, sessionId: string, limit = 200): AsyncGenerator<ConversationPage & { before: string | null }> {
   for (let before: string | null = null; ; ) {
-    const page: ConversationPage = await atrium.call<ConversationPage>(
-      200,
-      "GET",
-      `/v1/sessions/${sessionId}?limit=${limit}${before ? `&before=${before}` : ""}`,
-    );
+    const page: ConversationPage = await atrium.call(200, "GET", `/v1/sessions/${sessionId}?limit=${limit}${before ? `&before=${before}` : ""}`);
     yield { ...page, before };
     if (!page.hasMore || !page.nextBefore) return;
     before = page.nextBefore;
@@ -178,7 +183,7 @@ export async function* conversationPages(atrium: Atrium, sessionId: string, limi
 export async function runTurns(atrium: Atrium, sessionId: string, prompts: string[], timeoutMs: number): Promise<void> {
   for (const text of prompts) await prompt(atrium, sessionId, text);
   const idle = async () => {
-    const detail = await atrium.call<ConversationPage>(200, "GET", `/v1/sessions/${sessionId}?limit=1`);
+    const detail = await newestPage(atrium, sessionId);
     if (detail.session.sidebarState === "error") throw new Error(`the session went into error: ${detail.session.status}`);
     const newest = detail.conversation.at(-1);
     return detail.session.sidebarState !== "working" && detail.promptQueue.length === 0 && newest?.role === "assistant" && !newest.isGenerating
@@ -202,6 +207,7 @@ export async function seedEchoSessions(call: ApiCall, sessions: number, projects
   });
 }
 
+/** One line of a server's JSON log. */
 export interface ServerLogLine {
   time: string;
   level: string;
@@ -224,16 +230,8 @@ export function serverLogLines(home: string): ServerLogLine[] {
   );
 }
 
-/** A server's warnings and errors, each message once with its count: what a run should not have. */
-export function serverTrouble(home: string): { count: number; messages: Record<string, number> } {
-  const trouble = serverLogLines(home).filter((line) => line.level === "warn" || line.level === "error");
-  const messages: Record<string, number> = {};
-  for (const line of trouble) {
-    const key = `${line.level}: ${line.msg}${line.error ? ` (${(line.error as { message?: string }).message ?? ""})` : ""}`.slice(0, 300);
-    messages[key] = (messages[key] ?? 0) + 1;
-  }
-  return { count: trouble.length, messages };
-}
+/** How many warnings and errors a server's log holds: what a run should not have. */
+export const serverTrouble = (home: string): number => serverLogLines(home).filter((line) => line.level === "warn" || line.level === "error").length;
 
 /** Requests made at once while seeding a server; the servers take them one by one anyway. */
 const SEED_CONCURRENCY = 8;

@@ -1,21 +1,21 @@
 import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { QUIET_FLAGS, SYSTEM_CHROMIUM } from "../../test/helpers/browser.ts";
 import { watchProcessTree } from "./cpu.ts";
+import { installPaintProbe, type PaintMark } from "./paint-probe.ts";
 import { LOAD_CPU, childPids, onCpu, tempDir } from "./processes.ts";
 
 export { DESKTOP, PHONE } from "../../test/helpers/console-browser.ts";
 
-export interface Viewport {
-  width: number;
-  height: number;
-}
+export type Viewport = { width: number; height: number };
 
 export interface BenchBrowser {
-  browser: Browser;
-  /** A fresh context (empty cache) whose pages find `storage` in localStorage before their own script runs, as a returning visitor's would. */
-  context(viewport: Viewport, storage: Record<string, string>): Promise<BrowserContext>;
+  /**
+   * `use` on a new page of a fresh context (empty cache) that is closed after; the page finds `storage` in localStorage, as
+   * a returning visitor's would, and the paint probe watching `marks`, before its own script runs.
+   */
+  withPage<T>(viewport: Viewport, storage: Record<string, string>, marks: PaintMark[], use: (page: Page, context: BrowserContext) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -34,26 +34,27 @@ export async function launchBenchBrowser(): Promise<BenchBrowser> {
   writeFileSync(wrapper, `#!/bin/sh\nexec ${onCpu(LOAD_CPU, [SYSTEM_CHROMIUM]).join(" ")} "$@"\n`);
   chmodSync(wrapper, 0o755);
   const childrenBefore = new Set(childPids(process.pid));
-  let browser: Browser;
-  try {
-    browser = await chromium.launch({ executablePath: wrapper, headless: true, args: QUIET_FLAGS });
-  } catch (error) {
+  const browser = await chromium.launch({ executablePath: wrapper, headless: true, args: QUIET_FLAGS }).catch((error: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw error;
-  }
+  });
   const browserPid = childPids(process.pid).find((pid) => !childrenBefore.has(pid));
   // Its zygotes leave their renderers to init, so their CPU never comes back to us when reaped: watched,
   // it counts as the benchmark's rather than as other processes'.
   const tree = browserPid === undefined ? undefined : watchProcessTree(browserPid);
   return {
-    browser,
-    async context(viewport, storage) {
+    async withPage(viewport, storage, marks, use) {
       const context = await browser.newContext({ viewport });
-      await context.addInitScript((items: Record<string, string>) => {
-        const { localStorage } = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
-        for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
-      }, storage);
-      return context;
+      try {
+        await context.addInitScript((items: Record<string, string>) => {
+          const { localStorage } = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
+          for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
+        }, storage);
+        if (marks.length > 0) await context.addInitScript(installPaintProbe, marks);
+        return await use(await context.newPage(), context);
+      } finally {
+        await context.close();
+      }
     },
     async close() {
       tree?.sample();

@@ -3,7 +3,17 @@
  * Words follow Zipf's law over a vocabulary of common English words and made-up technical terms, so a
  * few words are in almost every message and most are rare, as in real conversations with an agent.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { seededRandom } from "./seeded-random.ts";
+
+/** The `=== <name>` sections of a file in bench/fixtures, each's text after its name's line, by name. */
+export function fixtureSections(file: string): Map<string, string> {
+  const sections = readFileSync(join(import.meta.dir, "..", "fixtures", file), "utf8")
+    .split(/^=== /m)
+    .slice(1);
+  return new Map(sections.map((section) => [section.slice(0, section.indexOf("\n")).trim(), section.slice(section.indexOf("\n") + 1)]));
+}
 
 const COMMON = (
   "the of and to a in is it that for you this with on be as are was not have but or at by from an can if will file test we code function " +

@@ -6,6 +6,7 @@
  * "Loading…" paragraph painted before, and the last rows of a long list are below the screen. The
  * functions here run in the page (Playwright sends their source), so they use no import at run time.
  */
+import type { Page } from "playwright-core";
 import type { PageElement, PageGlobals, PageTimingEntry } from "./page-globals.ts";
 
 /** Met once the last element matching `selector` exists (and `count` of them), holds `text` and `holding` of its own. */
@@ -89,3 +90,6 @@ export function readPage() {
     })),
   };
 }
+
+/** Waits (up to 30 s) until the frames holding the marks `names` were presented. */
+export const awaitPaint = (page: Page, names: string[]) => page.waitForFunction(painted, names, { timeout: 30_000, polling: 50 });

@@ -66,6 +66,16 @@ export async function until<T>(check: () => Promise<T | undefined> | T | undefin
   }
 }
 
+/** `step(index)` for 0..count-1, each due `intervalMs` after the one before (at once when the last ran over: none is skipped). */
+export async function onSchedule(count: number, intervalMs: number, step: (index: number) => Promise<unknown>): Promise<void> {
+  const start = performance.now();
+  for (let index = 0; index < count; index++) {
+    const wait = start + index * intervalMs - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    await step(index);
+  }
+}
+
 /** Runs `step` over and over, `pauseMs` apart, until the returned stop is awaited (which also awaits the step under way). */
 export function repeatUntilStopped(step: () => unknown, pauseMs = 0): () => Promise<void> {
   let running = true;

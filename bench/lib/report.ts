@@ -11,6 +11,10 @@ export interface Target {
   gate?: boolean;
 }
 
+/** Targets as the figures state them: under `value` (a gate when `gate`), or at least `value`. */
+export const below = (value: number, gate?: true): Target => ({ comparison: "<", value, ...(gate ? { gate } : {}) });
+export const atLeast = (value: number): Target => ({ comparison: ">=", value });
+
 export interface Figure {
   label: string;
   /** NaN when an input was missing (a comparator not installed, a start that never answered): printed n/a. */

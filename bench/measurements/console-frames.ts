@@ -4,11 +4,11 @@
  * idle for as long after the reply.
  */
 import { scriptedAgent } from "../lib/agents.ts";
-import { newSession, prompt, scratchProject, type startAtrium, type Atrium } from "../lib/atrium.ts";
+import { newSession, prompt, scratchProject, type Atrium, type AtriumOptions } from "../lib/atrium.ts";
 import { DESKTOP, PHONE, signedIn, type BenchBrowser, type Viewport } from "../lib/browser.ts";
-import { type FrameStats, frameStats, framesCover, framesPastDone, LONG_FRAME_MS, replyShown, startFrameLog, stopFrameLog } from "../lib/frames.ts";
+import { frameStats, framesCover, framesPastDone, LONG_FRAME_MS, replyShown, startFrameLog, stopFrameLog } from "../lib/frames.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
-import type { Figure } from "../lib/report.ts";
+import { atLeast, type Figure } from "../lib/report.ts";
 import { medianOf, ratio } from "../lib/stats.ts";
 import { markdownReply, streamChunks } from "./console-markdown-reply.ts";
 
@@ -27,17 +27,7 @@ interface World {
   harness: string;
 }
 
-interface Round {
-  streaming: FrameStats;
-  /** The second after the turn ended: the last text drawn, code coloured. */
-  after: FrameStats;
-  /** Page updates while it streamed: each draws the text that came since the last. */
-  updates: number;
-  /** The same page, the reply shown and nothing streaming, for as long as the reply streamed. */
-  idle: FrameStats;
-}
-
-async function seedWorld(bench: Bench, harness: string, options: Parameters<typeof startAtrium>[1]): Promise<World> {
+async function seedWorld(bench: Bench, harness: string, options: AtriumOptions): Promise<World> {
   const atrium = await bench.atrium({ ...options, harness });
   const browser = await bench.browser();
   return { atrium, browser, projectId: await scratchProject(atrium, "Streaming"), harness };
@@ -48,38 +38,42 @@ async function seedWorld(bench: Bench, harness: string, options: Parameters<type
  * `text` is sent through the API and the reply streams (and a second past its end), then as long
  * again idle. The session is deleted after, which stops its agent.
  */
-async function streamRound({ atrium, browser, projectId, harness }: World, viewport: Viewport, text: string, expected: Expected): Promise<Round> {
+async function streamRound({ atrium, browser, projectId, harness }: World, viewport: Viewport, text: string, expected: Expected) {
   const sessionId = await newSession(atrium, projectId, harness, "Streaming");
-  const context = await browser.context(viewport, signedIn(atrium.token));
   try {
-    const page = await context.newPage();
-    await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-    await page.getByLabel("Prompt", { exact: true }).waitFor();
-    await page.evaluate(startFrameLog);
-    await prompt(atrium, sessionId, text);
-    // The second after the end, and the frame under way then, must have ended: however long the page is busy.
-    await page.waitForFunction(framesPastDone, AFTER_MS, { timeout: TURN_TIMEOUT_MS, polling: 100 });
-    const streamed = await page.evaluate(stopFrameLog);
-    const shown = await page.evaluate(replyShown);
-    if ("text" in expected ? shown.text !== expected.text : shown.codeBlocks < expected.codeBlocks) {
-      throw new Error(`MISMATCH: the page does not show the reply (${shown.text.length} characters, ${shown.codeBlocks} code blocks)`);
-    }
-    const streaming = frameStats(streamed.frames, streamed.firstDeltaMs!, streamed.doneMs!);
-    await Bun.sleep(SETTLE_MS);
-    await page.evaluate(startFrameLog);
-    await page.waitForFunction(framesCover, streaming.elapsedMs, { timeout: TURN_TIMEOUT_MS, polling: 100 });
-    const quiet = await page.evaluate(stopFrameLog);
-    return {
-      streaming,
-      after: frameStats(streamed.frames, streamed.doneMs!, streamed.doneMs! + AFTER_MS),
-      updates: streamed.updates,
-      idle: frameStats(quiet.frames, quiet.frames[0]!, quiet.frames[0]! + streaming.elapsedMs),
-    };
+    return await browser.withPage(viewport, signedIn(atrium.token), [], async (page) => {
+      await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
+      await page.getByLabel("Prompt", { exact: true }).waitFor();
+      await page.evaluate(startFrameLog);
+      await prompt(atrium, sessionId, text);
+      // The second after the end, and the frame under way then, must have ended: however long the page is busy.
+      await page.waitForFunction(framesPastDone, AFTER_MS, { timeout: TURN_TIMEOUT_MS, polling: 100 });
+      const streamed = await page.evaluate(stopFrameLog);
+      const shown = await page.evaluate(replyShown);
+      if ("text" in expected ? shown.text !== expected.text : shown.codeBlocks < expected.codeBlocks) {
+        throw new Error(`MISMATCH: the page does not show the reply (${shown.text.length} characters, ${shown.codeBlocks} code blocks)`);
+      }
+      const streaming = frameStats(streamed.frames, streamed.firstDeltaMs!, streamed.doneMs!);
+      await Bun.sleep(SETTLE_MS);
+      await page.evaluate(startFrameLog);
+      await page.waitForFunction(framesCover, streaming.elapsedMs, { timeout: TURN_TIMEOUT_MS, polling: 100 });
+      const quiet = await page.evaluate(stopFrameLog);
+      return {
+        streaming,
+        /** The second after the turn ended: the last text drawn, code coloured. */
+        after: frameStats(streamed.frames, streamed.doneMs!, streamed.doneMs! + AFTER_MS),
+        /** Page updates while it streamed: each draws the text that came since the last. */
+        updates: streamed.updates,
+        /** The same page, the reply shown and nothing streaming, for as long as the reply streamed. */
+        idle: frameStats(quiet.frames, quiet.frames[0]!, quiet.frames[0]! + streaming.elapsedMs),
+      };
+    });
   } finally {
-    await context.close();
     await atrium.call(200, "DELETE", `/v1/sessions/${sessionId}`);
   }
 }
+
+type Round = Awaited<ReturnType<typeof streamRound>>;
 
 /** Medians over the rounds (the longest frame: the worst). */
 function roundFigures(name: string, rounds: Round[], target: boolean): Figure[] {
@@ -87,7 +81,7 @@ function roundFigures(name: string, rounds: Round[], target: boolean): Figure[] 
   const fps = of((round) => round.streaming.framesPerSecond);
   const idleFps = of((round) => round.idle.framesPerSecond);
   return [
-    { label: `${name}: frames per second while streaming`, value: fps, unit: "fps", ...(target ? { target: { comparison: ">=", value: 30 } } : {}) },
+    { label: `${name}: frames per second while streaming`, value: fps, unit: "fps", ...(target ? { target: atLeast(30) } : {}) },
     { label: `${name}: longest frame (worst round)`, value: Math.max(...rounds.map((round) => round.streaming.longestMs)), unit: "ms" },
     { label: `${name}: frames over ${LONG_FRAME_MS} ms`, value: of((round) => round.streaming.longSharePercent), unit: "%" },
     { label: `${name}: frame p95`, value: of((round) => round.streaming.p95Ms), unit: "ms" },
@@ -134,18 +128,10 @@ export const consoleStream = measurement({
   baseline: { what: IDLE_WHAT },
   rounds: { warmup: 1, measured: 3 },
   figures: ({ action }) =>
-    (["phone", "desktop"] as const).flatMap((viewport) => [
-      ...roundFigures(
-        `20,000 chunks, ${viewport}`,
-        action.map((round) => round[viewport].short),
-        true,
-      ),
-      ...roundFigures(
-        `200,000 chunks, ${viewport}`,
-        action.map((round) => round[viewport].long),
-        false,
-      ),
-    ]),
+    (["phone", "desktop"] as const).flatMap((viewport) => {
+      const [short, long] = [action.map((round) => round[viewport].short), action.map((round) => round[viewport].long)];
+      return [...roundFigures(`20,000 chunks, ${viewport}`, short, true), ...roundFigures(`200,000 chunks, ${viewport}`, long, false)];
+    }),
 });
 
 const MARKDOWN_PROMPT = "Write the whole change up, with its code.";

@@ -1,40 +1,30 @@
 import { seedEchoSessions, type Atrium } from "../lib/atrium.ts";
 import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
-import { installPaintProbe, type PaintMark, painted, readPage } from "../lib/paint-probe.ts";
-import { type Figure, paintAgainstBaseline } from "../lib/report.ts";
+import { awaitPaint, type PaintMark, readPage } from "../lib/paint-probe.ts";
+import { below, paintAgainstBaseline } from "../lib/report.ts";
 import { medianOf } from "../lib/stats.ts";
 
 const SESSIONS = 5_000;
 /** The console reads this many first (src/console/ui/sessions/sessions-page.tsx), the rest as the user scrolls. */
 const FIRST_PAGE = 50;
-const TIMEOUT_MS = 30_000;
 /** How long the page is left alone after its first page, to see whether it reads more unasked. */
 const IDLE_AFTER_MS = 1_000;
 
-interface World {
-  browser: BenchBrowser;
-  full: Atrium;
-  empty: Atrium;
-}
+const ROW_MARKS: PaintMark[] = [
+  { name: "first", selector: ".session-row" },
+  { name: "all", selector: ".session-row", count: FIRST_PAGE },
+];
+const EMPTY_MARKS: PaintMark[] = [{ name: "first", selector: "p.quiet", text: "No sessions yet." }];
 
 /**
  * One first visit: a fresh context (no cache), `/#/sessions` opened, the probe's notes once it
  * settled; then a second of nothing, and (with sessions) a scroll to the end of the list.
  */
-async function loadList({ browser }: World, atrium: Atrium, withRows: boolean) {
-  const context = await browser.context(PHONE, signedIn(atrium.token));
-  try {
-    const marks: PaintMark[] = withRows
-      ? [
-          { name: "first", selector: ".session-row" },
-          { name: "all", selector: ".session-row", count: FIRST_PAGE },
-        ]
-      : [{ name: "first", selector: "p.quiet", text: "No sessions yet." }];
-    await context.addInitScript(installPaintProbe, marks);
-    const page = await context.newPage();
+const loadList = (browser: BenchBrowser, atrium: Atrium, withRows: boolean) =>
+  browser.withPage(PHONE, signedIn(atrium.token), withRows ? ROW_MARKS : EMPTY_MARKS, async (page) => {
     await page.goto(`${atrium.url}/#/sessions`);
-    await page.waitForFunction(painted, withRows ? ["first", "all"] : ["first"], { timeout: TIMEOUT_MS, polling: 50 });
+    await awaitPaint(page, withRows ? ["first", "all"] : ["first"]);
     const box = await page
       .locator(withRows ? ".session-row" : "p.quiet")
       .first()
@@ -47,7 +37,7 @@ async function loadList({ browser }: World, atrium: Atrium, withRows: boolean) {
     if (withRows) {
       const scrolled = performance.now();
       await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
-      await page.locator(".session-row").nth(FIRST_PAGE).waitFor({ state: "attached", timeout: TIMEOUT_MS });
+      await page.locator(".session-row").nth(FIRST_PAGE).waitFor({ state: "attached", timeout: 30_000 });
       nextPageAfterScrollMs = performance.now() - scrolled;
     }
     const { first, all } = reading.marks;
@@ -63,12 +53,7 @@ async function loadList({ browser }: World, atrium: Atrium, withRows: boolean) {
       listRequestsBeforeScroll: pages.length,
       nextPageAfterScrollMs,
     };
-  } finally {
-    await context.close();
-  }
-}
-
-type Load = Awaited<ReturnType<typeof loadList>>;
+  });
 
 export const consoleList = measurement({
   key: "console-list",
@@ -81,8 +66,7 @@ export const consoleList = measurement({
       const [full, empty] = [await bench.atrium({ config: {} }), await bench.atrium({ config: {} })];
       await seedEchoSessions(full.call, SESSIONS, 20);
       await seedEchoSessions(empty.call, 0, 20);
-      const browser = await bench.browser();
-      return { browser, full, empty };
+      return { browser: await bench.browser(), full, empty };
     },
   },
   action: {
@@ -91,41 +75,37 @@ export const consoleList = measurement({
       "page's script runs): the paint probe's marker in the task that puts the first rows (then the first page's 50) in the DOM; " +
       "the figure is when that frame was presented, in ms from navigation start. Then the page is left alone 1 s (list requests " +
       "counted from Resource Timing) and scrolled to its end, timed to the next page's first row in the DOM.",
-    run: (world) => loadList(world, world.full, true),
+    run: ({ browser, full }) => loadList(browser, full, true),
   },
   baseline: {
     what: 'the same visit to the server with no sessions, to the frame presenting "No sessions yet.".',
-    run: (world) => loadList(world, world.empty, false),
+    run: ({ browser, empty }) => loadList(browser, empty, false),
   },
   rounds: { warmup: 2, measured: 10 },
-  figures({ action, baseline }) {
-    const p50 = (loads: Load[], pick: (load: Load) => number | null) => medianOf(loads, pick);
-    const figures: Figure[] = [
-      ...paintAgainstBaseline(
-        {
-          action: "first paint with session rows",
-          baseline: "no sessions: first paint of the empty list",
-          ratio: `${SESSIONS.toLocaleString("en-US")} sessions / none`,
-        },
-        action.map((l) => l.firstPaintMs),
-        baseline.map((l) => l.firstPaintMs),
-        { comparison: "<", value: 300 },
-      ),
-      { label: "rows in that first frame", value: p50(action, (l) => l.rowsAtFirst), unit: "count" },
-      { label: `the first page's ${FIRST_PAGE} rows painted, p50`, value: p50(action, (l) => l.allPaintMs), unit: "ms" },
-      { label: "the page's first contentful paint (its top bar), p50", value: p50(action, (l) => l.firstContentfulPaintMs), unit: "ms" },
-      { label: `first page of ${FIRST_PAGE} sessions read, p50`, value: p50(action, (l) => l.pageReadMs), unit: "ms" },
-      { label: "its rows in the DOM, p50", value: p50(action, (l) => l.firstInDomMs), unit: "ms" },
-      { label: "no sessions: the empty page read, p50", value: p50(baseline, (l) => l.pageReadMs), unit: "ms" },
-      { label: "no sessions: the empty line in the DOM, p50", value: p50(baseline, (l) => l.firstInDomMs), unit: "ms" },
+  figures: ({ action, baseline }) => [
+    ...paintAgainstBaseline(
       {
-        label: `list requests in the ${IDLE_AFTER_MS / 1000} s before a scroll (worst load)`,
-        value: Math.max(...action.map((l) => l.listRequestsBeforeScroll)),
-        unit: "count",
-        target: { comparison: "<", value: 2 },
+        action: "first paint with session rows",
+        baseline: "no sessions: first paint of the empty list",
+        ratio: `${SESSIONS.toLocaleString("en-US")} sessions / none`,
       },
-      { label: "scrolled to the end: the next page's rows in the DOM, p50", value: p50(action, (l) => l.nextPageAfterScrollMs), unit: "ms" },
-    ];
-    return figures;
-  },
+      action.map((l) => l.firstPaintMs),
+      baseline.map((l) => l.firstPaintMs),
+      below(300),
+    ),
+    { label: "rows in that first frame", value: medianOf(action, (l) => l.rowsAtFirst), unit: "count" },
+    { label: `the first page's ${FIRST_PAGE} rows painted, p50`, value: medianOf(action, (l) => l.allPaintMs), unit: "ms" },
+    { label: "the page's first contentful paint (its top bar), p50", value: medianOf(action, (l) => l.firstContentfulPaintMs), unit: "ms" },
+    { label: `first page of ${FIRST_PAGE} sessions read, p50`, value: medianOf(action, (l) => l.pageReadMs), unit: "ms" },
+    { label: "its rows in the DOM, p50", value: medianOf(action, (l) => l.firstInDomMs), unit: "ms" },
+    { label: "no sessions: the empty page read, p50", value: medianOf(baseline, (l) => l.pageReadMs), unit: "ms" },
+    { label: "no sessions: the empty line in the DOM, p50", value: medianOf(baseline, (l) => l.firstInDomMs), unit: "ms" },
+    {
+      label: `list requests in the ${IDLE_AFTER_MS / 1000} s before a scroll (worst load)`,
+      value: Math.max(...action.map((l) => l.listRequestsBeforeScroll)),
+      unit: "count",
+      target: below(2),
+    },
+    { label: "scrolled to the end: the next page's rows in the DOM, p50", value: medianOf(action, (l) => l.nextPageAfterScrollMs), unit: "ms" },
+  ],
 });

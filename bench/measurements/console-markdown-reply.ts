@@ -4,8 +4,7 @@
  * languages), made the same every run from a seeded generator, and cut into chunks of roughly equal
  * size anywhere (inside words and fences), as a model streams.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { fixtureSections } from "../lib/conversation-text.ts";
 import { seededRandom } from "../lib/seeded-random.ts";
 
 type Random = () => number;
@@ -17,22 +16,8 @@ const capital = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 const plural = (word: string) => (word.endsWith("s") ? `${word}es` : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`);
 
 /** The code pieces of bench/fixtures/markdown-code.txt, by language. */
-function codePieces(): Map<string, string[]> {
-  const text = readFileSync(join(import.meta.dir, "..", "fixtures", "markdown-code.txt"), "utf8");
-  const pieces = new Map<string, string[]>();
-  for (const section of text.split(/^=== /m).slice(1)) {
-    const newline = section.indexOf("\n");
-    const language = section.slice(0, newline).trim();
-    pieces.set(
-      language,
-      section
-        .slice(newline + 1)
-        .split(/^---\n/m)
-        .map((piece) => piece.replace(/\n+$/, "")),
-    );
-  }
-  return pieces;
-}
+const codePieces = () =>
+  new Map([...fixtureSections("markdown-code.txt")].map(([language, text]) => [language, text.split(/^---\n/m).map((piece) => piece.replace(/\n+$/, ""))]));
 
 const fill = (template: string, name: string, number: number) =>
   template

@@ -5,9 +5,8 @@
  * coloured output. Every prompt gets the same turn; a reply's details are keyed per reply
  * (`tool:<toolCallId>`), so the ids repeat from turn to turn as the script does.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
+import { fixtureSections } from "../lib/conversation-text.ts";
 
 /** The scripted agent's steps this script uses: a text chunk, or a session update sent as it is. */
 export type ScriptStep = { chunk: string } | { update: acp.SessionUpdate };
@@ -43,34 +42,18 @@ const TEXT = [
 ];
 
 /** The files the turn reads and writes (bench/fixtures/claude-turn-files.txt): src/app.ts's first 40 lines, the new src/backoff.ts. */
-const FILES = new Map(
-  readFileSync(join(import.meta.dir, "..", "fixtures", "claude-turn-files.txt"), "utf8")
-    .split(/^=== /m)
-    .slice(1)
-    .map(
-      (section) =>
-        [
-          section.slice(0, section.indexOf("\n")),
-          section
-            .slice(section.indexOf("\n") + 1)
-            .replace(/\n$/, "")
-            .split("\n"),
-        ] as const,
-    ),
-);
-const APP_LINES = FILES.get("src/app.ts")!;
+const FILES = fixtureSections("claude-turn-files.txt");
+const linesOf = (name: string) => FILES.get(name)!.replace(/\n$/, "").split("\n");
+const APP_LINES = linesOf("src/app.ts");
 const EDITED_LINES = APP_LINES.slice(0, 30);
 /** The same 30 lines with three of them changed: the deadline passed in, checked, and the backoff moved out. */
-const EDITED_NEW_LINES = EDITED_LINES.map((line) =>
-  line.startsWith("async function fetchWithRetry")
-    ? "async function fetchWithRetry(path: string, init: RequestInit, deadline: number): Promise<Response> {"
-    : line.startsWith("  for (let attempt")
-      ? "  for (let attempt = 0; attempt < RETRIES && Date.now() + backoffMs(attempt) < deadline; attempt++) {"
-      : line.startsWith("    await new Promise")
-        ? "    await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));"
-        : line,
-);
-const BACKOFF_LINES = FILES.get("src/backoff.ts")!;
+const EDITS = [
+  ["async function fetchWithRetry", "async function fetchWithRetry(path: string, init: RequestInit, deadline: number): Promise<Response> {"],
+  ["  for (let attempt", "  for (let attempt = 0; attempt < RETRIES && Date.now() + backoffMs(attempt) < deadline; attempt++) {"],
+  ["    await new Promise", "    await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));"],
+];
+const EDITED_NEW_LINES = EDITED_LINES.map((line) => EDITS.find(([start]) => line.startsWith(start!))?.[1] ?? line);
+const BACKOFF_LINES = linesOf("src/backoff.ts");
 const green = (text: string) => `\u001b[32m${text}\u001b[39m`;
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
 const TEST_OUTPUT = [
@@ -100,90 +83,45 @@ function streamed(text: string): ScriptStep[] {
   return steps;
 }
 
-const completed = (toolCallId: string, content?: acp.ToolCallContent[]): ScriptStep => ({
-  update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", ...(content ? { content } : {}) },
+/** A tool call as claude-agent-acp sends it, pending, then its completion with `result`. */
+const toolCall = (toolCallId: string, title: string, kind: acp.ToolKind, call: Partial<acp.ToolCall>, result?: acp.ToolCallContent[]): ScriptStep[] => [
+  { update: { sessionUpdate: "tool_call", toolCallId, title, kind, status: "pending", ...call } },
+  { update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed", ...(result ? { content: result } : {}) } },
+];
+const diff = (path: string, oldText: string | null, newText: string): acp.ToolCallContent[] => [{ type: "diff", path, oldText, newText }];
+const textContent = (text: string): acp.ToolCallContent[] => [{ type: "content", content: { type: "text", text } }];
+
+/** A Read of src/app.ts (its first 40 lines as a fenced block), an Edit of 30 of them, a Write of the new src/backoff.ts, `npm test` and its output. */
+const read = toolCall(
+  "toolu-read-1",
+  "Read src/app.ts",
+  "read",
+  { locations: [{ path: APP }], rawInput: { file_path: APP } },
+  textContent(`\`\`\`\n${lines(APP_LINES)}\`\`\``),
+);
+const edit = toolCall("toolu-edit-2", "Edit src/app.ts", "edit", {
+  locations: [{ path: APP }],
+  rawInput: { file_path: APP, old_string: lines(EDITED_LINES), new_string: lines(EDITED_NEW_LINES) },
+  content: diff(APP, lines(EDITED_LINES), lines(EDITED_NEW_LINES)),
 });
+const write = toolCall("toolu-write-3", "Write src/backoff.ts", "edit", {
+  locations: [{ path: BACKOFF }],
+  rawInput: { file_path: BACKOFF, content: lines(BACKOFF_LINES) },
+  content: diff(BACKOFF, null, lines(BACKOFF_LINES)),
+});
+const bash = toolCall(
+  "toolu-bash-4",
+  "`npm test`",
+  "execute",
+  { rawInput: { command: "npm test", description: "Run tests" } },
+  textContent(lines(TEST_OUTPUT)),
+);
 
-/** A Read of src/app.ts: its path, then the file's first 40 lines as a fenced block. */
-const read: ScriptStep[] = [
-  {
-    update: {
-      sessionUpdate: "tool_call",
-      toolCallId: "toolu-read-1",
-      title: "Read src/app.ts",
-      kind: "read",
-      status: "pending",
-      locations: [{ path: APP }],
-      rawInput: { file_path: APP },
-    },
-  },
-  completed("toolu-read-1", [{ type: "content", content: { type: "text", text: `\`\`\`\n${lines(APP_LINES)}\`\`\`` } }]),
-];
-
-/** An Edit of 30 lines of src/app.ts, three of them changed. */
-const edit: ScriptStep[] = [
-  {
-    update: {
-      sessionUpdate: "tool_call",
-      toolCallId: "toolu-edit-2",
-      title: "Edit src/app.ts",
-      kind: "edit",
-      status: "pending",
-      locations: [{ path: APP }],
-      rawInput: { file_path: APP, old_string: lines(EDITED_LINES), new_string: lines(EDITED_NEW_LINES) },
-      content: [{ type: "diff", path: APP, oldText: lines(EDITED_LINES), newText: lines(EDITED_NEW_LINES) }],
-    },
-  },
-  completed("toolu-edit-2"),
-];
-
-/** A Write of the new src/backoff.ts (20 lines). */
-const write: ScriptStep[] = [
-  {
-    update: {
-      sessionUpdate: "tool_call",
-      toolCallId: "toolu-write-3",
-      title: "Write src/backoff.ts",
-      kind: "edit",
-      status: "pending",
-      locations: [{ path: BACKOFF }],
-      rawInput: { file_path: BACKOFF, content: lines(BACKOFF_LINES) },
-      content: [{ type: "diff", path: BACKOFF, oldText: null, newText: lines(BACKOFF_LINES) }],
-    },
-  },
-  completed("toolu-write-3"),
-];
-
-/** `npm test`, and its 15 lines of coloured output. */
-const bash: ScriptStep[] = [
-  {
-    update: {
-      sessionUpdate: "tool_call",
-      toolCallId: "toolu-bash-4",
-      title: "`npm test`",
-      kind: "execute",
-      status: "pending",
-      rawInput: { command: "npm test", description: "Run tests" },
-    },
-  },
-  completed("toolu-bash-4", [{ type: "content", content: { type: "text", text: lines(TEST_OUTPUT) } }]),
-];
-
-/** The tool calls of one turn. */
-export const TOOL_CALLS_PER_REPLY = 4;
+const TOOL_CALLS = [read, edit, write, bash];
+export const TOOL_CALLS_PER_REPLY = TOOL_CALLS.length;
 
 /** One whole turn: text, Read, text, Edit, text, Write, text, Bash, text. */
-export const TURN_STEPS: ScriptStep[] = [
-  ...streamed(TEXT[0]!),
-  ...read,
-  ...streamed(TEXT[1]!),
-  ...edit,
-  ...streamed(TEXT[2]!),
-  ...write,
-  ...streamed(TEXT[3]!),
-  ...bash,
-  ...streamed(TEXT[4]!),
-];
+export const TURN_STEPS = TEXT.flatMap((text, index): ScriptStep[] => [...streamed(text), ...(TOOL_CALLS[index] ?? [])]);
 
 /** The reply's text, whole: what GET /v1/sessions/{id} must hold for every reply. */
 export const REPLY_TEXT = TEXT.join("");

@@ -2,20 +2,12 @@ import { scriptedAgent } from "../lib/agents.ts";
 import { conversationPages, newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium.ts";
 import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
-import { installPaintProbe, type PaintMark, painted, readPage } from "../lib/paint-probe.ts";
-import { paintAgainstBaseline } from "../lib/report.ts";
-import { medianOf } from "../lib/stats.ts";
+import { awaitPaint, type PaintMark, readPage } from "../lib/paint-probe.ts";
+import { below, paintAgainstBaseline } from "../lib/report.ts";
+import { medianOf, timed } from "../lib/stats.ts";
 import { REPLY_END_TEXT, REPLY_TEXT, TOOL_CALLS_PER_REPLY, TURN_STEPS } from "./console-session-reply.ts";
 
 const REPLIES = 500;
-
-interface World {
-  atrium: Atrium;
-  browser: BenchBrowser;
-  full: string;
-  empty: string;
-  seedSeconds: number;
-}
 
 /** Every prompt sent at once, then until the session is idle with every reply whole. */
 async function seedTurns(atrium: Atrium, sessionId: string): Promise<void> {
@@ -28,13 +20,10 @@ async function seedTurns(atrium: Atrium, sessionId: string): Promise<void> {
 }
 
 /** One first visit: a fresh context (no cache), `#/sessions/<id>` opened, the probe's notes once `marks` were presented. */
-async function loadSession({ atrium, browser }: World, sessionId: string, marks: PaintMark[]) {
-  const context = await browser.context(PHONE, signedIn(atrium.token));
-  try {
-    await context.addInitScript(installPaintProbe, marks);
-    const page = await context.newPage();
+const loadSession = ({ atrium, browser }: { atrium: Atrium; browser: BenchBrowser }, sessionId: string, marks: PaintMark[]) =>
+  browser.withPage(PHONE, signedIn(atrium.token), marks, async (page) => {
     await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-    await page.waitForFunction(painted, ["shown"], { timeout: 30_000, polling: 50 });
+    await awaitPaint(page, ["shown"]);
     const reading = await page.evaluate(readPage);
     const shown = reading.marks.shown!;
     const byThen = reading.requests.filter((request) => request.responseEndMs <= shown.inDomMs!);
@@ -45,10 +34,7 @@ async function loadSession({ atrium, browser }: World, sessionId: string, marks:
       readMs: reading.requests.find((request) => request.path === `/v1/sessions/${encodeURIComponent(sessionId)}`)?.responseEndMs ?? null,
       transferredKiB: byThen.reduce((sum, request) => sum + request.transferBytes, 0) / 1024,
     };
-  } finally {
-    await context.close();
-  }
-}
+  });
 
 export const consoleSession = measurement({
   key: "console-session",
@@ -67,9 +53,7 @@ export const consoleSession = measurement({
         await newSession(atrium, projectId, agent.harness, "Retries and deadlines"),
         await newSession(atrium, projectId, agent.harness, "Nothing yet"),
       ];
-      const started = performance.now();
-      await seedTurns(atrium, full);
-      const seedSeconds = (performance.now() - started) / 1000;
+      const seedSeconds = (await timed(() => seedTurns(atrium, full))).ms / 1000;
       bench.log(`  seeded ${REPLIES} turns in ${seedSeconds.toFixed(1)} s`);
       // The server's write-behind (1 s) and checkpoint (2 s) have stored everything.
       await Bun.sleep(3_000);
@@ -104,7 +88,7 @@ export const consoleSession = measurement({
         },
         action.map((l) => l.paintMs),
         baseline.map((l) => l.paintMs),
-        { comparison: "<", value: 500 },
+        below(500),
       ),
       { label: "newest reply's text painted, p50", value: medianOf(action, (l) => l.textPaintMs), unit: "ms" },
       { label: "GET /v1/sessions/{id} read, p50", value: medianOf(action, (l) => l.readMs), unit: "ms" },

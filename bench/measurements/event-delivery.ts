@@ -1,8 +1,9 @@
-import type { Atrium } from "../lib/atrium.ts";
+import { type Atrium, syncWrite } from "../lib/atrium.ts";
 import { type EventStream, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
-import { LOAD_CPU, pinThisProcess, until, withTimeout } from "../lib/processes.ts";
-import { summarize, type Summary } from "../lib/stats.ts";
+import { LOAD_CPU, onSchedule, pinThisProcess, until, withTimeout } from "../lib/processes.ts";
+import { atLeast, below } from "../lib/report.ts";
+import { summarize } from "../lib/stats.ts";
 
 const CLIENTS = 100;
 const EVENTS = 500;
@@ -11,45 +12,22 @@ const WARMUP_EVENTS = 50;
 /** Far apart enough that each event is delivered before the next is sent: latency, not a queue. */
 const INTERVAL_MS = 5;
 
-interface World {
-  atrium: Atrium;
-  clients: EventStream[];
-  /** Appends so far: each is stamped newer than the one before, or the entry would not change. */
-  appended: number;
-}
-
-interface Delivery {
-  /** A client had the frame minus just before the writer sent the PUT, over every (client, event). */
-  deliveryMs: Summary;
-  /** The same for the first client to have each event: the gap to the above is this process reading 100 streams in turn. */
-  firstClientMs: Summary;
-  appendMs: Summary;
-  failedAppends: number;
-  /** Clients that received exactly the appended events, each once, in globalEventId order. */
-  clientsInOrder: number;
-}
-
 /**
- * One PUT /v1/sync/bench per slot of a fixed schedule, each with a newer wallMs so that it changes
- * the entry and appends exactly one sync.changed event; each answer awaited, so that the events'
- * ids follow the send times.
+ * One PUT /v1/sync/bench per slot of the schedule, each answer awaited, so that the events' ids follow the send times;
+ * `world.appended` counts them, each stamped newer than the one before, or the entry would not change.
  */
-async function append(world: World, count: number): Promise<{ sentAt: number[]; roundTripMs: number[]; failed: number }> {
+async function append(world: { atrium: Atrium; appended: number }, count: number): Promise<{ sentAt: number[]; roundTripMs: number[]; failed: number }> {
   const { atrium } = world;
   const appends = { sentAt: [] as number[], roundTripMs: [] as number[], failed: 0 };
-  const start = performance.now();
-  for (let index = 0; index < count; index++) {
-    const wait = start + index * INTERVAL_MS - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    const sequence = world.appended++;
-    const body = JSON.stringify({ entries: [{ key: "k", value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }] });
+  await onSchedule(count, INTERVAL_MS, async () => {
+    const body = JSON.stringify(syncWrite(world.appended++));
     const sentAt = wallMs();
     const response = await fetch(`${atrium.url}/v1/sync/bench`, { method: "PUT", headers: { ...atrium.headers, "content-type": "application/json" }, body });
     await response.arrayBuffer();
     appends.sentAt.push(sentAt);
     appends.roundTripMs.push(wallMs() - sentAt);
     if (response.status !== 200) appends.failed++;
-  }
+  });
   return appends;
 }
 
@@ -84,7 +62,7 @@ export const eventDelivery = measurement({
       `one writer in the clients' process (one clock) appends ${EVENTS} events through PUT /v1/sync/bench, ${INTERVAL_MS} ms apart, after ` +
       `${WARMUP_EVENTS} unmeasured ones; latency = a client has the frame - the writer about to send the PUT, so it includes the ` +
       "request, the commit and the fan-out; every client must hold exactly the appended events, in order.",
-    async run(world): Promise<Delivery> {
+    async run(world) {
       const { atrium, clients } = world;
       await append(world, WARMUP_EVENTS);
       await delivered(clients, await cursorOf(atrium));
@@ -92,6 +70,7 @@ export const eventDelivery = measurement({
       const appends = await append(world, EVENTS);
       await delivered(clients, cursor + EVENTS);
       const deliveryMs: number[] = [];
+      // The same for the first client to have each event: the gap to the above is this process reading 100 streams in turn.
       const firstClientMs: number[] = [];
       let clientsInOrder = 0;
       for (const client of clients) {
@@ -107,9 +86,10 @@ export const eventDelivery = measurement({
           firstClientMs[index] = Math.min(firstClientMs[index] ?? Number.POSITIVE_INFINITY, latency);
         }
       }
+      const first = summarize(firstClientMs.filter(Number.isFinite));
       return {
         deliveryMs: summarize(deliveryMs),
-        firstClientMs: summarize(firstClientMs.filter(Number.isFinite)),
+        firstClientMs: first,
         appendMs: summarize(appends.roundTripMs),
         failedAppends: appends.failed,
         clientsInOrder,
@@ -120,16 +100,17 @@ export const eventDelivery = measurement({
   rounds: { warmup: 0, measured: 1 },
   figures: ({ action: [result] }) => [
     { label: "delivery p50", value: result!.deliveryMs.p50, unit: "ms" },
-    { label: "delivery p99", value: result!.deliveryMs.p99, unit: "ms", target: { comparison: "<", value: 5 } },
+    { label: "delivery p99", value: result!.deliveryMs.p99, unit: "ms", target: below(5) },
     { label: "delivery max", value: result!.deliveryMs.max, unit: "ms" },
     { label: "first client per event p99", value: result!.firstClientMs.p99, unit: "ms" },
     { label: "append round trip p50", value: result!.appendMs.p50, unit: "ms" },
     { label: "append round trip p99", value: result!.appendMs.p99, unit: "ms" },
+    // Clients that received exactly the appended events, each once, in globalEventId order; none when an append failed.
     {
       label: `clients with all ${EVENTS} events in order`,
       value: result!.failedAppends > 0 ? 0 : result!.clientsInOrder,
       unit: "count",
-      target: { comparison: ">=", value: CLIENTS },
+      target: atLeast(CLIENTS),
     },
   ],
 });

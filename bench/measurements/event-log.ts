@@ -6,11 +6,23 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { streamingAgent } from "../lib/agents.ts";
-import { conversationPages, newSession, prompt, scratchProject, serverLogLines, serverTrouble, startAtrium, type Atrium, inParallel } from "../lib/atrium.ts";
+import {
+  type Atrium,
+  conversationPages,
+  inParallel,
+  newSession,
+  prompt,
+  scratchProject,
+  serverLogLines,
+  serverTrouble,
+  startAtrium,
+  syncWrite,
+} from "../lib/atrium.ts";
 import { deltasOf, type EventStream, openReplyWaiter, replyDone, replyItemId, stampedChunkLags, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
 import { repeatUntilStopped, until, withTimeout } from "../lib/processes.ts";
-import { ratio, summarize, type Summary } from "../lib/stats.ts";
+import { below } from "../lib/report.ts";
+import { ratio, summarize } from "../lib/stats.ts";
 
 const DAY_SECONDS = 86_400;
 const RETENTION_SECONDS = 30;
@@ -27,17 +39,12 @@ function databaseBytes(home: string): number {
 /** The database's size once two readings half a second apart agree: the checkpoint worker scrubs the WAL after a pass. */
 async function settledDatabaseBytes(home: string): Promise<number> {
   let last = databaseBytes(home);
-  return until(
-    () => {
-      const now = databaseBytes(home);
-      const settled = now === last;
-      last = now;
-      return settled ? now : undefined;
-    },
-    30_000,
-    "the database's size settling",
-    500,
-  );
+  const settled = () => {
+    const previous = last;
+    last = databaseBytes(home);
+    return last === previous ? last : undefined;
+  };
+  return until(settled, 30_000, "the database's size settling", 500);
 }
 
 type LogPosition = { cursor: number; horizon: number };
@@ -112,7 +119,7 @@ export const soak = measurement({
         peakBytes: Math.max(peakBytes, bytesAtLastTurn),
         bytesAfterCompaction,
         textBytes,
-        troubles: serverTrouble(home).count,
+        troubles: serverTrouble(home),
       };
     },
   },
@@ -123,7 +130,7 @@ export const soak = measurement({
       label: "database on disk (atrium.db + -wal) per byte of conversation text kept",
       value: ratio(soak!.bytesAfterCompaction, soak!.textBytes),
       unit: "ratio",
-      target: { comparison: "<", value: 1.5 },
+      target: below(1.5),
     },
     { label: "database on disk, after compaction", value: soak!.bytesAfterCompaction / MiB, unit: "MiB" },
     { label: "conversation text of the live sessions (UTF-8, via the API)", value: soak!.textBytes / MiB, unit: "MiB" },
@@ -159,10 +166,7 @@ async function buildBacklog(atrium: Atrium): Promise<number> {
   const replies = await openReplyWaiter(atrium.url, atrium.token);
   let writes = 0;
   // Keys go round 16: a PUT answers with the whole namespace, so it stays small.
-  const syncWrite = () =>
-    atrium.call(200, "PUT", "/v1/sync/bench", {
-      entries: [{ key: `k${writes % 16}`, value: writes, timestamp: { wallMs: 1_000_000 + writes++, counter: 0, deviceId: "bench" } }],
-    });
+  const write = (sequence = writes++) => atrium.call(200, "PUT", "/v1/sync/bench", syncWrite(sequence, `k${sequence % 16}`));
   try {
     let turns = Math.floor(BACKLOG_EVENTS / 100);
     let turnsDone = false;
@@ -177,7 +181,7 @@ async function buildBacklog(atrium: Atrium): Promise<number> {
     // Awaited below, once the sync writes are done.
     turning.catch(() => undefined);
     await inParallel(8, async () => {
-      while (!turnsDone || (await logPosition(atrium)).cursor < BACKLOG_EVENTS) await syncWrite();
+      while (!turnsDone || (await logPosition(atrium)).cursor < BACKLOG_EVENTS) await write();
     });
     await turning;
   } finally {
@@ -186,17 +190,10 @@ async function buildBacklog(atrium: Atrium): Promise<number> {
   return (await logPosition(atrium)).cursor;
 }
 
-interface Window {
-  lag: Summary;
-  horizonMoves: number;
-}
-
-interface PollSample extends LogPosition {
-  at: number;
-}
+type PollSample = LogPosition & { at: number };
 
 /** The lags of chunks sent within [from, to], with the horizon's moves meanwhile. */
-function windowOf(lags: { sentAt: number; lagMs: number }[], samples: PollSample[], from: number, to: number): Window {
+function windowOf(lags: { sentAt: number; lagMs: number }[], samples: PollSample[], from: number, to: number) {
   const inside = samples.filter((sample) => sample.at >= from && sample.at <= to);
   return {
     lag: summarize(lags.filter((lag) => lag.sentAt >= from && lag.sentAt <= to).map((lag) => lag.lagMs)),
@@ -204,16 +201,8 @@ function windowOf(lags: { sentAt: number; lagMs: number }[], samples: PollSample
   };
 }
 
-interface CompactionWorld {
-  atrium: Atrium;
-  home: string;
-  events: EventStream;
-  sessionId: string;
-  backlogEvents: number;
-}
-
-/** A reply of REPLY_CHUNKS stamped chunks at RATE, once complete: its chunks' send times and lags. */
-async function pacedReply({ atrium, events, sessionId }: CompactionWorld, chunks: number): Promise<{ sentAt: number; lagMs: number }[]> {
+/** A reply of `chunks` stamped chunks at RATE, once complete: its chunks' send times and lags. */
+async function pacedReply({ atrium, events, sessionId }: { atrium: Atrium; events: EventStream; sessionId: string }, chunks: number) {
   const from = events.events.length;
   await prompt(atrium, sessionId, `stream count=${chunks} size=50 rate=${RATE} stamp=1`);
   await events.until(() => replyDone(events, sessionId, from), TURN_TIMEOUT_MS, "the end of a paced reply");
@@ -235,12 +224,7 @@ export const compaction = measurement({
       const home = bench.tempDir("compaction");
       const agent = streamingAgent(bench.tempDir("compaction-agent"));
       const first = await startAtrium(bench.binary, { home, config: agent.config, env: agent.env, harness: "echo" });
-      let backlogEvents: number;
-      try {
-        backlogEvents = await buildBacklog(first);
-      } finally {
-        await first.stop();
-      }
+      const backlogEvents = await buildBacklog(first).finally(() => first.stop());
       const config = { ...agent.config, eventRetentionDays: RETENTION_SECONDS / DAY_SECONDS, eventCompactionMinutes: 10 };
       const atrium = await bench.atrium({ home, config, env: agent.env, harness: agent.harness });
       const sessionId = await newSession(atrium, await scratchProject(atrium), agent.harness, "Paced");
@@ -295,7 +279,7 @@ export const compaction = measurement({
         idle,
         removed: pass.removed,
         seconds: (pass.endedAt - passStart) / 1000,
-        troubles: serverTrouble(home).count,
+        troubles: serverTrouble(home),
       };
     },
   },

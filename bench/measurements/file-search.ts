@@ -1,75 +1,20 @@
-/**
- * Finding a file by name (issue 38): `GET /v1/projects/{id}/files/search?q=` on a generated repository
- * of BENCH_FILES (100,000) files, checked out, as a phone's quick-open types into it. The first query
- * reads the folder's file list (`git ls-files`); every later one searches the list the server keeps.
- */
+/** Finding a file by name (issue 38), as a phone's quick-open types into it: the first query reads `git ls-files`, later ones the list kept. */
 import { join } from "node:path";
-import { timedGet, timeGets, type Atrium } from "../lib/atrium.ts";
 import { committedRepository } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
+import { below } from "../lib/report.ts";
 import { seededRandom } from "../lib/seeded-random.ts";
-import { median, summarize, type Summary } from "../lib/stats.ts";
+import { medianOf, summarize } from "../lib/stats.ts";
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);
 const SEED = 38;
 /** Searches a round makes. */
 const SEARCHES = 100;
-export const WORDS = [
-  "server",
-  "client",
-  "router",
-  "session",
-  "project",
-  "store",
-  "event",
-  "stream",
-  "render",
-  "widget",
-  "button",
-  "layout",
-  "parser",
-  "schema",
-  "module",
-  "config",
-  "logger",
-  "worker",
-  "socket",
-  "agent",
-  "plugin",
-  "search",
-  "index",
-  "table",
-  "cache",
-  "queue",
-  "terminal",
-  "editor",
-  "folder",
-  "file",
-  "token",
-  "auth",
-  "update",
-  "release",
-  "bench",
-  "test",
-  "fixture",
-  "helper",
-  "util",
-  "core",
-];
+export const WORDS = (
+  "server client router session project store event stream render widget button layout parser schema module config logger worker socket agent " +
+  "plugin search index table cache queue terminal editor folder file token auth update release bench test fixture helper util core"
+).split(" ");
 const EXTENSIONS = [".ts", ".tsx", ".md", ".json", ".css", ".go", ".py", ".rs"];
-
-interface World {
-  atrium: Atrium;
-  base: string;
-  queries: string[];
-  firstMs: number;
-  firstHits: number;
-}
-
-interface Round {
-  search: Summary;
-  health: Summary;
-}
 
 /** Files per folder on average, about what large repositories have (the Linux kernel: 15). */
 const FILES_PER_FOLDER = 12;
@@ -89,7 +34,7 @@ function generatedPaths(random: () => number): string[] {
 }
 
 /** What a user types into quick-open: a few letters of a folder and of a file's name, as fuzzy search takes them. */
-function queries(random: () => number): string[] {
+function quickOpenQueries(random: () => number): string[] {
   const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
   return Array.from({ length: SEARCHES }, (_, index) => {
     const word = pick();
@@ -97,7 +42,7 @@ function queries(random: () => number): string[] {
   });
 }
 
-export const fileSearch = measurement<World, Round>({
+export const fileSearch = measurement({
   key: "file-search",
   title: `GET /v1/projects/{id}/files/search?q= by name on a repository of ${FILES.toLocaleString("en")} files`,
   seed: {
@@ -109,38 +54,29 @@ export const fileSearch = measurement<World, Round>({
       const folder = join(bench.tempDir("file-search"), "repo");
       bench.log(`  generating ${FILES.toLocaleString("en")} files ...`);
       // Each file holds its own path as a line.
-      committedRepository(
-        folder,
-        generatedPaths(random).map((path) => ({ path, text: `${path}\n` })),
-      );
+      const files = generatedPaths(random).map((path) => ({ path, text: `${path}\n` }));
+      committedRepository(folder, files);
       const atrium = await bench.atrium();
       const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { folderPath: folder });
       const base = `/v1/projects/${project.id}/files/search?limit=50&q=`;
-      const first = await timedGet(atrium.url, atrium.headers, `${base}server`);
+      const first = await atrium.get(`${base}server`);
       const firstHits = (JSON.parse(new TextDecoder().decode(first.body)) as unknown[]).length;
-      return { atrium, base, queries: queries(random), firstMs: first.ms, firstHits };
+      return { atrium, base, queries: quickOpenQueries(random), firstMs: first.ms, firstHits };
     },
   },
   action: {
     what: `${SEARCHES} sequential searches by name (first page of 50, timed to the last byte), each a few letters of a folder and a name.`,
-    run: async (world) => ({
-      search: summarize(
-        await timeGets(world.atrium.url, world.atrium.headers, SEARCHES, (request) => `${world.base}${encodeURIComponent(world.queries[request]!)}`),
-      ),
-      health: summarize(await timeGets(world.atrium.url, world.atrium.headers, SEARCHES, () => "/v1/health")),
+    run: async ({ atrium, base, queries }) => ({
+      search: summarize(await atrium.timeGets(SEARCHES, (request) => `${base}${encodeURIComponent(queries[request]!)}`)),
+      health: summarize(await atrium.timeGets(SEARCHES, () => "/v1/health")),
     }),
   },
   baseline: { what: `${SEARCHES} GET /v1/health right after each round's searches (the floor of a request).` },
   rounds: { warmup: 1, measured: 5 },
   figures: ({ action }, world) => [
-    {
-      label: "search by name after the first, p50",
-      value: median(action.map((round) => round.search.p50)),
-      unit: "ms",
-      target: { comparison: "<", value: 50 },
-    },
-    { label: "search by name after the first, p95", value: median(action.map((round) => round.search.p95)), unit: "ms" },
-    { label: "GET /v1/health (baseline), p50", value: median(action.map((round) => round.health.p50)), unit: "ms" },
+    { label: "search by name after the first, p50", value: medianOf(action, (round) => round.search.p50), unit: "ms", target: below(50) },
+    { label: "search by name after the first, p95", value: medianOf(action, (round) => round.search.p95), unit: "ms" },
+    { label: "GET /v1/health (baseline), p50", value: medianOf(action, (round) => round.health.p50), unit: "ms" },
     { label: `the first search (reads git ls-files; ${world.firstHits} hits on its page)`, value: world.firstMs, unit: "ms" },
   ],
 });

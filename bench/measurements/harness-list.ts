@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { timedGet, type Atrium } from "../lib/atrium.ts";
+import type { Atrium } from "../lib/atrium.ts";
 import { measurement } from "../lib/measurement.ts";
-import { repeatUntilStopped } from "../lib/processes.ts";
-import { median, medianOf, ratio, summarize, type Summary } from "../lib/stats.ts";
+import { onSchedule, repeatUntilStopped } from "../lib/processes.ts";
+import { atLeast, below } from "../lib/report.ts";
+import { median, medianOf, ratio, summarize, timed } from "../lib/stats.ts";
 
 /** How long every fake CLI takes before it answers: about what a Node-based CLI needs to start. */
 const PROBE_DELAY_MS = 300;
@@ -25,12 +26,6 @@ interface HarnessView {
   id: string;
   readiness: { state: string; path: string | null; version: string | null };
   auth: { state: string };
-}
-
-interface World {
-  atrium: Atrium;
-  fakes: string;
-  env: Record<string, string>;
 }
 
 /**
@@ -69,7 +64,7 @@ function readyFromFakes(harnesses: HarnessView[], fakes: string): number {
 }
 
 /** GET /v1/harnesses and GET /v1/health in turn (which goes first alternates), a round every ROUND_INTERVAL_MS, while rescans run back to back. */
-async function listWhileScanning(atrium: Atrium): Promise<{ list: Summary; health: Summary; midScanPercent: number; rescans: number; listKiB: number }> {
+async function listWhileScanning(atrium: Atrium) {
   let rescans = 0;
   const stopScanning = repeatUntilStopped(async () => {
     await rescan(atrium);
@@ -79,15 +74,11 @@ async function listWhileScanning(atrium: Atrium): Promise<{ list: Summary; healt
   const health: number[] = [];
   let midScan = 0;
   let listKiB = 0;
-  const start = performance.now();
   try {
-    for (let round = 0; round < LIST_ROUNDS; round++) {
-      // A round that starts late (the previous one ran over) starts at once; none is skipped.
-      const wait = start + round * ROUND_INTERVAL_MS - performance.now();
-      if (wait > 0) await Bun.sleep(wait);
+    await onSchedule(LIST_ROUNDS, ROUND_INTERVAL_MS, async (round) => {
       const order = round % 2 === 0 ? ["/v1/harnesses", "/v1/health"] : ["/v1/health", "/v1/harnesses"];
       for (const path of order) {
-        const { ms, body } = await timedGet(atrium.url, atrium.headers, path);
+        const { ms, body } = await atrium.get(path);
         if (path === "/v1/health") health.push(ms);
         else {
           list.push(ms);
@@ -96,7 +87,7 @@ async function listWhileScanning(atrium: Atrium): Promise<{ list: Summary; healt
           if ((JSON.parse(new TextDecoder().decode(body)) as HarnessView[]).some((harness) => harness.auth.state === "checking")) midScan++;
         }
       }
-    }
+    });
   } finally {
     await stopScanning();
   }
@@ -104,13 +95,14 @@ async function listWhileScanning(atrium: Atrium): Promise<{ list: Summary; healt
 }
 
 /** Wall time of `commands` run one after another, as the server runs them: no shell, output read. */
-async function runInTurn(commands: string[][], world: World): Promise<number> {
-  const started = performance.now();
-  for (const [name, ...args] of commands) {
-    const child = Bun.spawn([join(world.fakes, name!), ...args], { env: { ...process.env, ...world.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  }
-  return performance.now() - started;
+async function runInTurn(commands: string[][], world: { fakes: string; env: Record<string, string> }): Promise<number> {
+  const { ms } = await timed(async () => {
+    for (const [name, ...args] of commands) {
+      const child = Bun.spawn([join(world.fakes, name!), ...args], { env: { ...process.env, ...world.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    }
+  });
+  return ms;
 }
 
 export const harnessList = measurement({
@@ -140,10 +132,9 @@ export const harnessList = measurement({
       const rescanMs: number[] = [];
       const ready: number[] = [];
       for (let index = 0; index < 10; index++) {
-        const started = performance.now();
-        const harnesses = await rescan(world.atrium);
-        rescanMs.push(performance.now() - started);
-        ready.push(readyFromFakes(harnesses, world.fakes));
+        const { ms, value } = await timed(() => rescan(world.atrium));
+        rescanMs.push(ms);
+        ready.push(readyFromFakes(value, world.fakes));
       }
       return { rescanMs, ready, listing: await listWhileScanning(world.atrium) };
     },
@@ -159,24 +150,14 @@ export const harnessList = measurement({
     const list = medianOf(action, (round) => round.listing.list.p50);
     const health = medianOf(action, (round) => round.listing.health.p50);
     return [
-      {
-        label: "harnesses ready after every rescan",
-        value: Math.min(...action.flatMap((round) => round.ready)),
-        unit: "count",
-        target: { comparison: ">=", value: 8 },
-      },
-      { label: "rescan p50", value: rescanP50, unit: "ms", target: { comparison: "<", value: 2_000 } },
+      { label: "harnesses ready after every rescan", value: Math.min(...action.flatMap((round) => round.ready)), unit: "count", target: atLeast(8) },
+      { label: "rescan p50", value: rescanP50, unit: "ms", target: below(2_000) },
       { label: "rescan max", value: Math.max(...action.flatMap((round) => round.rescanMs)), unit: "ms" },
       { label: "longest probe chain run directly (claude version + login)", value: chainMs, unit: "ms" },
       { label: "all 9 probe commands run one after another", value: medianOf(baseline, (round) => round.serialMs), unit: "ms" },
       { label: "ratio rescan p50 / longest chain (1 = fully parallel)", value: ratio(rescanP50, chainMs), unit: "ratio" },
-      {
-        label: "list answers given mid-scan",
-        value: medianOf(action, (round) => round.listing.midScanPercent),
-        unit: "%",
-        target: { comparison: ">=", value: 90 },
-      },
-      { label: "list p50 during rescans", value: list, unit: "ms", target: { comparison: "<", value: 5 } },
+      { label: "list answers given mid-scan", value: medianOf(action, (round) => round.listing.midScanPercent), unit: "%", target: atLeast(90) },
+      { label: "list p50 during rescans", value: list, unit: "ms", target: below(5) },
       { label: "list p99 during rescans", value: medianOf(action, (round) => round.listing.list.p99), unit: "ms" },
       { label: "health p50, same rounds (baseline)", value: health, unit: "ms" },
       { label: "ratio list p50 / health p50", value: ratio(list, health), unit: "ratio" },

@@ -1,8 +1,9 @@
 import { serverTrouble, startAtrium, type ApiCall, type Atrium } from "../lib/atrium.ts";
-import { type EventStream, wallMs } from "../lib/events.ts";
+import { wallMs } from "../lib/events.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
 import { freePort, until } from "../lib/processes.ts";
-import { medianOf, ratio, summarize } from "../lib/stats.ts";
+import { below } from "../lib/report.ts";
+import { medianOf, ratio, summarize, timed } from "../lib/stats.ts";
 
 const WRITES = 200;
 const CATCH_UP_KEYS = 10_000;
@@ -11,41 +12,22 @@ const BATCH = 1_000;
 const DELIVERY_TIMEOUT_MS = 5_000;
 
 /** A server with a data dir and a port of its own that outlive its process, so that it comes back where its peer expects it. */
-class PairedServer {
-  readonly port = freePort();
-  atrium: Atrium | undefined;
-
-  constructor(
-    private readonly bench: Bench,
-    readonly home: string,
-    readonly machineId: string,
-  ) {
-    bench.defer(() => this.atrium?.stop());
-  }
-
-  get call(): ApiCall {
-    return this.atrium!.call;
-  }
-
+function pairedServer(bench: Bench, machineId: string) {
+  const server = { home: bench.tempDir(machineId), port: freePort(), machineId, atrium: undefined as unknown as Atrium };
+  bench.defer(() => server.atrium?.stop());
   /** Resolves once it prints `listening on`, which is also when it starts calling its peers. */
-  async start(): Promise<void> {
-    this.atrium = await startAtrium(this.bench.binary, {
-      home: this.home,
-      port: this.port,
-      config: { machineId: this.machineId, machineName: `bench ${this.machineId}` },
-    });
-  }
-
-  async stop(): Promise<void> {
-    await this.atrium?.stop();
-    this.atrium = undefined;
-  }
+  const start = async () => {
+    server.atrium = await startAtrium(bench.binary, { home: server.home, port: server.port, config: { machineId, machineName: `bench ${machineId}` } });
+  };
+  return Object.assign(server, { start });
 }
 
+type PairedServer = ReturnType<typeof pairedServer>;
+
 /** `sync.changed` events of one server as they arrive: when each key of each namespace first showed. */
-async function syncStream(server: PairedServer, after?: number): Promise<{ stream: EventStream; arrivals: Map<string, number> }> {
+async function syncStream(atrium: Atrium, after?: number) {
   const arrivals = new Map<string, number>();
-  const stream = await server.atrium!.events(`?kind=sync.changed${after === undefined ? "" : `&after=${after}`}`, {
+  const stream = await atrium.events(`?kind=sync.changed${after === undefined ? "" : `&after=${after}`}`, {
     keep: false,
     onEvent(event) {
       const { namespace, keys } = event.payload as { namespace: string; keys: string[] };
@@ -59,15 +41,14 @@ async function syncStream(server: PairedServer, after?: number): Promise<{ strea
 async function awaitOnline(a: PairedServer, b: PairedServer): Promise<void> {
   type Machines = { machines: { id: string; online: boolean }[] };
   const sees = async (from: PairedServer, peer: PairedServer) =>
-    (await from.call<Machines>(200, "GET", "/v1/machines")).machines.some((m) => m.id === peer.machineId && m.online);
+    (await from.atrium.call<Machines>(200, "GET", "/v1/machines")).machines.some((m) => m.id === peer.machineId && m.online);
   await until(async () => ((await sees(a, b)) && (await sees(b, a)) ? true : undefined), 15_000, "both servers listing each other online");
 }
 
-/** One key per PUT on A, each awaited on both streams before the next: latency, not a queue. */
-async function propagate(a: PairedServer, b: PairedServer, round: number) {
+/** One key per PUT on A, each awaited on both streams before the next: latency, not a queue. On B's stream, and on A's own (the baseline). */
+async function propagate(a: Atrium, b: Atrium, round: number) {
   const [onA, onB] = [await syncStream(a), await syncStream(b)];
-  const remote: number[] = [];
-  const local: number[] = [];
+  const [remote, local]: [number[], number[]] = [[], []];
   try {
     for (let index = 0; index < WRITES; index++) {
       const key = `bench-propagation/${round}-${index}`;
@@ -83,25 +64,21 @@ async function propagate(a: PairedServer, b: PairedServer, round: number) {
     onA.stream.close();
     onB.stream.close();
   }
-  // On B's stream, and on A's own (the baseline).
   return { remote: summarize(remote), local: summarize(local) };
 }
 
-function catchUpBatches(round: number): { entries: { key: string; value: string; timestamp: unknown }[] }[] {
+/** 10,000 keys with 100-byte values in PUTs of 1,000, one after another; ms from the first sent to the last answered. */
+async function putAll(call: ApiCall, round: number): Promise<number> {
   const timestamp = { wallMs: Date.now(), counter: 0, deviceId: "bench" };
-  return Array.from({ length: CATCH_UP_KEYS / BATCH }, (_, batch) => ({
-    entries: Array.from({ length: BATCH }, (_, offset) => {
-      const index = batch * BATCH + offset;
-      return { key: `key-${index}`, value: `${round}-${index}-`.padEnd(100, "x"), timestamp };
-    }),
+  const entry = (index: number) => ({ key: `key-${index}`, value: `${round}-${index}-`.padEnd(100, "x"), timestamp });
+  const batches = Array.from({ length: CATCH_UP_KEYS / BATCH }, (_, batch) => ({
+    entries: Array.from({ length: BATCH }, (_, at) => entry(batch * BATCH + at)),
   }));
-}
-
-/** The batches one after another; ms from the first sent to the last answered. */
-async function putAll(call: ApiCall, namespace: string, batches: ReturnType<typeof catchUpBatches>): Promise<number> {
-  const started = performance.now();
-  for (const batch of batches) await call(200, "PUT", `/v1/sync/${namespace}`, batch);
-  return performance.now() - started;
+  return (
+    await timed(async () => {
+      for (const batch of batches) await call(200, "PUT", `/v1/sync/bench-catch-up-${round}`, batch);
+    })
+  ).ms;
 }
 
 /**
@@ -111,24 +88,21 @@ async function putAll(call: ApiCall, namespace: string, batches: ReturnType<type
  */
 async function catchUp(a: PairedServer, b: PairedServer, round: number) {
   const namespace = `bench-catch-up-${round}`;
-  const { cursor } = await b.call<{ cursor: number }>(200, "GET", "/v1/events/cursor");
-  await b.stop();
-  const acceptedOnAMs = await putAll(a.call, namespace, catchUpBatches(round));
+  const { cursor } = await b.atrium.call<{ cursor: number }>(200, "GET", "/v1/events/cursor");
+  await b.atrium.stop();
+  const acceptedOnAMs = await putAll(a.atrium.call, round);
   await b.start();
   const listeningAt = wallMs();
-  const { stream, arrivals } = await syncStream(b, cursor);
+  const { stream, arrivals } = await syncStream(b.atrium, cursor);
   try {
     const keys = () => [...arrivals].filter(([key]) => key.startsWith(`${namespace}/`));
-    const lastAt = await until(
-      () => (keys().length >= CATCH_UP_KEYS ? Math.max(...keys().map(([, at]) => at)) : undefined),
-      60_000,
-      `all ${CATCH_UP_KEYS} keys on B`,
-    );
-    const held = await b.call<{ entries: unknown[] }>(200, "GET", `/v1/sync/${namespace}`);
+    const all = () => (keys().length >= CATCH_UP_KEYS ? Math.max(...keys().map(([, at]) => at)) : undefined);
+    const lastAt = await until(all, 60_000, `all ${CATCH_UP_KEYS} keys on B`);
+    const held = await b.atrium.call<{ entries: unknown[] }>(200, "GET", `/v1/sync/${namespace}`);
     if (held.entries.length !== CATCH_UP_KEYS) throw new Error(`after round ${round} B holds ${held.entries.length} entries of ${namespace}`);
     await awaitOnline(a, b);
     // B's spawn to `listening on`, then to the last key on its stream.
-    return { startupMs: b.atrium!.readyMs, replicationMs: lastAt - listeningAt, acceptedOnAMs };
+    return { startupMs: b.atrium.readyMs, replicationMs: lastAt - listeningAt, acceptedOnAMs };
   } finally {
     stream.close();
   }
@@ -140,12 +114,11 @@ export const machineSync = measurement({
   seed: {
     what: "two compiled servers, A and B, both on the server CPU, each with its own data dir, port and machineId, paired by a code and listing each other online.",
     async run(bench) {
-      const a = new PairedServer(bench, bench.tempDir("machine-a"), "mch-bench-a");
-      const b = new PairedServer(bench, bench.tempDir("machine-b"), "mch-bench-b");
+      const [a, b] = [pairedServer(bench, "mch-bench-a"), pairedServer(bench, "mch-bench-b")];
       await a.start();
       await b.start();
-      const { code } = await a.call<{ code: string }>(201, "POST", "/v1/machines/pairing-codes");
-      await b.call(201, "POST", "/v1/machines/pair", { url: a.atrium!.url, code });
+      const { code } = await a.atrium.call<{ code: string }>(201, "POST", "/v1/machines/pairing-codes");
+      await b.atrium.call(201, "POST", "/v1/machines/pair", { url: a.atrium.url, code });
       await awaitOnline(a, b);
       return { a, b, binary: bench.binary };
     },
@@ -155,17 +128,13 @@ export const machineSync = measurement({
       `${WRITES} sequential one-key PUT /v1/sync on A, each awaited on both servers' streams (kind=sync.changed) before the next, ` +
       "latency = key shown on a stream - PUT about to be sent; then B stopped, 10 PUTs of 1,000 keys (100-byte values) on A, B started " +
       "again on its data dir and port: catch-up = B listening -> the last key on B's stream (replayed from B's cursor), checked by GET on B.",
-    run: async ({ a, b }, round) => ({ propagation: await propagate(a, b, round), catchUp: await catchUp(a, b, round) }),
+    run: async ({ a, b }, round) => ({ propagation: await propagate(a.atrium, b.atrium, round), catchUp: await catchUp(a, b, round) }),
   },
   baseline: {
     what: "for propagation, A's own stream; for catch-up, the same 10 PUTs into an unpaired server started for the round (cold, like B).",
     async run({ binary }, round) {
       const direct = await startAtrium(binary);
-      try {
-        return { directMs: await putAll(direct.call, `bench-catch-up-${round}`, catchUpBatches(round)) };
-      } finally {
-        await direct.stop();
-      }
+      return { directMs: await putAll(direct.call, round).finally(() => direct.stop()) };
     },
   },
   rounds: { warmup: 1, measured: 3 },
@@ -175,23 +144,18 @@ export const machineSync = measurement({
     const replication = of((r) => r.catchUp.replicationMs);
     const directMs = medianOf(baseline, (round) => round.directMs);
     return [
-      { label: "propagation A -> B's stream p50", value: remote, unit: "ms", target: { comparison: "<", value: 50 } },
+      { label: "propagation A -> B's stream p50", value: remote, unit: "ms", target: below(50) },
       { label: "propagation A -> B's stream p95", value: of((r) => r.propagation.remote.p95), unit: "ms" },
       { label: "A's own stream p50 (baseline)", value: local, unit: "ms" },
       { label: "A's own stream p95", value: of((r) => r.propagation.local.p95), unit: "ms" },
       { label: "propagation p50 ratio to baseline", value: ratio(remote, local), unit: "ratio" },
-      {
-        label: `catch-up of ${CATCH_UP_KEYS.toLocaleString("en-US")} keys, B listening -> all on B`,
-        value: replication,
-        unit: "ms",
-        target: { comparison: "<", value: 5_000 },
-      },
+      { label: `catch-up of ${CATCH_UP_KEYS.toLocaleString("en-US")} keys, B listening -> all on B`, value: replication, unit: "ms", target: below(5_000) },
       { label: "B start-up, spawn -> listening (not in the above)", value: of((r) => r.catchUp.startupMs), unit: "ms" },
       { label: "same 10 PUTs into a fresh unpaired server (baseline)", value: directMs, unit: "ms" },
       { label: "catch-up ratio to baseline", value: ratio(replication, directMs), unit: "ratio" },
       { label: "the 10 PUTs on A while B was stopped", value: of((r) => r.catchUp.acceptedOnAMs), unit: "ms" },
-      { label: "warnings and errors in A's log, B's (a push to a stopped B fails once a round)", value: serverTrouble(world.a.home).count, unit: "count" },
-      { label: "warnings and errors in B's log", value: serverTrouble(world.b.home).count, unit: "count" },
+      { label: "warnings and errors in A's log, B's (a push to a stopped B fails once a round)", value: serverTrouble(world.a.home), unit: "count" },
+      { label: "warnings and errors in B's log", value: serverTrouble(world.b.home), unit: "count" },
     ];
   },
 });

@@ -1,7 +1,8 @@
 import { join } from "node:path";
-import { timeGets, type Atrium } from "../lib/atrium.ts";
+import type { Atrium } from "../lib/atrium.ts";
 import { measurement } from "../lib/measurement.ts";
-import { ratio, summarize, type Summary } from "../lib/stats.ts";
+import { below } from "../lib/report.ts";
+import { ratio, summarize, timed, type Summary } from "../lib/stats.ts";
 
 const SERVERS = 200;
 /** Of the 200, stdio servers whose probes stay running (they answer after a minute); the rest HTTP servers that never answer. */
@@ -27,14 +28,13 @@ interface World {
   probeIds: string[];
 }
 
-const timeList = async (atrium: Atrium) => summarize(await timeGets(atrium.url, atrium.headers, 200, () => "/v1/mcps"));
+const timeList = async (atrium: Atrium) => summarize(await atrium.timeGets(200, () => "/v1/mcps"));
 
 /** POST /v1/mcps/{id}/probe answers when its probe has ended: all of `ids` at once, timed. */
 async function timeProbes(atrium: Atrium, ids: string[]): Promise<number> {
-  const started = performance.now();
-  const probed = await Promise.all(ids.map((id) => atrium.call<{ connectionState: string }>(200, "POST", `/v1/mcps/${id}/probe`)));
-  if (probed.some((server) => server.connectionState !== "connected")) throw new Error("a probe did not connect");
-  return performance.now() - started;
+  const probed = await timed(() => Promise.all(ids.map((id) => atrium.call<{ connectionState: string }>(200, "POST", `/v1/mcps/${id}/probe`))));
+  if (probed.value.some((server) => server.connectionState !== "connected")) throw new Error("a probe did not connect");
+  return probed.ms;
 }
 
 export const mcpServers = measurement({
@@ -79,13 +79,13 @@ export const mcpServers = measurement({
   },
   rounds: { warmup: 1, measured: 1 },
   figures: ({ action: [full], baseline: [alone] }, { empty }) => [
-    { label: `list p50, ${SERVERS} servers, probes running`, value: full!.list.p50, unit: "ms", target: { comparison: "<", value: 5 } },
+    { label: `list p50, ${SERVERS} servers, probes running`, value: full!.list.p50, unit: "ms", target: below(5) },
     { label: "list p50, no servers (baseline)", value: empty.p50, unit: "ms" },
     { label: "list p50 ratio to baseline", value: ratio(full!.list.p50, empty.p50), unit: "ratio" },
     { label: "list p99, probes running", value: full!.list.p99, unit: "ms" },
     { label: "servers still probing after the list", value: full!.probingWhileListed, unit: "count" },
     { label: "slowest stdio server probed alone", value: alone!.slowestAloneMs, unit: "ms" },
     { label: `${PARALLEL_PROBES} stdio probes at once`, value: full!.allAtOnceMs, unit: "ms" },
-    { label: "at once minus the slowest alone", value: full!.allAtOnceMs - alone!.slowestAloneMs, unit: "ms", target: { comparison: "<", value: 1_000 } },
+    { label: "at once minus the slowest alone", value: full!.allAtOnceMs - alone!.slowestAloneMs, unit: "ms", target: below(1_000) },
   ],
 });

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { timeGets } from "../lib/atrium.ts";
+import { timedGet } from "../lib/atrium.ts";
 import { PHONE, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
 import { type ConsoleVisit, visitConsole } from "../lib/peers/console.ts";
@@ -60,13 +60,8 @@ function makeProjects(dir: string): string[] {
 /** A server pinned to the server CPU on a port of its own, ready once `path` answers 200 (polled back to back); cwd not the repository: opencode takes it as a project. */
 function start(server: BenchServer, dir: string, path: string, headers: Record<string, string>): Promise<Launched> {
   const port = freePort();
-  return launch({
-    command: onCpu(SERVER_CPU, server.command(port)),
-    env: server.env(port),
-    cwd: dir,
-    poll: { url: `http://127.0.0.1:${port}${path}`, headers },
-    timeoutMs: 60_000,
-  });
+  const poll = { url: `http://127.0.0.1:${port}${path}`, headers };
+  return launch({ command: onCpu(SERVER_CPU, server.command(port)), env: server.env(port), cwd: dir, poll, timeoutMs: 60_000 });
 }
 
 /** The first start: signed in, seeded through HTTP, its idle RSS 2 s after. */
@@ -94,7 +89,8 @@ async function measureRound(peer: Peer, world: World) {
   try {
     const list = await readFullList(server, launched.url);
     if (list.records !== SESSIONS) throw new Error(`the full list held ${list.records} sessions, not ${SESSIONS}`);
-    const times = await timeGets(launched.url, { ...server.headers(), "accept-encoding": BROWSER_ENCODINGS }, 220, () => server.firstPagePath);
+    const headers = { ...server.headers(), "accept-encoding": BROWSER_ENCODINGS };
+    const times = await Array.fromAsync({ length: 220 }, async () => (await timedGet(launched.url, headers, server.firstPagePath)).ms);
     const visits: ConsoleVisit[] = [];
     for (let visit = 0; visit < 3; visit++) visits.push(await visitConsole(world.browser, server, launched.url, PHONE));
     return { coldStartMs: launched.readyMs, list, firstPageP50Ms: median(times.slice(20)), visits: visits.slice(1) };

@@ -1,9 +1,9 @@
 import { streamingAgent, type StreamingAgent } from "../lib/agents.ts";
-import { newSession, prompt, scratchProject, type Atrium } from "../lib/atrium.ts";
+import { newestPage, newSession, prompt, scratchProject, type Atrium } from "../lib/atrium.ts";
 import { cpuSeconds } from "../lib/cpu.ts";
 import { deltasOf, type EventStream, replyDone, replyItemId, stampedChunkLags } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
-import type { Figure } from "../lib/report.ts";
+import { atLeast, type Figure } from "../lib/report.ts";
 import { median, medianOf, summarize } from "../lib/stats.ts";
 
 const SESSIONS = 20;
@@ -13,12 +13,7 @@ const CHUNK_SIZE = 50;
 const PACED_RATE = 500;
 const TURNS_TIMEOUT_MS = 120_000;
 
-interface World {
-  atrium: Atrium;
-  agent: StreamingAgent;
-  events: EventStream;
-  sessionIds: string[];
-}
+type World = { atrium: Atrium; agent: StreamingAgent; events: EventStream; sessionIds: string[] };
 
 /** All sessions get their prompt at once; resolves when every reply is complete and checked. */
 async function streamRound({ atrium, agent, events, sessionIds }: World, rate: number, tag: string) {
@@ -41,7 +36,7 @@ async function streamRound({ atrium, agent, events, sessionIds }: World, rate: n
     lastDelivered = Math.max(lastDelivered, deltas.at(-1)?.receivedAt ?? Number.NaN);
     const own = events.events.filter((event) => event.subjectId === id && event.kind.startsWith("session."));
     const gap = own.findIndex((event, at) => event.id !== at + 1);
-    const stored = (await atrium.call<{ conversation: { id: string; text: string }[] }>(200, "GET", `/v1/sessions/${id}?limit=1`)).conversation.at(-1);
+    const stored = (await newestPage(atrium, id)).conversation.at(-1);
     const { lags: chunks, problem } = stampedChunkLags(deltas);
     lags.push(...chunks.map((chunk) => chunk.lagMs));
     const wrong =
@@ -70,14 +65,14 @@ async function streamRound({ atrium, agent, events, sessionIds }: World, rate: n
 
 type Round = Awaited<ReturnType<typeof streamRound>>;
 
-function roundFigures(rounds: Round[], prefix: string): Figure[] {
+function roundFigures(prefix: string, rounds: Round[]): Figure[] {
   const of = (pick: (round: Round) => number) => medianOf(rounds, pick);
   return [
     {
       label: `${prefix}sessions with every event (ids 1..n, no gap) and every chunk, in order (worst round)`,
-      value: Math.min(...rounds.map((round) => round.intact)),
+      value: Math.min(...rounds.map((r) => r.intact)),
       unit: "count",
-      target: { comparison: ">=", value: SESSIONS },
+      target: atLeast(SESSIONS),
     },
     { label: `${prefix}chunks delivered per second, all sessions`, value: of((r) => r.deliveredPerSecond), unit: "chunks/s" },
     { label: `${prefix}chunks sent per second by the agents`, value: of((r) => r.sentPerSecond), unit: "chunks/s" },
@@ -125,12 +120,12 @@ export const sessionConcurrent = measurement({
   rounds: { warmup: 0, measured: 3 },
   figures: ({ action }) => [
     ...roundFigures(
-      action.map((round) => round.full),
       "full speed: ",
+      action.map((round) => round.full),
     ),
     ...roundFigures(
-      action.map((round) => round.paced),
       `${PACED_RATE}/s each: `,
+      action.map((round) => round.paced),
     ),
   ],
 });

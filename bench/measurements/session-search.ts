@@ -1,20 +1,17 @@
 /**
- * Searching every word (issue 35): `GET /v1/sessions?q=` over many long conversations, the full-text
- * index's size against the text, and what keeping it in step costs a stored reply.
- *
- * The size is a parameter: BENCH_SEARCH_SESSIONS (5,000) sessions of BENCH_SEARCH_KB (200) KB of text
- * each; the full size is about 1 GB of text and takes several minutes to write on a 2-core machine, so
- * the written data dir is kept in a cache (SEED_CACHE) and copied from there by the next run with the
- * same size, seed and schema.
+ * Searching every word (issue 35): `GET /v1/sessions?q=` over many long conversations, the full-text index's size
+ * against the text, and what keeping it in step costs a stored reply. The full size is about 1 GB of text, minutes to
+ * write on 2 cores, so the written data dir is kept in a cache (SEED_CACHE) for the next run with the same size, seed and schema.
  */
 import { Database } from "bun:sqlite";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scratchProject, startAtrium, timeGets, type Atrium } from "../lib/atrium.ts";
+import { nextLink, scratchProject, startAtrium, type Atrium } from "../lib/atrium.ts";
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
-import { median, summarize, type Summary } from "../lib/stats.ts";
+import { below } from "../lib/report.ts";
+import { median, medianOf, summarize, type Summary } from "../lib/stats.ts";
 import { Store } from "../../src/store/database.ts";
 import { latestSchemaVersion, migrate } from "../../src/store/migrations.ts";
 import { ConversationRepository } from "../../src/store/conversation-repository.ts";
@@ -22,6 +19,7 @@ import { EventRepository } from "../../src/store/event-repository.ts";
 import { SessionRepository } from "../../src/store/session-repository.ts";
 import { EventLog } from "../../src/events/event-log.ts";
 import { SessionEvents, type ConversationItem } from "../../src/schemas/sessions.ts";
+import { casingOf } from "./lists.ts";
 
 const SESSIONS = Number(process.env.BENCH_SEARCH_SESSIONS ?? 5_000);
 const TEXT_BYTES = Number(process.env.BENCH_SEARCH_KB ?? 200) * 1024;
@@ -44,34 +42,17 @@ const SEED_DONE = join(SEED_CACHE, "seeded.json");
 const WORD_RANKS = { common: 40, typical: 1_000, rare: 20_000 } as const;
 type WordKind = keyof typeof WORD_RANKS;
 
-/** `word` with the letters whose bit is set in `mask` in capitals: one of its 2^length casings (the server keeps 64 pages). */
-const casingOf = (word: string, mask: number) => [...word].map((letter, index) => (mask & (1 << index) ? letter.toUpperCase() : letter)).join("");
-
-interface ReplyStore {
-  store: Store;
-  conversation: ConversationRepository;
-  events: EventLog;
-  sessionId: string;
-}
-
-interface World {
-  atrium: Atrium;
-  words: Record<WordKind, string>;
-  found: Record<WordKind, number>;
-  textMiB: number;
-  indexMiB: number;
-  indexedCopyMiB: number;
-  seedSeconds: number;
-  withIndex: ReplyStore;
-  withoutIndex: ReplyStore;
-  text: ConversationText;
-}
-
-interface Round {
-  searches: Record<WordKind, Summary>;
-  storeMs: number;
-  bytes: number;
-}
+/** A finished item of the conversation, as the store holds it. */
+const item = (id: string, role: "user" | "assistant", text: string, createdAt: string, isGenerating = false): ConversationItem => ({
+  id,
+  role,
+  messageId: null,
+  text,
+  createdAt,
+  isGenerating,
+  attachments: [],
+  stopReason: role === "user" || isGenerating ? null : "end_turn",
+});
 
 /** A project and a session made through the API: the record every generated session copies. */
 async function templateSession(bench: Bench, home: string): Promise<string> {
@@ -107,17 +88,7 @@ function writeConversations(home: string, templateId: string, text: Conversation
           const prompt = turn % 2 === 0;
           const said = text.message(prompt ? 200 + text.below(500) : 1024 + text.below(11 * 1024));
           bytes += said.length;
-          const item: ConversationItem = {
-            id: `msg_${id}_${turn}`,
-            role: prompt ? "user" : "assistant",
-            messageId: null,
-            text: said,
-            createdAt: at,
-            isGenerating: false,
-            attachments: [],
-            stopReason: prompt ? null : "end_turn",
-          };
-          conversation.append(id, item);
+          conversation.append(id, item(`msg_${id}_${turn}`, prompt ? "user" : "assistant", said, at));
         }
       });
       if ((index + 1) % 500 === 0) log(`  ${index + 1} of ${SESSIONS} sessions written`);
@@ -162,7 +133,7 @@ function sizes(home: string): { textMiB: number; indexMiB: number; indexedCopyMi
 }
 
 /** A migrated store of its own, with the index's triggers or without them (the baseline), and a session to store replies in. */
-function replyStore(bench: Bench, withIndex: boolean): ReplyStore {
+function replyStore(bench: Bench, withIndex: boolean) {
   const store = Store.open(join(bench.tempDir(withIndex ? "search-replies" : "search-replies-baseline"), "atrium.db"));
   bench.defer(() => store.close());
   migrate(store);
@@ -173,23 +144,13 @@ function replyStore(bench: Bench, withIndex: boolean): ReplyStore {
 }
 
 /** Stores replies as the server does: the generating item, its deltas as events, then its end (where the trigger indexes it). */
-function storeReplies(into: ReplyStore, text: ConversationText, round: number): { storeMs: number; bytes: number } {
+function storeReplies(into: ReturnType<typeof replyStore>, text: ConversationText, round: number): { storeMs: number; bytes: number } {
   const replies = Array.from({ length: REPLIES }, () => text.message(REPLY_BYTES));
   const started = performance.now();
   for (const [index, reply] of replies.entries()) {
     const itemId = `msg_r${round}_${index}`;
     into.store.transaction(() => {
-      const item: ConversationItem = {
-        id: itemId,
-        role: "assistant",
-        messageId: null,
-        text: "",
-        createdAt: new Date().toISOString(),
-        isGenerating: true,
-        attachments: [],
-        stopReason: null,
-      };
-      into.conversation.append(into.sessionId, item, true);
+      into.conversation.append(into.sessionId, item(itemId, "assistant", "", new Date().toISOString(), true), true);
       for (let at = 0; at < reply.length; at += DELTA_CHARS) {
         into.events.append("session.message.delta", into.sessionId, { itemId, text: reply.slice(at, at + DELTA_CHARS) }, { sessionId: into.sessionId });
       }
@@ -207,14 +168,14 @@ async function sessionsFound(atrium: Atrium, word: string): Promise<number> {
   for (let next: string | null = `/v1/sessions?limit=200&q=${word}`; next; ) {
     const response: Response = await fetch(atrium.url + next, { headers: atrium.headers });
     found += ((await response.json()) as unknown[]).length;
-    next = /<([^>]+)>; rel="next"/.exec(response.headers.get("link") ?? "")?.[1] ?? null;
+    next = nextLink(response.headers.get("link")) ?? null;
   }
   return found;
 }
 
 const nsPerByte = (rounds: Array<{ storeMs: number; bytes: number }>) => median(rounds.map((round) => (round.storeMs * 1e6) / round.bytes));
 
-export const sessionSearch = measurement<World, Round, { storeMs: number; bytes: number }>({
+export const sessionSearch = measurement({
   key: "search",
   title: `GET /v1/sessions?q= over ${SESSIONS.toLocaleString("en")} sessions of ${TEXT_BYTES / 1024} KB of text`,
   seed: {
@@ -231,16 +192,7 @@ export const sessionSearch = measurement<World, Round, { storeMs: number; bytes:
       const words = Object.fromEntries(Object.entries(WORD_RANKS).map(([kind, rank]) => [kind, wordAt(text, rank)])) as Record<WordKind, string>;
       const found = {} as Record<WordKind, number>;
       for (const kind of Object.keys(words) as WordKind[]) found[kind] = await sessionsFound(atrium, words[kind]);
-      return {
-        atrium,
-        words,
-        found,
-        ...sizes(home),
-        seedSeconds,
-        withIndex: replyStore(bench, true),
-        withoutIndex: replyStore(bench, false),
-        text,
-      };
+      return { atrium, words, found, ...sizes(home), seedSeconds, withIndex: replyStore(bench, true), withoutIndex: replyStore(bench, false), text };
     },
   },
   action: {
@@ -252,14 +204,7 @@ export const sessionSearch = measurement<World, Round, { storeMs: number; bytes:
     run: async (world, round) => {
       const searches = {} as Record<WordKind, Summary>;
       for (const kind of Object.keys(world.words) as WordKind[]) {
-        searches[kind] = summarize(
-          await timeGets(
-            world.atrium.url,
-            world.atrium.headers,
-            SEARCHES,
-            (request) => `/v1/sessions?limit=50&q=${casingOf(world.words[kind], request % 128)}`,
-          ),
-        );
+        searches[kind] = summarize(await world.atrium.timeGets(SEARCHES, (request) => `/v1/sessions?limit=50&q=${casingOf(world.words[kind], request % 128)}`));
       }
       return { searches, ...storeReplies(world.withIndex, world.text, round) };
     },
@@ -270,17 +215,12 @@ export const sessionSearch = measurement<World, Round, { storeMs: number; bytes:
   },
   rounds: { warmup: 1, measured: 5 },
   figures: ({ action, baseline }, world) => {
-    const p50 = (kind: WordKind) => median(action.map((round) => round.searches[kind].p50));
+    const p50 = (kind: WordKind) => medianOf(action, (round) => round.searches[kind].p50);
     const withIndex = nsPerByte(action);
     const without = nsPerByte(baseline);
     return [
-      {
-        label: `a typical word ('${world.words.typical}', ${world.found.typical} sessions), p50`,
-        value: p50("typical"),
-        unit: "ms",
-        target: { comparison: "<", value: 20 },
-      },
-      { label: "a typical word, p95", value: median(action.map((round) => round.searches.typical.p95)), unit: "ms" },
+      { label: `a typical word ('${world.words.typical}', ${world.found.typical} sessions), p50`, value: p50("typical"), unit: "ms", target: below(20) },
+      { label: "a typical word, p95", value: medianOf(action, (round) => round.searches.typical.p95), unit: "ms" },
       { label: `a common word ('${world.words.common}', ${world.found.common} sessions), p50`, value: p50("common"), unit: "ms" },
       { label: `a rare word ('${world.words.rare}', ${world.found.rare} sessions), p50`, value: p50("rare"), unit: "ms" },
       { label: "the conversations' text", value: world.textMiB, unit: "MiB" },

@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import type { Atrium } from "../lib/atrium.ts";
+import { type Atrium, syncWrite } from "../lib/atrium.ts";
 import { type EventStream, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
-import { childPids, LOAD_CPU, onCpu, pinThisProcess, rssBytes, SERVER_CPU, stopProcess, unpin, until } from "../lib/processes.ts";
-import { median, ratio, summarize, type Summary } from "../lib/stats.ts";
+import { childPids, LOAD_CPU, onCpu, onSchedule, pinThisProcess, rssBytes, SERVER_CPU, stopProcess, unpin, until } from "../lib/processes.ts";
+import { below } from "../lib/report.ts";
+import { medianOf, ratio, summarize, type Summary } from "../lib/stats.ts";
 
 const KEYSTROKES = 200;
 const FLOOD_BYTES = 200_000_000;
@@ -11,24 +12,6 @@ const IDLE_TERMINALS = 10;
 /** Event appends during the flood (and as many idle), one every INTERVAL_MS. */
 const APPENDS = 100;
 const INTERVAL_MS = 20;
-
-interface World {
-  atrium: Atrium;
-  terminalSocket: string;
-  bareSocket: string;
-  events: EventStream;
-  appended: number;
-  /** What each idle terminal adds to the server's RSS (its PTY's thread, its ring), and its shell's own. */
-  serverRssPerIdleTerminal: number;
-  shellRssPerIdleTerminal: number;
-}
-
-interface Round {
-  echoMs: Summary;
-  floodMiBps?: number;
-  idleEventsMs?: Summary;
-  floodEventsMs?: Summary;
-}
 
 /** A WebSocket opened with headers (Bun's client), its frames decoded and collected. */
 async function openSocket(url: string, headers: Record<string, string> = {}) {
@@ -67,19 +50,14 @@ async function echoLatencies(url: string, headers?: Record<string, string>): Pro
 }
 
 /** Sync appends every INTERVAL_MS; each one's delivery on the event stream, from just before its PUT. */
-async function eventDelays(world: World): Promise<Summary> {
+async function eventDelays(world: { atrium: Atrium; events: EventStream; appended: number }): Promise<Summary> {
   const sentAt: number[] = [];
   const first = world.appended + 1;
-  const start = performance.now();
-  for (let index = 0; index < APPENDS; index++) {
-    const wait = start + index * INTERVAL_MS - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    const sequence = world.appended++;
+  await onSchedule(APPENDS, INTERVAL_MS, async () => {
+    const body = syncWrite(world.appended++);
     sentAt.push(wallMs());
-    await world.atrium.call(200, "PUT", "/v1/sync/bench", {
-      entries: [{ key: "k", value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }],
-    });
-  }
+    await world.atrium.call(200, "PUT", "/v1/sync/bench", body);
+  });
   await world.events.until(() => world.events.events.filter((event) => event.kind === "sync.changed").length >= world.appended, 10_000, "sync events");
   const delivered = world.events.events.filter((event) => event.kind === "sync.changed").slice(first - 1, first - 1 + APPENDS);
   return summarize(delivered.map((event, index) => event.receivedAt - sentAt[index]!));
@@ -121,15 +99,8 @@ export const terminal = measurement({
       reader.releaseLock();
       const events = await atrium.events();
       bench.defer(() => events.close());
-      return {
-        atrium,
-        terminalSocket: `${atrium.url.replace(/^http/, "ws")}/v1/terminals/${terminal.id}/socket`,
-        bareSocket,
-        events,
-        appended: 0,
-        serverRssPerIdleTerminal,
-        shellRssPerIdleTerminal,
-      };
+      const terminalSocket = `${atrium.url.replace(/^http/, "ws")}/v1/terminals/${terminal.id}/socket`;
+      return { atrium, terminalSocket, bareSocket, events, appended: 0, serverRssPerIdleTerminal, shellRssPerIdleTerminal };
     },
   },
   action: {
@@ -137,7 +108,7 @@ export const terminal = measurement({
       `${KEYSTROKES} keystrokes over Atrium's socket, each after the last one's echo (latency: the first output frame after the send); ` +
       `event delivery of ${APPENDS} sync appends ${INTERVAL_MS} ms apart while idle, then the same during \`yes | head -c ${FLOOD_BYTES}\` ` +
       "read by an attached client (MiB/s: bytes through the socket, which has \\r\\n for each \\n, over the time to the end marker).",
-    async run(world): Promise<Round> {
+    async run(world) {
       const echoMs = await echoLatencies(world.terminalSocket, world.atrium.headers);
       const idleEventsMs = await eventDelays(world);
       const { socket, received } = await openSocket(world.terminalSocket, world.atrium.headers);
@@ -157,23 +128,20 @@ export const terminal = measurement({
   },
   rounds: { warmup: 1, measured: 3 },
   figures: ({ action, baseline }, world) => {
-    const p50 = median(action.map((round) => round.echoMs.p50));
-    const p99 = median(action.map((round) => round.echoMs.p99));
-    const bareP50 = median(baseline.map((round) => round.echoMs.p50));
-    const bareP99 = median(baseline.map((round) => round.echoMs.p99));
-    const idle = median(action.map((round) => round.idleEventsMs!.p99));
-    const flood = median(action.map((round) => round.floodEventsMs!.p99));
+    const [p50, p99] = [medianOf(action, (round) => round.echoMs.p50), medianOf(action, (round) => round.echoMs.p99)];
+    const [bareP50, bareP99] = [medianOf(baseline, (round) => round.echoMs.p50), medianOf(baseline, (round) => round.echoMs.p99)];
+    const [idle, flood] = [medianOf(action, (round) => round.idleEventsMs.p99), medianOf(action, (round) => round.floodEventsMs.p99)];
     return [
       { label: "keystroke echo p50", value: p50, unit: "ms" },
       { label: "keystroke echo p99", value: p99, unit: "ms" },
       { label: "bare program echo p50", value: bareP50, unit: "ms" },
       { label: "bare program echo p99", value: bareP99, unit: "ms" },
-      { label: "echo p50 / bare", value: ratio(p50, bareP50), unit: "ratio", target: { comparison: "<", value: 1.3 } },
-      { label: "echo p99 / bare", value: ratio(p99, bareP99), unit: "ratio", target: { comparison: "<", value: 1.3 } },
-      { label: "flood through an attached client, MiB each second", value: median(action.map((round) => round.floodMiBps!)), unit: "MiB" },
+      { label: "echo p50 / bare", value: ratio(p50, bareP50), unit: "ratio", target: below(1.3) },
+      { label: "echo p99 / bare", value: ratio(p99, bareP99), unit: "ratio", target: below(1.3) },
+      { label: "flood through an attached client, MiB each second", value: medianOf(action, (round) => round.floodMiBps), unit: "MiB" },
       { label: "event delivery p99 idle", value: idle, unit: "ms" },
       { label: "event delivery p99 during the flood", value: flood, unit: "ms" },
-      { label: "during the flood / idle", value: ratio(flood, idle), unit: "ratio", target: { comparison: "<", value: 2 } },
+      { label: "during the flood / idle", value: ratio(flood, idle), unit: "ratio", target: below(2) },
       { label: "server RSS per idle terminal", value: world.serverRssPerIdleTerminal / 1024, unit: "KiB" },
       { label: "shell RSS per idle terminal", value: world.shellRssPerIdleTerminal / 1024, unit: "KiB" },
     ];

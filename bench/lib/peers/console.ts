@@ -1,7 +1,7 @@
 /** A console's first visit on a phone, the same for all three servers: bytes, first rows, list requests. */
 import type { Request } from "playwright-core";
 import type { BenchBrowser, Viewport } from "../browser.ts";
-import { installPaintProbe, painted, readPage } from "../paint-probe.ts";
+import { painted, readPage } from "../paint-probe.ts";
 import type { BenchServer } from "./servers.ts";
 
 /** The page is done once no request started or ended for this long (the event streams stay open). */
@@ -19,11 +19,9 @@ export interface ConsoleVisit {
 }
 
 /** One first visit in a fresh context: navigation, list rows painted, then until the network is idle. */
-export async function visitConsole(browser: BenchBrowser, server: BenchServer, base: string, viewport: Viewport): Promise<ConsoleVisit> {
+export function visitConsole(browser: BenchBrowser, server: BenchServer, base: string, viewport: Viewport): Promise<ConsoleVisit> {
   const target = server.console;
-  const context = await browser.context(viewport, target.storage(base));
-  try {
-    await context.addInitScript(installPaintProbe, [{ name: "rows", selector: target.rowSelector }]);
+  return browser.withPage(viewport, target.storage(base), [{ name: "rows", selector: target.rowSelector }], async (page, context) => {
     let lastActivity = performance.now();
     let listRequests = 0;
     const sizes: Promise<number>[] = [];
@@ -44,7 +42,6 @@ export async function visitConsole(browser: BenchBrowser, server: BenchServer, b
         ),
       );
     });
-    const page = await context.newPage();
     await page.goto(base + target.path, { waitUntil: "commit" });
     const rowsPainted = await page.waitForFunction(painted, ["rows"], { timeout: VISIT_TIMEOUT_MS, polling: 50 }).then(
       () => true,
@@ -60,7 +57,5 @@ export async function visitConsole(browser: BenchBrowser, server: BenchServer, b
       listRequests,
       lastListResponseMs: listEnds.length > 0 ? Math.max(...listEnds) : null,
     };
-  } finally {
-    await context.close();
-  }
+  });
 }

@@ -36,22 +36,18 @@ function rawGet(url: string, headers: Record<string, string>): Promise<RawAnswer
   });
 }
 
-function decode(body: Buffer, encoding: string | undefined): Buffer {
-  switch (encoding) {
-    case undefined:
-    case "identity":
-      return body;
-    case "gzip":
-      return gunzipSync(body);
-    case "br":
-      return brotliDecompressSync(body);
-    case "zstd":
-      return zstdDecompressSync(body);
-    case "deflate":
-      return inflateSync(body);
-    default:
-      throw new Error(`unknown content-encoding ${encoding}`);
-  }
+const DECODERS: Record<string, (body: Buffer) => Buffer> = {
+  identity: (body) => body,
+  gzip: gunzipSync,
+  br: brotliDecompressSync,
+  zstd: zstdDecompressSync,
+  deflate: inflateSync,
+};
+
+function decode(body: Buffer, encoding = "identity"): Buffer {
+  const decoder = DECODERS[encoding];
+  if (!decoder) throw new Error(`unknown content-encoding ${encoding}`);
+  return decoder(body);
 }
 
 export interface FullList {
