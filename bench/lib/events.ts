@@ -137,42 +137,30 @@ export class EventStream {
 }
 
 /** A conversation item as events carry it. */
-export interface ItemView {
-  id: string;
-  role: string;
-  text: string;
-}
+const itemOf = (event: ReceivedEvent) => event.payload.item as { id: string; role: string; text: string };
 
-const itemOf = (event: ReceivedEvent) => event.payload.item as ItemView;
+/** The first event at or after index `from` that `match`es; a loop, not a copy: the callers poll this every few ms. */
+function findFrom(stream: EventStream, from: number, match: (event: ReceivedEvent) => boolean): ReceivedEvent | undefined {
+  for (let index = from; index < stream.events.length; index++) if (match(stream.events[index]!)) return stream.events[index];
+  return undefined;
+}
 
 /** The reply item a turn made: the assistant `session.message.created` of `sessionId` at or after event `from`. */
 export function replyItemId(stream: EventStream, sessionId: string, from = 0): string | undefined {
-  for (let index = from; index < stream.events.length; index++) {
-    const event = stream.events[index]!;
-    if (event.subjectId === sessionId && event.kind === "session.message.created" && itemOf(event).role === "assistant") return itemOf(event).id;
-  }
-  return undefined;
-}
-
-/** The `session.message.delta` events of one item, in the order received. */
-export function deltasOf(stream: EventStream, itemId: string, from = 0): { text: string; receivedAt: number }[] {
-  const deltas: { text: string; receivedAt: number }[] = [];
-  for (let index = from; index < stream.events.length; index++) {
-    const event = stream.events[index]!;
-    if (event.kind === "session.message.delta" && event.payload.itemId === itemId)
-      deltas.push({ text: event.payload.text as string, receivedAt: event.receivedAt });
-  }
-  return deltas;
+  const created = findFrom(stream, from, (e) => e.subjectId === sessionId && e.kind === "session.message.created" && itemOf(e).role === "assistant");
+  return created && itemOf(created).id;
 }
 
 /** The `session.message.completed` event of one item, once received. */
-export function completionOf(stream: EventStream, itemId: string, from = 0): ReceivedEvent | undefined {
-  for (let index = from; index < stream.events.length; index++) {
-    const event = stream.events[index]!;
-    if (event.kind === "session.message.completed" && itemOf(event).id === itemId) return event;
-  }
-  return undefined;
-}
+export const completionOf = (stream: EventStream, itemId: string, from = 0) =>
+  findFrom(stream, from, (event) => event.kind === "session.message.completed" && itemOf(event).id === itemId);
+
+/** The `session.message.delta` events of one item, in the order received. */
+export const deltasOf = (stream: EventStream, itemId: string, from = 0): { text: string; receivedAt: number }[] =>
+  stream.events
+    .slice(from)
+    .filter((event) => event.kind === "session.message.delta" && event.payload.itemId === itemId)
+    .map((event) => ({ text: event.payload.text as string, receivedAt: event.receivedAt }));
 
 /** Whether the reply `sessionId` began at or after event `from` has completed. */
 export function replyDone(stream: EventStream, sessionId: string, from = 0): boolean {

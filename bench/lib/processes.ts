@@ -5,6 +5,7 @@ import { join } from "node:path";
 
 const cpuCount = availableParallelism();
 const taskset = Bun.which("taskset");
+const pinned = taskset !== null && cpuCount >= 2;
 
 /**
  * With two or more cores and taskset, servers run on CPU 0 and load generators or clients on CPU 1,
@@ -12,44 +13,34 @@ const taskset = Bun.which("taskset");
  */
 export const SERVER_CPU = 0;
 export const LOAD_CPU = 1;
-export const pinning =
-  taskset !== null && cpuCount >= 2
-    ? `server on CPU ${SERVER_CPU}, load generator / clients on CPU ${LOAD_CPU} (taskset)`
-    : `not pinned (${taskset === null ? "taskset is not installed" : "only one CPU"})`;
+export const pinning = pinned
+  ? `server on CPU ${SERVER_CPU}, load generator / clients on CPU ${LOAD_CPU} (taskset)`
+  : `not pinned (${taskset === null ? "taskset is not installed" : "only one CPU"})`;
 
-export function onCpu(cpu: number, command: string[]): string[] {
-  return taskset !== null && cpuCount >= 2 ? [taskset, "-c", String(cpu), ...command] : command;
-}
+export const onCpu = (cpu: number, command: string[]): string[] => (pinned ? [taskset!, "-c", String(cpu), ...command] : command);
 
 /**
  * Lets a process (and what it starts from now on) run on every CPU again: for programs the server
  * starts that are not the server, such as a terminal's shell, as they would run on a real install.
  */
 export function unpin(pid: number): void {
-  if (taskset !== null && cpuCount >= 2) Bun.spawnSync([taskset, "-a", "-p", "-c", `0-${cpuCount - 1}`, String(pid)], { stdout: "ignore" });
+  if (pinned) Bun.spawnSync([taskset!, "-a", "-p", "-c", `0-${cpuCount - 1}`, String(pid)], { stdout: "ignore" });
 }
 
 /** Pins every thread of this process to `cpu` (the client side) and returns how to undo it. */
 export function pinThisProcess(cpu: number): () => void {
-  if (taskset === null || cpuCount < 2) return () => {};
-  const mask = /:\s*([0-9a-f]+)\s*$/.exec(Bun.spawnSync([taskset, "-p", String(process.pid)]).stdout.toString())?.[1];
-  Bun.spawnSync([taskset, "-a", "-p", "-c", String(cpu), String(process.pid)], { stdout: "ignore" });
-  return () => {
-    if (mask) Bun.spawnSync([taskset, "-a", "-p", mask, String(process.pid)], { stdout: "ignore" });
-  };
+  if (!pinned) return () => {};
+  const mask = /:\s*([0-9a-f]+)\s*$/.exec(Bun.spawnSync([taskset!, "-p", String(process.pid)]).stdout.toString())?.[1];
+  Bun.spawnSync([taskset!, "-a", "-p", "-c", String(cpu), String(process.pid)], { stdout: "ignore" });
+  return () => mask && Bun.spawnSync([taskset!, "-a", "-p", mask, String(process.pid)], { stdout: "ignore" });
 }
 
-export function tempDir(purpose: string): string {
-  return mkdtempSync(join(tmpdir(), `atrium-bench-${purpose}-`));
-}
+export const tempDir = (purpose: string): string => mkdtempSync(join(tmpdir(), `atrium-bench-${purpose}-`));
 
 export async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
   try {
-    return await Promise.race([work, timeout]);
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]);
   } finally {
     clearTimeout(timer);
   }

@@ -14,13 +14,13 @@ import { installPeer } from "../lib/peers/install.ts";
 import { atriumServer, type BenchServer, HAPI_PACKAGE, hapiServer, OPENCODE_PACKAGE, opencodeServer } from "../lib/peers/servers.ts";
 import { BROWSER_ENCODINGS, readFullList, treeRssBytes } from "../lib/peers/wire.ts";
 import { LOAD_CPU, SERVER_CPU, freePort, launch, onCpu, pinThisProcess, type Launched } from "../lib/processes.ts";
-import type { Figure, Target } from "../lib/report.ts";
+import { below, type Figure, type Target } from "../lib/report.ts";
 import { median, medianOf, ratio, smallest } from "../lib/stats.ts";
 
 const SESSIONS = 5_000;
 const PROJECTS = 20;
 /** ≤ 0.5 is checked as < 0.5: the report knows only < and >=. */
-const HALF: Target = { comparison: "<", value: 0.5 };
+const HALF = below(0.5);
 
 interface Peer {
   name: string;
@@ -30,12 +30,7 @@ interface Peer {
   missing?: string;
 }
 
-interface World {
-  dir: string;
-  browser: BenchBrowser;
-  atrium: Peer;
-  peers: Peer[];
-}
+type World = { dir: string; browser: BenchBrowser };
 
 /**
  * 20 git repositories with one commit each, a different one: opencode names a project after its
@@ -117,7 +112,7 @@ const FIGURES: { key: string; label: string; unit: Figure["unit"]; of(rounds: Ro
   { key: "lastList", label: "console last list response, median", unit: "ms", of: visits((v) => v.lastListResponseMs) },
 ];
 
-const ATRIUM_TARGETS: Record<string, Target> = { cold: { comparison: "<", value: 50 }, rows: { comparison: "<", value: 300 } };
+const ATRIUM_TARGETS: Record<string, Target> = { cold: below(50), rows: below(300) };
 
 export const peers = measurement({
   key: "peers",

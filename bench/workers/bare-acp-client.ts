@@ -8,7 +8,6 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
-import { finishWorker, readWorkerConfig } from "../lib/worker-io.ts";
 import { wallMs } from "../lib/events.ts";
 import { streamChunk, type StreamReport } from "./streaming-agent.ts";
 
@@ -33,7 +32,8 @@ export interface BareClientResult {
   textMatches: boolean;
 }
 
-const config = readWorkerConfig<BareClientConfig>();
+// Started by runWorker (bench/lib/processes.ts): its config as JSON in argv, its result as the last line of its output.
+const config = JSON.parse(process.argv[2]!) as BareClientConfig;
 const child = Bun.spawn(config.command, {
   env: { ...process.env, STREAMING_AGENT_REPORTS: config.reportsDir },
   stdin: "pipe",
@@ -95,4 +95,6 @@ const result: BareClientResult = {
   report,
   textMatches: parts.join("") === expected,
 };
-await finishWorker(result);
+await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`);
+// Nothing lingering (a socket, a timer) keeps it alive.
+process.exit(0);

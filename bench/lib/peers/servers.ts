@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiCaller, atriumCommand, OFFLINE_CONFIG, seedEchoSessions, inParallel } from "../atrium.ts";
+import { apiCaller, atriumCommand, inParallel, nextLink, OFFLINE_CONFIG, seedEchoSessions } from "../atrium.ts";
 import { signedIn } from "../browser.ts";
 import { PLATFORM, type PeerPackage } from "./install.ts";
 
@@ -41,16 +41,10 @@ export interface BenchServer {
   console: ConsoleTarget;
 }
 
-/** A request that a server leaves unanswered this long fails the seeding rather than the whole run. */
-const SEED_REQUEST_TIMEOUT_MS = 30_000;
-
+/** POST as JSON; a request a server leaves unanswered 30 s fails the seeding rather than the whole run. */
 async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<unknown> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(SEED_REQUEST_TIMEOUT_MS),
-  });
+  const init = { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) };
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`POST ${url} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -87,7 +81,7 @@ export function atriumServer(binary: string, home: string): BenchServer {
     },
     firstPagePath: "/v1/sessions?limit=50",
     fullListPath: "/v1/sessions?limit=200",
-    nextPage: (_body, link) => /^<([^>]+)>; rel="next"$/.exec(link ?? "")?.[1],
+    nextPage: (_body, link) => nextLink(link),
     records: (body) => body as unknown[],
     console: {
       path: "/#/sessions",
