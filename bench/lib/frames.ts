@@ -73,21 +73,11 @@ export function replyShown(): { text: string; codeBlocks: number } {
 /** A frame this long or longer missed at least one 60 Hz vsync: two periods are 33.3 ms. */
 export const LONG_FRAME_MS = 33;
 
-export interface FrameStats {
-  frames: number;
-  elapsedMs: number;
-  framesPerSecond: number;
-  longestMs: number;
-  /** Share of frames longer than `LONG_FRAME_MS`, in %. */
-  longSharePercent: number;
-  p95Ms: number;
-}
-
 /**
  * The frames that began from `fromMs` (the frame that was under way then) to `toMs` (likewise): each
  * frame lasts until the next one begins, so the log must go on past `toMs`.
  */
-export function frameStats(frames: readonly number[], fromMs: number, toMs: number): FrameStats {
+export function frameStats(frames: readonly number[], fromMs: number, toMs: number) {
   const first = Math.max(
     0,
     frames.findLastIndex((frame) => frame <= fromMs),
@@ -101,6 +91,7 @@ export function frameStats(frames: readonly number[], fromMs: number, toMs: numb
     elapsedMs,
     framesPerSecond: durations.length / (elapsedMs / 1000),
     longestMs: Math.max(...durations),
+    /** Share of frames longer than `LONG_FRAME_MS`, in %. */
     longSharePercent: (durations.filter((duration) => duration > LONG_FRAME_MS).length / durations.length) * 100,
     p95Ms: percentile(durations, 95),
   };

@@ -48,19 +48,13 @@ function jsonCode(random: Random, lines: number): string {
   return ["{", ...body, "}"].join("\n");
 }
 
-interface CodeBlock {
-  /** As written after the opening fence. */
-  language: string;
-  code: string;
-}
-
 /** The languages of the blocks, in turn; some under their longer names, as models write both. */
 const LANGUAGES = "ts:ts py:py sh:sh json:json go:go rust:rust typescript:ts css:css html:html diff:diff yaml:yaml js:js sql:sql bash:sh python:py"
   .split(" ")
   .map((pair) => ({ fence: pair.split(":")[0]!, pieces: pair.split(":")[1]! }));
 
-/** A block of 20 to 40 lines (a piece that would pass 40 ends it once it has 20): whole pieces of one language. */
-function codeBlock(random: Random, pieces: Map<string, string[]>, index: number): CodeBlock {
+/** A block of 20 to 40 lines (a piece that would pass 40 ends it once it has 20): whole pieces of one language, named as after its fence. */
+function codeBlock(random: Random, pieces: Map<string, string[]>, index: number): { language: string; code: string } {
   const language = LANGUAGES[index % LANGUAGES.length]!;
   const lines = between(random, 20, 40);
   if (language.pieces === "json") return { language: language.fence, code: jsonCode(random, lines) };
