@@ -55,18 +55,21 @@ export class WorkingTreeChanges {
   constructor(private readonly limits: ChangeLimits = defaultChangeLimits) {}
 
   async list(folder: string, limit: number, cursor?: string): Promise<ChangeList> {
-    const repo = await this.repository(folder);
+    return this.page(folder, await this.statusOf(await this.repository(folder)), limit, cursor);
+  }
+
+  /** A page of `status`'s changes, with their line counts, as the list of `folder` answers it. */
+  async page(folder: string, status: RepositoryStatus, limit: number, cursor?: string): Promise<ChangeList> {
     const after = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
-    const all = await this.changes(repo.root, repo.base);
-    const rest = after === undefined ? all : all.filter((change) => change.path > after);
+    const rest = after === undefined ? status.changes : status.changes.filter((change) => change.path > after);
     const page = rest.slice(0, limit);
-    const [counts, staged] = await Promise.all([this.lineCounts(repo.root, repo.base, page), stagedStates(repo.root, repo.base, page)]);
+    const [counts, staged] = await Promise.all([this.lineCounts(status.root, status.base, page), stagedStates(status.root, status.base, page)]);
     const last = page.at(-1);
     return {
       folderPath: folder,
-      repositoryRoot: repo.root,
-      branch: repo.branch,
-      head: repo.head,
+      repositoryRoot: status.root,
+      branch: status.branch,
+      head: status.head,
       files: page.map((change) => ({
         ...change,
         ...(counts.get(change.path) ?? { added: null, removed: null, binary: false }),
@@ -101,16 +104,30 @@ export class WorkingTreeChanges {
     return { ...change, ...counts, tooLarge: false, diff: result.stdout, stagedHunks: hunks };
   }
 
-  /** The repository of `folder` and every change in it, by path (what the list pages through). */
-  async status(folder: string): Promise<RepositoryStatus> {
-    const repo = await this.repository(folder);
+  /** The repository and every change in it, by path (what the list pages through). */
+  async statusOf(repo: Repository): Promise<RepositoryStatus> {
     return { ...repo, changes: await this.changes(repo.root, repo.base) };
   }
 
-  /** The repository's root, HEAD (null before the first commit) and branch; 409 for a folder git does not know. */
+  /**
+   * The repository's root, HEAD (null before the first commit) and branch (null on a detached HEAD); 409
+   * for a folder git does not know. One git process answers all three for a branch or a detached HEAD
+   * with a commit; anything else (no commit yet, not a repository) is asked one question at a time.
+   */
   async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
     if (!exists?.isDirectory()) throw new ConflictError(`the folder ${folder} does not exist`);
+    // The root, HEAD's commit, then HEAD's branch as `symbolic-ref --short` shortens it, or `HEAD` when detached.
+    const asked = await runGit(["rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref=loose", "HEAD"], { cwd: folder, timeoutMs: 10_000 });
+    const lines = asked.stdout.split("\n");
+    const [head, branch] = lines.slice(-3, -1);
+    if (asked.code === 0 && lines.length >= 4 && head && branch) {
+      return { root: lines.slice(0, -3).join("\n"), head, branch: branch === "HEAD" ? null : branch, base: head };
+    }
+    return this.askedApart(folder);
+  }
+
+  private async askedApart(folder: string): Promise<Repository> {
     const root = await gitOutput(["rev-parse", "--show-toplevel"], { cwd: folder });
     if (!root) throw new ConflictError(`the folder ${folder} is not a git repository`);
     const head = (await gitOutput(["rev-parse", "--verify", "-q", "HEAD"], { cwd: root })) || null;

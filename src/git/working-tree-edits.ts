@@ -29,83 +29,90 @@ export class WorkingTreeEdits {
   ) {}
 
   stage(folder: string, selection: GitSelection): Promise<ChangeList> {
-    return this.queuedWithChanges(folder, "stage", async (status) => {
-      await stage(status, selection);
-      return this.firstPage(folder);
-    });
+    return this.queuedWithChanges(folder, "stage", (status) => stage(status, selection), this.firstPage(folder));
   }
 
   unstage(folder: string, selection: GitSelection): Promise<ChangeList> {
-    return this.queuedWithChanges(folder, "unstage", async (status) => {
-      await unstage(status, selection);
-      return this.firstPage(folder);
-    });
+    return this.queuedWithChanges(folder, "unstage", (status) => unstage(status, selection), this.firstPage(folder));
   }
 
   discard(folder: string, selection: GitSelection): Promise<Discard> {
-    return this.queuedWithChanges(folder, "discard", (status) => this.discards.discard(status, selection));
+    return this.queuedWithChanges(folder, "discard", (status) => this.discards.discard(status, selection), itself);
   }
 
   undoDiscard(folder: string, id: string): Promise<ChangeList> {
-    return this.queuedWithChanges(folder, "discard.undo", async (status) => {
-      await this.discards.undo(status, id);
-      return this.firstPage(folder);
-    });
+    return this.queuedWithChanges(folder, "discard.undo", (status) => this.discards.undo(status, id), this.firstPage(folder));
   }
 
   commit(folder: string, body: CommitBody): Promise<Commit> {
-    return this.queued(folder, "commit", (repo) => commit(repo, body, this.clock));
+    return this.queued(folder, "commit", (repo) => commit(repo, body, this.clock), itself);
   }
 
   createBranch(folder: string, body: NewBranch): Promise<Branch> {
-    return this.queued(folder, "branch", (repo) => createBranch(repo, body));
+    return this.queued(folder, "branch", (repo) => createBranch(repo, body), itself);
   }
 
   checkout(folder: string, branch: string): Promise<ChangeList> {
-    return this.queued(folder, "checkout", async (repo) => {
-      await checkout(repo, branch);
-      return this.firstPage(folder);
-    });
+    return this.queued(folder, "checkout", (repo) => checkout(repo, branch), this.firstPage(folder));
   }
 
   push(folder: string, body: PushBody): Promise<RemoteResult> {
-    return this.queued(folder, "push", (repo) => push(repo, body));
+    return this.queued(folder, "push", (repo) => push(repo, body), itself);
   }
 
   pull(folder: string, body: PullBody): Promise<RemoteResult> {
-    return this.queued(folder, "pull", (repo) => pull(repo, body));
+    return this.queued(folder, "pull", (repo) => pull(repo, body), itself);
   }
 
   /** Lands a branch on another in the repository of `folder` (branch-landing.ts), in its turn. */
   land(folder: string, landing: Omit<Landing, "repository">): Promise<string> {
-    return this.queued(folder, "merge", (repo) => landBranch({ ...landing, repository: repo.root }, this.clock));
+    return this.queued(folder, "merge", (repo) => landBranch({ ...landing, repository: repo.root }, this.clock), itself);
   }
 
   /** `queued`, with the repository's changes read once it is this change's turn. */
-  private queuedWithChanges<T>(folder: string, operation: GitOperationName, change: (status: RepositoryStatus) => Promise<T>): Promise<T> {
-    return this.queued(folder, operation, async () => change(await this.changes.status(folder)));
+  private queuedWithChanges<T, A>(
+    folder: string,
+    operation: GitOperationName,
+    change: (status: RepositoryStatus) => Promise<T>,
+    answer: Answer<T, A>,
+  ): Promise<A> {
+    return this.queued(folder, operation, async (repo) => change(await this.changes.statusOf(repo)), answer);
   }
 
-  /** Runs `change` on the folder's repository once any other change to it has finished, then says what the repository looks like. */
-  private async queued<T>(folder: string, operation: GitOperationName, change: (repo: Repository) => Promise<T>): Promise<T> {
-    const { root } = await this.changes.repository(folder);
-    const previous = this.queues.get(root) ?? Promise.resolve();
-    const run = previous
+  /**
+   * Runs `change` on the folder's repository once any other change to it has finished, then reads what
+   * the repository looks like (once), answers what `answer` makes of the change's result and that state,
+   * and says that state in a `git.changed` event, all in the change's turn.
+   */
+  private async queued<T, A>(folder: string, operation: GitOperationName, change: (repo: Repository) => Promise<T>, answer: Answer<T, A>): Promise<A> {
+    const asked = await this.changes.repository(folder);
+    const previous = this.queues.get(asked.root);
+    const run = (previous ?? Promise.resolve())
       .catch(() => undefined)
+      // With nothing before it in the queue, the repository is as it was just read.
       .then(async () => {
-        const done = await change(await this.changes.repository(folder));
-        await this.notices.announce(folder, operation);
-        return done;
+        const done = await change(previous ? await this.changes.repository(folder) : asked);
+        const after = await this.changes.statusOf(await this.changes.repository(folder));
+        const answered = await answer(done, after);
+        this.notices.announce(after, operation);
+        return answered;
       });
-    this.queues.set(root, run);
+    this.queues.set(asked.root, run);
     try {
       return await run;
     } finally {
-      if (this.queues.get(root) === run) this.queues.delete(root);
+      if (this.queues.get(asked.root) === run) this.queues.delete(asked.root);
     }
   }
 
-  private firstPage(folder: string): Promise<ChangeList> {
-    return this.changes.list(folder, DEFAULT_CHANGES_PAGE);
+  /** The first page of the changes after an operation, from the state read after it. */
+  private firstPage(folder: string): Answer<unknown, ChangeList> {
+    return (_done, after) => this.changes.page(folder, after, DEFAULT_CHANGES_PAGE);
   }
 }
+
+/** What an operation answers, made from its result and the repository's state after it. */
+type Answer<T, A> = (done: T, after: RepositoryStatus) => A | Promise<A>;
+
+/** The operation's own result is the answer. */
+const itself = <T>(done: T): T => done;
