@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { ChangeList } from "../../src/schemas/changes.ts";
 import { Branch, BranchList, CommitLog } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
+import { folderTemplate, git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -22,7 +22,10 @@ beforeEach(() => {
   dir = makeTempDir("atrium-git-branches-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  cloned.remove();
+  await t.stop();
+});
 
 const commitIn = (repo: string, file: string, content: string, message: string) => {
   writeFileSync(join(repo, file), content);
@@ -31,13 +34,19 @@ const commitIn = (repo: string, file: string, content: string, message: string) 
 };
 
 /** A clone of a bare remote, three commits ahead of it on main, the remote also having a branch `topic` the clone has not checked out. */
-async function clone(): Promise<{ repo: string; base: string }> {
-  const remote = makeBareRepo(dir.path);
-  const repo = makeCheckout(dir.path, remote.bare, "clone");
+const cloned = folderTemplate((folder) => {
+  const remote = makeBareRepo(folder);
+  const repo = makeCheckout(folder, remote.bare, "clone");
   git(["branch", "topic"], repo);
   git(["push", "--quiet", "origin", "topic"], repo);
   git(["branch", "-D", "--quiet", "topic"], repo);
   for (const n of [1, 2, 3]) commitIn(repo, "a.txt", `version ${n}\n`, `change ${n}`);
+});
+
+/** A copy of that clone (and its remote) in the test's folder, made a project. */
+async function clone(): Promise<{ repo: string; base: string }> {
+  cloned.copyInto(dir.path);
+  const repo = join(dir.path, "clone");
   const created = await t.json<Project>("POST", "/v1/projects", { folderPath: repo });
   return { repo, base: `/v1/projects/${created.body.id}/locations/${created.body.locations[0]!.id}` };
 }

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Commit } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { git } from "../helpers/git-fixtures.ts";
+import { folderTemplate, git } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -21,11 +21,14 @@ beforeEach(() => {
   dir = makeTempDir("atrium-git-commit-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  staged.remove();
+  await t.stop();
+});
 
 /** A repository with one commit, its own identity (as the machine's configuration would give), and `a.txt` staged. */
-async function repositoryWithStagedChange(): Promise<{ repo: string; base: string }> {
-  const repo = join(dir.path, "repo");
+const staged = folderTemplate((folder) => {
+  const repo = join(folder, "repo");
   mkdirSync(repo);
   git(["init", "--quiet", repo]);
   git(["symbolic-ref", "HEAD", "refs/heads/main"], repo);
@@ -36,6 +39,12 @@ async function repositoryWithStagedChange(): Promise<{ repo: string; base: strin
   git(["commit", "--quiet", "-m", "first"], repo);
   writeFileSync(join(repo, "a.txt"), "a\nb\n");
   git(["add", "a.txt"], repo);
+});
+
+/** A copy of that repository in the test's folder, made a project. */
+async function repositoryWithStagedChange(): Promise<{ repo: string; base: string }> {
+  staged.copyInto(dir.path);
+  const repo = join(dir.path, "repo");
   const created = await t.json<Project>("POST", "/v1/projects", { folderPath: repo });
   return { repo, base: `/v1/projects/${created.body.id}/locations/${created.body.locations[0]!.id}` };
 }

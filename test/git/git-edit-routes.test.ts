@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { ChangeList, FileDiff } from "../../src/schemas/changes.ts";
 import { Discard, GitEvents } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { git } from "../helpers/git-fixtures.ts";
+import { folderTemplate, git } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -23,14 +23,17 @@ beforeEach(() => {
   dir = makeTempDir("atrium-git-edits-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  committed.remove();
+  await t.stop();
+});
 
 const LINES = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
 /** A committed repository where `two-hunks.txt` changed at its start and at its end, plus other kinds of change. */
-function repository(): string {
-  const repo = join(dir.path, "repo");
+const committed = folderTemplate((folder) => {
+  const repo = join(folder, "repo");
   mkdirSync(repo);
   git(["init", "--quiet", repo]);
   writeFileSync(join(repo, "two-hunks.txt"), text(LINES));
@@ -44,7 +47,12 @@ function repository(): string {
   git(["add", "mixed.txt"], repo);
   writeFileSync(join(repo, "mixed.txt"), "one\ntwo\nstaged\nnot staged\n");
   writeFileSync(join(repo, "new file*.md"), "# new\n");
-  return repo;
+});
+
+/** A copy of that repository in the test's folder. */
+function repository(): string {
+  committed.copyInto(dir.path);
+  return join(dir.path, "repo");
 }
 
 async function locationBase(folderPath: string): Promise<string> {

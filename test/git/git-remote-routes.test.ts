@@ -8,7 +8,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RemoteResult } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { commitFiles, git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
+import { commitFiles, folderTemplate, git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -22,7 +22,10 @@ beforeEach(() => {
   dir = makeTempDir("atrium-git-remotes-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  cloned.remove();
+  await t.stop();
+});
 
 const commitIn = (repo: string, file: string, content: string) => {
   writeFileSync(join(repo, file), content);
@@ -30,12 +33,18 @@ const commitIn = (repo: string, file: string, content: string) => {
   git(["commit", "--quiet", "-m", `write ${file}`], repo);
 };
 
-/** A bare remote and a clone of it made a project, with the repository's own identity for merges. */
-async function cloneOfRemote(): Promise<{ bare: string; repo: string; base: string }> {
-  const { bare } = makeBareRepo(dir.path);
-  const repo = makeCheckout(dir.path, bare, "clone");
+/** A bare remote and a clone of it, with the repository's own identity for merges. */
+const cloned = folderTemplate((folder) => {
+  const { bare } = makeBareRepo(folder);
+  const repo = makeCheckout(folder, bare, "clone");
   git(["config", "user.name", "Phone User"], repo);
   git(["config", "user.email", "phone@atrium.invalid"], repo);
+});
+
+/** A copy of that remote and its clone in the test's folder, the clone made a project. */
+async function cloneOfRemote(): Promise<{ bare: string; repo: string; base: string }> {
+  cloned.copyInto(dir.path);
+  const [bare, repo] = [join(dir.path, "repo.git"), join(dir.path, "clone")];
   const created = await t.json<Project>("POST", "/v1/projects", { folderPath: repo });
   return { bare, repo, base: `/v1/projects/${created.body.id}/locations/${created.body.locations[0]!.id}` };
 }

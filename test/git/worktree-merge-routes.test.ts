@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MergeResult } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
+import { folderTemplate, git, makeBareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -22,7 +22,10 @@ beforeEach(() => {
   dir = makeTempDir("atrium-worktree-merge-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  cloned.remove();
+  await t.stop();
+});
 
 const commitIn = (folder: string, file: string, content: string, message: string) => {
   writeFileSync(join(folder, file), content);
@@ -30,11 +33,17 @@ const commitIn = (folder: string, file: string, content: string, message: string
   git(["commit", "--quiet", "-m", message], folder);
 };
 
-/** A project on a clone with `main` checked out, the repository's own identity for the merge commits. */
-async function project(): Promise<{ work: string; projectId: string }> {
-  const { work } = makeBareRepo(dir.path);
+/** A clone with `main` checked out, the repository's own identity for the merge commits. */
+const cloned = folderTemplate((folder) => {
+  const { work } = makeBareRepo(folder);
   git(["config", "user.name", "Phone User"], work);
   git(["config", "user.email", "phone@atrium.invalid"], work);
+});
+
+/** A project on a copy of that clone in the test's folder. */
+async function project(): Promise<{ work: string; projectId: string }> {
+  cloned.copyInto(dir.path);
+  const work = join(dir.path, "repo-work");
   const created = await t.json<Project>("POST", "/v1/projects", { folderPath: work });
   return { work, projectId: created.body.id };
 }

@@ -1,4 +1,5 @@
-import { cpSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 // Commits need an identity; CI machines have no git config of their own.
@@ -108,4 +109,37 @@ export function makeCheckout(root: string, bare: string, name: string): string {
   const folder = join(root, name);
   git(["clone", "--quiet", bare, folder]);
   return folder;
+}
+
+export interface FolderTemplate {
+  /** Copies what `build` made into `folder` (made on the first call). */
+  copyInto(folder: string): void;
+  remove(): void;
+}
+
+/**
+ * What every test of a file starts from alike (a repository, a remote and its clone), made once by
+ * `build` in a folder of its own and copied into each test's folder: a copy is file writes where the
+ * build is a git process a step. The template's path in a copied repository's configuration (a
+ * clone's origin) becomes the copy's.
+ */
+export function folderTemplate(build: (folder: string) => void): FolderTemplate {
+  let built: string | undefined;
+  return {
+    copyInto(folder) {
+      if (built === undefined) {
+        built = mkdtempSync(join(tmpdir(), "atrium-template-"));
+        build(built);
+      }
+      cpSync(built, folder, { recursive: true });
+      for (const name of readdirSync(folder, { recursive: true, encoding: "utf8" })) {
+        if (!name.endsWith(".git/config")) continue;
+        const config = readFileSync(join(folder, name), "utf8");
+        if (config.includes(built)) writeFileSync(join(folder, name), config.replaceAll(built, folder));
+      }
+    },
+    remove() {
+      if (built !== undefined) rmSync(built, { recursive: true, force: true });
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ChangeList, FileDiff } from "../../src/schemas/changes.ts";
 import type { Project } from "../../src/schemas/projects.ts";
-import { git, makeBareRepo } from "../helpers/git-fixtures.ts";
+import { folderTemplate, git, makeBareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -23,11 +23,14 @@ beforeEach(() => {
   dir = makeTempDir("atrium-changes-");
 });
 afterEach(() => dir.remove());
-afterAll(() => t.stop());
+afterAll(async () => {
+  changed.remove();
+  await t.stop();
+});
 
 /** A repository with three committed files, then every kind of change a working tree can have. */
-function repositoryWithChanges(): string {
-  const repo = join(dir.path, "repo");
+const changed = folderTemplate((folder) => {
+  const repo = join(folder, "repo");
   mkdirSync(repo);
   git(["init", "--quiet", repo]);
   writeFileSync(join(repo, "keep.txt"), "one\ntwo\nthree\n");
@@ -48,7 +51,12 @@ function repositoryWithChanges(): string {
   writeFileSync(join(repo, "huge.txt"), "x".repeat(1024 * 1024 + 1));
   mkdirSync(join(repo, "ignored"));
   writeFileSync(join(repo, "ignored", "secret.txt"), "never listed\n");
-  return repo;
+});
+
+/** A copy of that repository in the test's folder. */
+function repositoryWithChanges(): string {
+  changed.copyInto(dir.path);
+  return join(dir.path, "repo");
 }
 
 async function projectAt(folderPath: string): Promise<{ projectId: string; locationId: string }> {
