@@ -112,7 +112,7 @@ export class WorkingTreeChanges {
   /**
    * The repository's root, HEAD (null before the first commit) and branch (null on a detached HEAD); 409
    * for a folder git does not know. One git process answers all three for a branch or a detached HEAD
-   * with a commit; anything else (no commit yet, not a repository) is asked one question at a time.
+   * with a commit; anything else (no commit yet, not a repository) is asked in two.
    */
   async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
@@ -127,10 +127,13 @@ export class WorkingTreeChanges {
     return this.askedApart(folder);
   }
 
+  /** The root and HEAD's commit (none yet: `--verify -q` fails quietly, exit 1, after the root), then the branch. */
   private async askedApart(folder: string): Promise<Repository> {
-    const root = await gitOutput(["rev-parse", "--show-toplevel"], { cwd: folder });
-    if (!root) throw new ConflictError(`the folder ${folder} is not a git repository`);
-    const head = (await gitOutput(["rev-parse", "--verify", "-q", "HEAD"], { cwd: root })) || null;
+    const asked = await runGit(["rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"], { cwd: folder, timeoutMs: 10_000 });
+    const lines = asked.stdout.replace(/\n$/, "").split("\n");
+    const head = asked.code === 0 ? (lines.pop() ?? null) : null;
+    const root = lines.join("\n");
+    if (!root || (asked.code !== 0 && asked.code !== 1)) throw new ConflictError(`the folder ${folder} is not a git repository`);
     const branch = (await gitOutput(["symbolic-ref", "--short", "-q", "HEAD"], { cwd: root })) || null;
     return { root, head, branch, base: head ?? EMPTY_TREE };
   }

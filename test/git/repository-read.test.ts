@@ -32,7 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => dir.remove());
 
-test("before the first commit, on a branch, on a branch a tag shares its name with, detached, and outside git", async () => {
+test("before the first commit, on a branch, on a branch a tag shares its name with, on a branch called HEAD, detached, and outside git", async () => {
   expect(await changes.repository(join(repo, "sub"))).toEqual({ root, head: null, branch: "main", base: EMPTY_TREE });
 
   git(["commit", "--quiet", "--allow-empty", "-m", "first"], repo);
@@ -44,6 +44,13 @@ test("before the first commit, on a branch, on a branch a tag shares its name wi
   expect((await changes.repository(repo)).branch).toBe(git(["symbolic-ref", "--short", "HEAD"], repo));
   expect((await changes.repository(repo)).branch).toBe("heads/main");
   git(["tag", "-d", "main"], repo);
+
+  // On a branch called HEAD (made by hand; git would not make it): read in two, and named as symbolic-ref names it.
+  git(["update-ref", "refs/heads/HEAD", head], repo);
+  git(["symbolic-ref", "HEAD", "refs/heads/HEAD"], repo);
+  expect(await changes.repository(repo)).toEqual({ root, head, branch: git(["symbolic-ref", "--short", "HEAD"], repo), base: head });
+  git(["symbolic-ref", "HEAD", "refs/heads/main"], repo);
+  git(["update-ref", "-d", "refs/heads/HEAD"], repo);
 
   git(["checkout", "--quiet", "--detach"], repo);
   expect(await changes.repository(repo)).toEqual({ root, head, branch: null, base: head });
