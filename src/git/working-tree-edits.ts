@@ -57,11 +57,11 @@ export class WorkingTreeEdits {
   }
 
   push(folder: string, body: PushBody): Promise<RemoteResult> {
-    return this.queued(folder, "push", (repo) => push(repo, body), itself);
+    return this.queued(folder, "push", (repo) => push(repo, body, this.notices.progressOf(repo.root, "push")), itself);
   }
 
   pull(folder: string, body: PullBody): Promise<RemoteResult> {
-    return this.queued(folder, "pull", (repo) => pull(repo, body), itself);
+    return this.queued(folder, "pull", (repo) => pull(repo, body, this.notices.progressOf(repo.root, "pull")), itself);
   }
 
   /** Lands a branch on another in the repository of `folder` (branch-landing.ts), in its turn. */

@@ -57,7 +57,7 @@ export const projectsModule = defineModule({
     projects.removeAbandonedClones();
     const changes = new WorkingTreeChanges();
     const projectChanges = new ProjectChanges({ projects, worktrees, changes });
-    const notices = new GitChangedNotices(store, events);
+    const notices = new GitChangedNotices(store, events, clock);
     const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, notices);
     const reads = new GitReads(changes);
     const gitHubToken = new GitHubToken(join(paths.root, "github-token"));

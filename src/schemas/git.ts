@@ -196,8 +196,23 @@ export const GitEvents = {
     head: Type.Union([Type.String(), Type.Null()], { description: "HEAD's commit after it; null before the first commit." }),
     changeCount: Type.Integer({ minimum: 0, description: "Files changed against HEAD after it, untracked ones included (read them with `…/changes`)." }),
   }),
+  /**
+   * Subject: the repository's root folder. What a push or pull a client asked for is doing, as git tells it
+   * (`--progress`): a few a second at most, each phase's first line and its 100 % line among them.
+   */
+  "git.progress": Type.Object({
+    repositoryRoot: Type.String(),
+    operation: Type.Union([Type.Literal("push"), Type.Literal("pull")]),
+    phase: Type.String({
+      description: "git's words for it: `Writing objects`, `Receiving objects`, `remote: Counting objects`, or a line the remote wrote (`remote: …`).",
+    }),
+    percent: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.Null()], {
+      description: "How far the phase is; null for a line of the remote's without one.",
+    }),
+  }),
 };
 export type GitChanged = Static<(typeof GitEvents)["git.changed"]>;
+export type GitProgress = Static<(typeof GitEvents)["git.progress"]>;
 
 export const NewPullRequest = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 256 }),

@@ -6,10 +6,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RemoteResult } from "../../src/schemas/git.ts";
+import type { EventRecord } from "../../src/schemas/events.ts";
+import { GitEvents, type GitProgress, RemoteResult } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import { commitFiles, folderTemplate, git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
+import { replayedEvents } from "../helpers/sse-client.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -124,4 +126,50 @@ test("pull: a fast-forward; diverged is 409 unless a merge is asked; a conflict 
   expect(conflict.body.error).toContain("theirs.txt");
   expect(git(["rev-parse", "HEAD"], repo)).toBe(before);
   expect(git(["status", "--porcelain"], repo)).toBe("");
+});
+
+/** Enough new files that git reports each phase in several steps, and a fetch keeps them as a pack (past transfer.unpackLimit, 100). */
+const manyFiles = (prefix: string): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: 120 }, (_, index) => [`${prefix}-${index}.txt`, `${prefix} ${index}\n`.repeat(50)]));
+
+/** The git.progress events of the repository at `repo` since `after`, checked against their schema, then the git.changed that ended them. */
+async function progressSince(after: number, repo: string): Promise<{ progress: GitProgress[]; kinds: string[] }> {
+  const root = git(["rev-parse", "--show-toplevel"], repo);
+  const events = (await replayedEvents(t, after)).filter((event: EventRecord) => event.subjectId === root);
+  const progress = events.filter((event) => event.kind === "git.progress").map((event) => event.payload as GitProgress);
+  for (const payload of progress) assertMatchesSchema(GitEvents["git.progress"], payload);
+  return { progress, kinds: [...new Set(events.map((event) => event.kind))] };
+}
+
+/** Each phase's percents, in the order they came: none goes back. */
+function expectSteadyPhases(progress: GitProgress[]): Map<string, number[]> {
+  const phases = new Map<string, number[]>();
+  for (const { phase, percent } of progress) if (percent !== null) phases.set(phase, [...(phases.get(phase) ?? []), percent]);
+  for (const percents of phases.values()) expect(percents).toEqual(percents.toSorted((a, b) => a - b));
+  return phases;
+}
+
+test("push and pull say their progress as git.progress events while they run, then git.changed; the answer keeps to what git said without it", async () => {
+  const { bare, repo, base } = await cloneOfRemote();
+  for (const [file, content] of Object.entries(manyFiles("mine"))) writeFileSync(join(repo, file), content);
+  git(["add", "."], repo);
+  git(["commit", "--quiet", "-m", "many files"], repo);
+  const beforePush = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
+  const pushed = await t.json<RemoteResult>("POST", `${base}/git/push`, {});
+  expect(pushed.status).toBe(200);
+  expect(pushed.body.output).not.toMatch(/Writing objects|Counting objects|Enumerating objects/);
+  const push = await progressSince(beforePush, repo);
+  expect(push.kinds).toEqual(["git.progress", "git.changed"]);
+  expect(push.progress.every((each) => each.operation === "push" && each.repositoryRoot === git(["rev-parse", "--show-toplevel"], repo))).toBe(true);
+  expect(expectSteadyPhases(push.progress).get("Writing objects")?.at(-1)).toBe(100);
+
+  commitFiles(bare, manyFiles("theirs"), "their many files");
+  const beforePull = (await t.json<{ cursor: number }>("GET", "/v1/events/cursor")).body.cursor;
+  const pulled = await t.json<RemoteResult>("POST", `${base}/git/pull`, {});
+  expect(pulled.status).toBe(200);
+  expect(pulled.body.output).not.toMatch(/Receiving objects|remote: Counting objects/);
+  const pull = await progressSince(beforePull, repo);
+  expect(pull.kinds).toEqual(["git.progress", "git.changed"]);
+  expect(pull.progress.every((each) => each.operation === "pull")).toBe(true);
+  expect(expectSteadyPhases(pull.progress).get("Receiving objects")?.at(-1)).toBe(100);
 });

@@ -90,7 +90,7 @@ test("an amend queued behind the first commit, and asked before it, amends that 
   try {
     const changes = new ObservedChanges();
     const clock = new ManualClock();
-    const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, new GitChangedNotices(store.store, store.log));
+    const edits = new WorkingTreeEdits(changes, new Discards(clock), clock, new GitChangedNotices(store.store, store.log, clock));
     const first = edits.commit(fresh, { message: "first" });
     await until(async () => existsSync(held), Boolean);
     // Asked while the first commit holds: the repository has no commit yet, so an amend read then would be refused.
