@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Locator } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
@@ -14,7 +15,8 @@ import { focused } from "./focused.ts";
 // Git from the phone (issue 39), in the console on a 390×844 touch screen against a real repository whose
 // origin is a local bare one: one hunk of a file with two staged (and only it, as git sees it), a discard
 // taken back with Undo, a commit a failing hook refuses (its words shown) and one that skips it, a change
-// made by another client shown without a reload, a push the bare remote then holds, and a branch made
+// made by another client shown without a reload, a push (its progress shown while the remote holds it) the
+// bare remote then has, and a branch made
 // and checked out from the panel. A session in a
 // worktree of its own: its branch pushed with its upstream set, a pull request opened through a fake
 // `gh` (first on the server's PATH) and its state, and Merge back refused on a conflict, then landed.
@@ -128,11 +130,25 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
   expect(git(["diff", "--name-only"], repo).split("\n")).toEqual(["README.md", "app.txt", "notes.txt"]);
   await page.getByText("tracks origin/main: 1 ahead, 0 behind").waitFor();
 
+  // The remote holds the push in its pre-receive hook until the test writes to a fifo: meanwhile the panel shows git's progress.
+  const held = join(dir.path, "hold-push");
+  execFileSync("mkfifo", [held]);
+  const hold = join(bare, "hooks", "pre-receive");
+  writeFileSync(hold, `#!/bin/sh\nread released < '${held}'\ncat >/dev/null\n`);
+  chmodSync(hold, 0o755);
   await page.getByRole("button", { name: "Push", exact: true }).tap();
+  const pushProgress = page.getByRole("progressbar", { name: "Push progress" });
+  await pushProgress.waitFor();
+  await page.locator(".remote-progress").filter({ hasText: "Writing objects: 100%" }).waitFor();
+  expect(await pushProgress.getAttribute("value")).toBe("100");
+  await screenshot(page, "console-git-push-progress-phone");
+  await Bun.spawn(["sh", "-c", `echo go > '${held}'`]).exited;
   await page
     .getByRole("status")
     .filter({ hasText: `Pushed main to origin (now ${head.slice(0, 10)}).` })
     .waitFor();
+  expect(await pushProgress.count()).toBe(0);
+  rmSync(hold);
   expect(git(["rev-parse", "main"], bare)).toBe(head);
   await page.getByText("tracks origin/main: 0 ahead, 0 behind").waitFor();
   expect(await overflowsSideways(page)).toBe(false);

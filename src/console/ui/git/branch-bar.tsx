@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ChangeList } from "../../../schemas/changes.ts";
-import type { Branch, BranchList, RemoteResult } from "../../../schemas/git.ts";
+import type { Branch, BranchList, GitProgress, RemoteResult } from "../../../schemas/git.ts";
 import { api } from "../shared/api.ts";
+import { whileFollowing } from "../shared/event-stream.ts";
 import { LITERAL_INPUT, SelectField } from "../shared/fields.tsx";
 import { Alert, useAction } from "../shared/use-action.tsx";
 
@@ -16,6 +17,16 @@ function upstreamText(branch: Branch | undefined): string {
 interface RemoteDone {
   sentence: string;
   output: string;
+}
+
+/** The latest of git's progress in the push or pull that runs: its phase and percent, in words and as a bar. */
+function RemoteProgress({ verb, progress }: { verb: GitProgress["operation"]; progress: GitProgress }) {
+  return (
+    <div class="remote-progress">
+      <p class="quiet">{progress.percent === null ? progress.phase : `${progress.phase}: ${progress.percent}%`}</p>
+      <progress max={100} value={progress.percent ?? undefined} aria-label={verb === "push" ? "Push progress" : "Pull progress"} />
+    </div>
+  );
 }
 
 /** Switch to a local branch, or make one (from HEAD) and switch to it. */
@@ -70,11 +81,23 @@ function BranchSwitch({ source, branches, onSwitched }: { source: string; branch
  * there is none) and pull (fast-forward only), saying what runs and then what the remote said, its
  * refusal word for word; switching to or making a branch. Read again each time the panel's list is.
  */
-export function BranchBar({ source, revision, onSwitched }: { source: string; revision: number; onSwitched: (list: ChangeList) => void }) {
+export function BranchBar({
+  source,
+  repositoryRoot,
+  revision,
+  onSwitched,
+}: {
+  source: string;
+  /** The repository's root: its `git.progress` events are the ones shown. */
+  repositoryRoot: string;
+  revision: number;
+  onSwitched: (list: ChangeList) => void;
+}) {
   const [branches, setBranches] = useState<BranchList | null>(null);
   const [switching, setSwitching] = useState(false);
   const [running, setRunning] = useState<string | null>(null);
   const [done, setDone] = useState<RemoteDone | null>(null);
+  const [progress, setProgress] = useState<GitProgress | null>(null);
   const read = useAction();
   const remote = useAction();
   const switchButton = useRef<HTMLButtonElement>(null);
@@ -82,19 +105,27 @@ export function BranchBar({ source, revision, onSwitched }: { source: string; re
     void read.run(async () => setBranches(await api<BranchList>("GET", `${source}/git/branches`)));
   }, [source, revision]);
   const current = branches?.branches.find((branch) => branch.current);
-  const exchange = (verb: "push" | "pull", doing: string, body: object, past: string) => {
+  const exchange = (verb: GitProgress["operation"], doing: string, body: object, past: string) => {
     if (remote.busy) return;
     setDone(null);
     setRunning(doing);
+    setProgress(null);
+    const showProgress = (events: { payload: unknown }[]) => {
+      const latest = events.map((event) => event.payload as GitProgress).findLast((each) => each.repositoryRoot === repositoryRoot && each.operation === verb);
+      if (latest) setProgress(latest);
+    };
     void remote
       .run(async () => {
-        const result = await api<RemoteResult>("POST", `${source}/git/${verb}`, body);
+        const result = await whileFollowing(["git.progress"], showProgress, () => api<RemoteResult>("POST", `${source}/git/${verb}`, body));
         setDone({
           sentence: `${past} ${result.branch} ${verb === "push" ? "to" : "from"} ${result.remote} (now ${result.head.slice(0, 10)}).`,
           output: result.output,
         });
       })
-      .finally(() => setRunning(null));
+      .finally(() => {
+        setRunning(null);
+        setProgress(null);
+      });
   };
   return (
     <div class="branch-bar">
@@ -120,6 +151,7 @@ export function BranchBar({ source, revision, onSwitched }: { source: string; re
       <p role="status" class="quiet">
         {running ?? done?.sentence ?? ""}
       </p>
+      {running && progress && <RemoteProgress verb={progress.operation} progress={progress} />}
       {done?.output && <pre>{done.output}</pre>}
       <Alert error={remote.error} />
       {switching && branches && (

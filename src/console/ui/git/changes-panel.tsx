@@ -72,7 +72,7 @@ export function ChangesPanel({ source, readAtOnce = false, mergeFrom }: ChangesP
         {following ? "Refresh" : "Show changes"}
       </button>
       <Alert error={action.error ?? problem} />
-      {list && <BranchBar source={source} revision={revision} onSwitched={shown} />}
+      {list && <BranchBar source={source} repositoryRoot={list.repositoryRoot} revision={revision} onSwitched={shown} />}
       {discarded && (
         <DiscardNotice
           source={source}

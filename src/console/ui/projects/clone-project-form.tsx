@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
 import type { Project, ProjectEvents } from "../../../schemas/projects.ts";
 import { api } from "../shared/api.ts";
-import { readEventCursor, subscribe } from "../shared/event-stream.ts";
+import { whileFollowing } from "../shared/event-stream.ts";
 import { Alert, useAction } from "../shared/use-action.tsx";
 import { TextField } from "../shared/fields.tsx";
 
@@ -35,24 +35,17 @@ export function CloneProjectForm({ id, hidden, onCloned }: { id: string; hidden:
     const projectId = newProjectId();
     setProgress(null);
     void run(async () => {
-      // Followed from the cursor, so progress reported before the stream is open is replayed, not missed.
-      const stopProgress = subscribe({
-        kinds: ["project.clone.progress"],
-        after: await readEventCursor(),
-        onEvents(events) {
+      const cloned = await whileFollowing(
+        ["project.clone.progress"],
+        (events) => {
           const reported = events.map((event) => event.payload as CloneProgress).findLast((each) => each.projectId === projectId);
           if (reported) setProgress(reported);
         },
-        // The bar is a courtesy: the clone's own answer says how it went (the bus logs the event's failure).
-        onProblem: () => {},
-      });
-      try {
-        onCloned(await api<Project>("POST", "/v1/projects/from-git", { url: url.trim(), id: projectId, name: name.trim() || undefined }));
-        setUrl("");
-        setName("");
-      } finally {
-        stopProgress();
-      }
+        () => api<Project>("POST", "/v1/projects/from-git", { url: url.trim(), id: projectId, name: name.trim() || undefined }),
+      );
+      onCloned(cloned);
+      setUrl("");
+      setName("");
     });
   };
 

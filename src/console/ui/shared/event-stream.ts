@@ -3,7 +3,7 @@ import { failureText } from "./failure-text.ts";
 import { reachingFetch } from "./connection.ts";
 import { pauseUntilServerReturns, until } from "./until-server-returns.ts";
 import { readRetrying } from "./retrying-read.ts";
-import { EventBus, type EventSubscription, type StreamEnvironment } from "./event-bus.ts";
+import { EventBus, type EventSubscription, type StreamedEvent, type StreamEnvironment } from "./event-bus.ts";
 
 export type { StreamedEvent } from "./event-bus.ts";
 
@@ -52,6 +52,20 @@ export const subscribe = (subscription: EventSubscription): (() => void) => bus.
 
 /** The event cursor now: what happens after it, a stream opened from it brings. */
 export const readEventCursor = async (): Promise<number> => (await api<{ cursor: number }>("GET", "/v1/events/cursor")).cursor;
+
+/**
+ * Runs `work` while following `kinds` from the cursor read first, so what is reported before the stream opens
+ * is replayed, not missed; stops following when the work ends. What the events show is a courtesy (progress):
+ * the work's own answer says how it went, so a problem with them is only logged by the bus.
+ */
+export async function whileFollowing<T>(kinds: readonly string[], onEvents: (events: StreamedEvent[]) => void, work: () => Promise<T>): Promise<T> {
+  const stop = subscribe({ kinds, after: await readEventCursor(), onEvents, onProblem: () => {} });
+  try {
+    return await work();
+  } finally {
+    stop();
+  }
+}
 
 /**
  * Follows the subscription from the event cursor read first, then runs `read`: a change made while the
