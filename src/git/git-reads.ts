@@ -1,10 +1,11 @@
-import type { BranchList, CommitLog } from "../schemas/git.ts";
+import type { BranchList, CommitLog, CommitMessage } from "../schemas/git.ts";
 import { listBranches } from "./branches.ts";
 import type { ChangesPage } from "./changes-page.ts";
 import { commitLog, DEFAULT_LOG_PAGE } from "./commit-log.ts";
+import { summarizeStaged } from "./commit-message.ts";
 import type { WorkingTreeChanges } from "./working-tree-changes.ts";
 
-/** What a client reads of a folder's repository besides its changes: its branches and its history. */
+/** What a client reads of a folder's repository besides its changes: its branches, its history, a message for what is staged. */
 export class GitReads {
   constructor(private readonly changes: WorkingTreeChanges) {}
 
@@ -14,5 +15,9 @@ export class GitReads {
 
   async log(folder: string, page: ChangesPage): Promise<CommitLog> {
     return commitLog(await this.changes.repository(folder), page.limit ?? DEFAULT_LOG_PAGE, page.cursor);
+  }
+
+  async commitMessage(folder: string): Promise<CommitMessage> {
+    return summarizeStaged(await this.changes.repository(folder));
   }
 }

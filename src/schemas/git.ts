@@ -174,6 +174,18 @@ export const MergeResult = Type.Object(
 );
 export type MergeResult = Static<typeof MergeResult>;
 
+export const CommitMessage = Type.Object(
+  {
+    message: Type.String({ description: "A first line, a blank line, then a body; the client may edit it before committing." }),
+    source: Type.Union([Type.Literal("agent"), Type.Literal("summary")], {
+      description:
+        "Who wrote it: `summary`, made from the staged files' names, statuses and line counts. (`agent` is kept for a message the session's agent writes; this server does not ask one yet.)",
+    }),
+  },
+  { $id: "CommitMessage" },
+);
+export type CommitMessage = Static<typeof CommitMessage>;
+
 export const GitOperation = Type.Union([
   Type.Literal("stage"),
   Type.Literal("unstage"),

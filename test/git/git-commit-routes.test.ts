@@ -1,11 +1,12 @@
 /**
  * Committing from a client (issue 39): with the repository's own identity and hooks, whose output comes
  * back; a failing hook, nothing staged, a detached HEAD or another process's lock are 409 and change nothing.
+ * "Write the message": a message made from the staged files.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Commit } from "../../src/schemas/git.ts";
+import { Commit, CommitMessage } from "../../src/schemas/git.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import { folderTemplate, git } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
@@ -106,4 +107,54 @@ test("a detached HEAD is refused unless asked; another process's index.lock is a
   expect(locked.status).toBe(409);
   expect(locked.body.error).toContain("another git process is using the repository");
   expect(git(["rev-parse", "HEAD"], repo)).toBe(allowed.body.sha);
+});
+
+test("write the message: a first line naming each kind of staged change, a line per file with its status and counts; nothing staged is 409", async () => {
+  const { repo, base } = await repositoryWithStagedChange();
+  const write = () => t.json<CommitMessage>("POST", `${base}/git/commit-message`);
+  const one = await write();
+  expect(one.status).toBe(200);
+  assertMatchesSchema(CommitMessage, one.body);
+  expect(one.body).toEqual({ message: "Update a.txt\n\n- modified a.txt (+1 -0)\n", source: "summary" });
+
+  // Adds, a modification, a deletion, a rename (found from a staged delete and add) and a binary file; unstaged work is left out.
+  writeFileSync(join(repo, "b.txt"), "b\n");
+  writeFileSync(join(repo, "c.txt"), "c\nc\n");
+  writeFileSync(join(repo, "l.bin"), Buffer.from([0, 1, 2, 0, 255]));
+  git(["add", "."], repo);
+  git(["commit", "--quiet", "-m", "second"], repo);
+  writeFileSync(join(repo, "a.txt"), "a\nb\nc\n");
+  writeFileSync(join(repo, "n.txt"), "new\n");
+  git(["rm", "--quiet", "b.txt"], repo);
+  git(["mv", "c.txt", "d.txt"], repo);
+  writeFileSync(join(repo, "l.bin"), Buffer.from([0, 3, 0]));
+  git(["add", "a.txt", "n.txt", "l.bin"], repo);
+  writeFileSync(join(repo, "unstaged.txt"), "not staged\n");
+  const status = git(["status", "--porcelain"], repo);
+  const many = await write();
+  expect(many.body.message).toBe(
+    [
+      "Add n.txt; update a.txt and l.bin; rename c.txt to d.txt; remove b.txt",
+      "",
+      "- modified a.txt (+1 -0)",
+      "- deleted b.txt (+0 -1)",
+      "- renamed c.txt → d.txt (+0 -0)",
+      "- modified l.bin (binary)",
+      "- added n.txt (+1 -0)",
+      "",
+    ].join("\n"),
+  );
+  expect(git(["status", "--porcelain"], repo)).toBe(status);
+
+  // Past a few files of a kind they are counted, and all of them when the line would be long.
+  for (const index of [1, 2, 3, 4, 5]) writeFileSync(join(repo, `more-${index}.txt`), `${index}\n`);
+  git(["add", "."], repo);
+  expect((await write()).body.message.split("\n")[0]).toBe("Add 7 files; update a.txt and l.bin; rename c.txt to d.txt; remove b.txt");
+  git(["mv", "d.txt", "a-name-long-enough-to-push-the-first-line-past-72.txt"], repo);
+  expect((await write()).body.message.split("\n")[0]).toBe("Add 7 files; update 2 files; rename 1 file; remove 1 file");
+
+  git(["commit", "--quiet", "-m", "third"], repo);
+  const nothing = await t.json<{ error: string }>("POST", `${base}/git/commit-message`);
+  expect(nothing.status).toBe(409);
+  expect(nothing.body.error).toContain("nothing is staged");
 });

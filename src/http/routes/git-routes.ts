@@ -10,6 +10,7 @@ import {
   Commit,
   CommitBody,
   CommitLog,
+  CommitMessage,
   Discard,
   DiscardUndoBody,
   GitSelection,
@@ -118,6 +119,20 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       successStatus: 201,
       moreErrors: REPOSITORY_STATE,
       handler: ({ params, body }) => edits.commit(base.folder(params), body),
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base.path}/git/commit-message`,
+      tag: base.tag,
+      summary: `Write a commit message for what is staged in the ${base.noun}`,
+      description:
+        'Made from the staged files (`source: "summary"`): a first line naming each kind of change and its files (their counts when ' +
+        "that would be long), then a line per file with its status and line counts; renames are found. Nothing is changed. The session's " +
+        "agent is not asked (there is no way yet to ask it without adding to its conversation). 409 when nothing is staged.",
+      params: base.params,
+      response: CommitMessage,
+      moreErrors: REPOSITORY_STATE,
+      handler: ({ params }) => reads.commitMessage(base.folder(params)),
     }),
     defineRoute({
       method: "GET",
