@@ -14,7 +14,7 @@ import { focused } from "./focused.ts";
 
 // Git from the phone (issue 39), in the console on a 390×844 touch screen against a real repository whose
 // origin is a local bare one: one hunk of a file with two staged (and only it, as git sees it), a discard
-// taken back with Undo, a commit a failing hook refuses (its words shown) and one that skips it, a change
+// taken back with Undo, a message written from what is staged, a commit a failing hook refuses (its words shown) and one that skips it, a change
 // made by another client shown without a reload, a push (its progress shown while the remote holds it) the
 // bare remote then has, and a branch made
 // and checked out from the panel. A session in a
@@ -112,6 +112,15 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
 
   // The pre-commit hook refuses: its words, as git gave them; then the commit skips it.
   const commitBox = page.getByRole("form", { name: "Commit" });
+  // "Write the message" fills the field from what is staged (one hunk of app.txt); the phone then writes its own over it.
+  const writeTheMessage = commitBox.getByRole("button", { name: "Write the message" });
+  expect(await height(writeTheMessage)).toBeGreaterThanOrEqual(44);
+  await writeTheMessage.tap();
+  await until(
+    () => commitBox.getByLabel("Commit message").inputValue(),
+    (value) => value === "Update app.txt\n\n- modified app.txt (+1 -1)\n",
+  );
+  await screenshot(page, "console-git-message-written-phone");
   await commitBox.getByLabel("Commit message").fill("Capitalise the last line\n\nFrom the phone.");
   await commitBox.getByRole("button", { name: "Commit staged changes" }).tap();
   await commitBox.getByRole("alert").filter({ hasText: "lint: app.txt says LINE in capitals" }).waitFor();
