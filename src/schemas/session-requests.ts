@@ -83,6 +83,15 @@ export const SendPromptBody = Type.Object({
   attachments: Type.Optional(
     Nullable(Type.Array(Type.Object({ fileId: Type.String({ minLength: 1 }) }), { maxItems: 20, description: "Files uploaded with POST /v1/files." })),
   ),
+  mentions: Type.Optional(
+    Nullable(
+      Type.Array(Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }) }), {
+        maxItems: 20,
+        description:
+          "Files of the session's folder, relative to it (as `GET /v1/projects/{id}/files/search?sessionId=` finds them): `..`, absolute paths and NUL are 400, a path leading outside the folder through a link is 403, a missing file 404.",
+      }),
+    ),
+  ),
   clientId: Type.Optional(
     Nullable(Type.String({ minLength: 1, maxLength: 200, description: "The client's own id: sending the same one again returns the same prompt." })),
   ),

@@ -161,6 +161,15 @@ export const ConversationItem = Type.Object(
 );
 export type ConversationItem = Static<typeof ConversationItem>;
 
+export const PromptMention = Type.Object(
+  {
+    path: Type.String({ description: "The file, relative to the session's folder (after symbolic links, inside it)." }),
+    sizeBytes: Type.Number({ description: "Its size when the prompt was sent." }),
+  },
+  { $id: "PromptMention" },
+);
+export type PromptMention = Static<typeof PromptMention>;
+
 export const QueuedPrompt = Type.Object(
   {
     id: Type.String(),
@@ -169,6 +178,12 @@ export const QueuedPrompt = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     attachments: Type.Array(Attachment),
+    mentions: Type.Optional(
+      Type.Array(PromptMention, {
+        description:
+          "Files of the session's folder the prompt names (an @-mention); left out when none. Each reaches the agent as its text (embedded context) where its prompt capabilities take that and it is a text file up to 256 KiB, else as a resource link.",
+      }),
+    ),
     clientId: Nullable(Type.String()),
   },
   { $id: "QueuedPrompt" },

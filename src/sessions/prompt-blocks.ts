@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Attachment } from "../schemas/sessions.ts";
+import type { Attachment, PromptMention } from "../schemas/sessions.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
-
-/** Text files up to this size are embedded in the prompt when the agent accepts embedded context. */
-const EMBED_TEXT_MAX_BYTES = 256 * 1024;
+import { EMBED_TEXT_MAX_BYTES, mentionBlock } from "./prompt-mentions.ts";
 
 const isText = (mimeType: string) => mimeType.startsWith("text/") || /^application\/(json|xml|x-yaml|yaml|toml)$/.test(mimeType);
 
@@ -14,12 +12,14 @@ const isText = (mimeType: string) => mimeType.startsWith("text/") || /^applicati
  * takes. Images become image blocks and small text files embedded resources where the agent says it
  * accepts them; anything else is a link to the file (every ACP agent accepts links), which the agent
  * may then read through fs/read_text_file: `files` are the attachments' paths, to allow those reads.
+ * Then each file of the session's `folder` the prompt mentions (prompt-mentions.ts).
  */
 export function promptBlocks(
   text: string,
   attachments: Attachment[],
   capabilities: acp.PromptCapabilities | undefined,
   uploads: UploadedFiles,
+  mentioned: { folder: string; mentions: PromptMention[] } = { folder: "", mentions: [] },
 ): { blocks: acp.ContentBlock[]; files: string[] } {
   const blocks: acp.ContentBlock[] = [{ type: "text", text }];
   const files: string[] = [];
@@ -35,6 +35,11 @@ export function promptBlocks(
     } else {
       blocks.push({ type: "resource_link", uri, name: attachment.name, mimeType: attachment.mimeType, size: attachment.sizeBytes });
     }
+  }
+  for (const mention of mentioned.mentions) {
+    const { block, file } = mentionBlock(mentioned.folder, mention, capabilities);
+    blocks.push(block);
+    files.push(file);
   }
   return { blocks, files };
 }

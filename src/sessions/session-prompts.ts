@@ -6,6 +6,7 @@ import type { QueuedPrompt } from "../schemas/sessions.ts";
 import type { SendPromptBody } from "../schemas/session-requests.ts";
 import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { mentionOf } from "./prompt-mentions.ts";
 import { resumeQueue, type SessionRecords } from "./session-records.ts";
 
 export interface SessionPromptsDeps {
@@ -42,8 +43,18 @@ export class SessionPrompts {
         if (existing) return { prompt: existing, created: false };
       }
       const attachments = (body.attachments ?? []).map((ref, index) => this.deps.files.attachment(ref.fileId, `attachments[${index}].fileId`));
+      const mentions = (body.mentions ?? []).map((ref, index) => mentionOf(session.cwd, ref.path, `mentions[${index}].path`));
       const now = this.deps.records.timestamp();
-      const prompt: QueuedPrompt = { id: newId("prm"), sessionId: id, text: body.text, createdAt: now, updatedAt: now, attachments, clientId };
+      const prompt: QueuedPrompt = {
+        id: newId("prm"),
+        sessionId: id,
+        text: body.text,
+        createdAt: now,
+        updatedAt: now,
+        attachments,
+        ...(mentions.length > 0 ? { mentions } : {}),
+        clientId,
+      };
       this.deps.queue.add(prompt);
       this.deps.records.emit(id, "session.prompt.queued", { prompt });
       if (takesOver && session.queuePaused) this.deps.records.update(id, resumeQueue);

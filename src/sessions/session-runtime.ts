@@ -292,7 +292,10 @@ export class SessionRuntime {
       const connection = await outlasting(this.ensureAgent(), turn.aborted);
       if (turn.cancelled) throw new TurnCancelled();
       const capabilities = connection.agent.capabilities.promptCapabilities ?? undefined;
-      const { blocks, files } = promptBlocks(prompt.text, prompt.attachments, capabilities, this.deps.files);
+      const { blocks, files } = promptBlocks(prompt.text, prompt.attachments, capabilities, this.deps.files, {
+        folder: this.deps.records.get(this.sessionId).cwd,
+        mentions: prompt.mentions,
+      });
       for (const path of files) this.agent.grantRead(path);
       const handoff = this.pendingHandoff(turn, prompt.userItemId);
       // A leading text block: every ACP agent takes text, and none is asked to read a resource it may not show the model.

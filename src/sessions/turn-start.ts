@@ -1,6 +1,6 @@
 import type { ConversationRepository } from "../store/conversation-repository.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
-import type { Attachment, ConversationItem } from "../schemas/sessions.ts";
+import type { Attachment, ConversationItem, PromptMention } from "../schemas/sessions.ts";
 import { NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type SessionRecords, titleFrom } from "./session-records.ts";
@@ -11,6 +11,8 @@ export interface TurnPrompt {
   attachments: Attachment[];
   /** The prompt's conversation item. */
   userItemId: string;
+  /** Files of the session's folder it names. */
+  mentions: PromptMention[];
   /** The generating reply's conversation item. */
   replyId: string;
   /** The context the session had used before the turn (its goal counts from there). */
@@ -55,7 +57,7 @@ export function takePrompt(deps: TurnStartDeps, sessionId: string, promptId: str
     }
     session.sidebarState = "working";
     session.status = null;
-    taken = { text: prompt.text, attachments: prompt.attachments, userItemId, replyId, contextAtStart: session.usage.used };
+    taken = { text: prompt.text, attachments: prompt.attachments, mentions: prompt.mentions ?? [], userItemId, replyId, contextAtStart: session.usage.used };
   });
   return taken!;
 }

@@ -18,6 +18,7 @@ import { pushSubscriptionsMigration } from "./migrations/0014-push-subscriptions
 import { conversationSearchMigration } from "./migrations/0015-conversation-search.ts";
 import { searchIndexesMigration } from "./migrations/0016-search-indexes.ts";
 import { sessionSchedulesMigration } from "./migrations/0017-session-schedules.ts";
+import { promptMentionsMigration } from "./migrations/0018-prompt-mentions.ts";
 
 export interface Migration {
   version: number;
@@ -44,6 +45,7 @@ export const migrations: Migration[] = [
   conversationSearchMigration,
   searchIndexesMigration,
   sessionSchedulesMigration,
+  promptMentionsMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

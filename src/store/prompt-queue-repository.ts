@@ -1,25 +1,30 @@
 import type { Store } from "./database.ts";
-import type { Attachment, QueuedPrompt } from "../schemas/sessions.ts";
+import type { Attachment, PromptMention, QueuedPrompt } from "../schemas/sessions.ts";
 
 interface Row {
   id: string;
   session_id: string;
   text: string;
   attachments: string;
+  mentions: string;
   client_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const toPrompt = (row: Row): QueuedPrompt => ({
-  id: row.id,
-  sessionId: row.session_id,
-  text: row.text,
-  attachments: JSON.parse(row.attachments) as Attachment[],
-  clientId: row.client_id,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+const toPrompt = (row: Row): QueuedPrompt => {
+  const mentions = JSON.parse(row.mentions) as PromptMention[];
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    text: row.text,
+    attachments: JSON.parse(row.attachments) as Attachment[],
+    ...(mentions.length > 0 ? { mentions } : {}),
+    clientId: row.client_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+};
 
 /** Prompts waiting for their turn, first in first out. */
 export class PromptQueueRepository {
@@ -48,8 +53,8 @@ export class PromptQueueRepository {
       .get(prompt.sessionId);
     this.store.db
       .query(
-        `INSERT INTO prompt_queue (id, session_id, position, text, attachments, client_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO prompt_queue (id, session_id, position, text, attachments, mentions, client_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         prompt.id,
@@ -57,6 +62,7 @@ export class PromptQueueRepository {
         (last?.position ?? 0) + 1,
         prompt.text,
         JSON.stringify(prompt.attachments),
+        JSON.stringify(prompt.mentions ?? []),
         prompt.clientId,
         prompt.createdAt,
         prompt.updatedAt,
