@@ -24,7 +24,11 @@ export function mentionOf(folder: string, path: string, field: string): PromptMe
  * since it was sent is refused): its text where the agent takes embedded context and it is small text,
  * else a link to it. `file` is its real path, to allow the agent's read of it.
  */
-export function mentionBlock(folder: string, mention: PromptMention, capabilities: acp.PromptCapabilities | undefined): { block: acp.ContentBlock; file: string } {
+export function mentionBlock(
+  folder: string,
+  mention: PromptMention,
+  capabilities: acp.PromptCapabilities | undefined,
+): { block: acp.ContentBlock; file: string } {
   const access = new FolderAccess(folder);
   const opened = access.openFile(mention.path, "mention");
   try {
@@ -32,7 +36,8 @@ export function mentionBlock(folder: string, mention: PromptMention, capabilitie
     const uri = pathToFileURL(file).href;
     if (capabilities?.embeddedContext && opened.stats.size <= EMBED_TEXT_MAX_BYTES) {
       const bytes = readAll(opened, EMBED_TEXT_MAX_BYTES);
-      if (kindOf(bytes) === "text") return { block: { type: "resource", resource: { uri, mimeType: "text/plain", text: new TextDecoder().decode(bytes) } }, file };
+      if (kindOf(bytes) === "text")
+        return { block: { type: "resource", resource: { uri, mimeType: "text/plain", text: new TextDecoder().decode(bytes) } }, file };
     }
     return { block: { type: "resource_link", uri, name: basename(file), size: opened.stats.size }, file };
   } finally {

@@ -21,6 +21,7 @@ import { SignIn } from "./shell/sign-in.tsx";
 import { OfflineNotice } from "./shell/offline-notice.tsx";
 import { holdPageFocus } from "./shell/page-heading.tsx";
 import { useHeightProperty } from "./shell/use-height-property.ts";
+import { startOutbox } from "./composer/outbox.ts";
 
 /** A link from `atrium console` carries a one-time code in its fragment, which the browser never sends. */
 async function exchangeLinkCode(): Promise<string | null> {
@@ -92,6 +93,11 @@ function Console() {
       setSignedIn(storedToken() !== null && refusal === null);
     });
   }, []);
+
+  // Prompts a closed page left in the outbox go once signed in.
+  useEffect(() => {
+    if (signedIn) startOutbox();
+  }, [signedIn]);
 
   // After the page's own effects: one that drew its heading has given it the focus already.
   useEffect(() => holdPageFocus(main.current), [route]);

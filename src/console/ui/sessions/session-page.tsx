@@ -8,6 +8,7 @@ import { Conversation } from "./conversation.tsx";
 import { type StreamedEvent, subscribe } from "../shared/event-stream.ts";
 import { GoalPanel } from "./goal-panel.tsx";
 import { ChangesPanel } from "../git/changes-panel.tsx";
+import { SchedulesPanel } from "../composer/schedules-panel.tsx";
 import { PromptQueue } from "./prompt-queue.tsx";
 import { QuestionForm } from "./question-form.tsx";
 import { ConfigPanel, PlanPanel, TasksPanel, UsagePanel } from "./session-panels.tsx";
@@ -202,7 +203,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           {/* A plan waiting for approval sits by the composer, where a phone's reader is. */}
           {detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval />}
           <PromptQueue prompts={detail.promptQueue} />
-          <Composer sessionId={sessionId} onSend={follow.followSent}>
+          <Composer sessionId={sessionId} projectId={session.projectId} commands={detail.availableCommands} onSend={follow.followSent}>
             {!follow.atLatest && (
               <button type="button" class="jump-to-latest" onClick={follow.jumpToLatest}>
                 Jump to latest <span aria-hidden="true">↓</span>
@@ -228,6 +229,9 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           )}
           <div {...tabPanel("goal", shownTab)}>
             <GoalPanel sessionId={sessionId} goal={detail.goal} />
+          </div>
+          <div {...tabPanel("schedules", shownTab)}>
+            <SchedulesPanel sessionId={sessionId} />
           </div>
           {tabs.includes("tasks") && (
             <div {...tabPanel("tasks", shownTab)}>

@@ -61,6 +61,8 @@ export function applySessionEvent(detail: SessionDetail, event: EventRecord): Se
       return { ...detail, session: { ...detail.session, usage: (event.payload as PayloadOf<typeof kind>).usage } };
     case "session.goal":
       return { ...detail, goal: (event.payload as PayloadOf<typeof kind>).goal };
+    case "session.commands":
+      return { ...detail, availableCommands: (event.payload as PayloadOf<typeof kind>).availableCommands };
     case "session.tasks":
       return { ...detail, backgroundTasks: (event.payload as PayloadOf<typeof kind>).backgroundTasks };
     case "session.config": {

@@ -3,7 +3,7 @@ import type { SessionDetail } from "../../../schemas/sessions.ts";
 import { hasUsage } from "./session-panels.tsx";
 
 /** A session's parts: on a narrow screen one at a time behind its tab, on a wide one all at once (the conversation and the side column). */
-export type SessionTab = "conversation" | "changes" | "plan" | "options" | "usage" | "goal" | "tasks";
+export type SessionTab = "conversation" | "changes" | "plan" | "options" | "usage" | "goal" | "schedules" | "tasks";
 
 const TAB_LABELS: Record<SessionTab, string> = {
   conversation: "Conversation",
@@ -12,10 +12,11 @@ const TAB_LABELS: Record<SessionTab, string> = {
   options: "Options",
   usage: "Usage",
   goal: "Goal",
+  schedules: "Schedules",
   tasks: "Tasks",
 };
 
-/** The tabs a session has now: the conversation, its changes and goal always; the others once they hold something. */
+/** The tabs a session has now: the conversation, its changes, goal and schedules always; the others once they hold something. */
 export function sessionTabs(detail: SessionDetail): SessionTab[] {
   const held: Array<[SessionTab, boolean]> = [
     ["conversation", true],
@@ -25,6 +26,7 @@ export function sessionTabs(detail: SessionDetail): SessionTab[] {
     ["options", detail.configOptions.length > 0],
     ["usage", hasUsage(detail.session.usage)],
     ["goal", true],
+    ["schedules", true],
     ["tasks", detail.backgroundTasks.length > 0],
   ];
   return held.filter(([, shown]) => shown).map(([tab]) => tab);
