@@ -22,22 +22,25 @@ export function SuggestionList({
 }) {
   return (
     <div class="suggestions">
-      <ul id={SUGGESTIONS_ID} role="listbox" aria-label={label}>
+      <div id={SUGGESTIONS_ID} role="listbox" aria-label={label}>
         {options.map((option, index) => (
-          <li
+          <div
             key={option.value}
             id={optionId(index)}
             role="option"
             aria-selected={index === active}
             class={index === active ? "active" : undefined}
             onPointerDown={(event) => event.preventDefault()}
+            // The text keeps the focus; a screen reader's own cursor may still land on a row and press it.
+            tabIndex={-1}
             onClick={() => choose(option)}
+            onKeyDown={(event) => event.key === "Enter" && choose(option)}
           >
             <span class="suggestion-label">{option.label}</span>
             {option.detail && <span class="suggestion-detail">{option.detail}</span>}
-          </li>
+          </div>
         ))}
-      </ul>
+      </div>
       {note && <p class="quiet suggestion-note">{note}</p>}
       <p class="visually-hidden" aria-live="polite">
         {options.length > 0 ? `${options.length} suggestion${options.length === 1 ? "" : "s"}: up and down arrows to choose, Enter to take` : note}
