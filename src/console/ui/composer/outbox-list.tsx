@@ -14,11 +14,7 @@ export function OutboxList({ sessionId, takeBack }: { sessionId: string; takeBac
         {waiting.map((entry) => (
           <li key={entry.seq} class="queued-prompt" data-outbox={entry.clientId}>
             <span class="queued-text">{entry.text}</span>
-            {entry.refused ? (
-              <span class="error">Not sent: {entry.refused}</span>
-            ) : (
-              <span class="quiet">Waiting to send: it goes when the server can be reached.</span>
-            )}
+            {entry.refused ? <span class="error">Not sent: {entry.refused}</span> : <span class="quiet">Goes when the server can be reached.</span>}
             <span class="row-actions">
               {entry.refused && (
                 <button

@@ -90,7 +90,7 @@ async function drain(): Promise<void> {
 /** Whether it sent all that waits (false: it waits for the network). */
 async function sendAll(): Promise<boolean> {
   for (let entry = nextToSend(await readAll()); entry; entry = nextToSend(await readAll())) {
-    if (!navigator.onLine) return waitForNetwork(entry);
+    if (!navigator.onLine) return waitForNetwork();
     const { seq, sessionId, text, clientId, attachments, mentions } = entry;
     try {
       await api("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/prompts`, { text, clientId, attachments, ...(mentions.length ? { mentions } : {}) });
@@ -99,7 +99,7 @@ async function sendAll(): Promise<boolean> {
     } catch (failure) {
       if (!finalRefusal(failure)) {
         failures++;
-        return waitForNetwork(entry);
+        return waitForNetwork();
       }
       await inStore("readwrite", (store) => store.put({ ...entry, refused: failure.message }));
     } finally {
@@ -110,8 +110,9 @@ async function sendAll(): Promise<boolean> {
   return true;
 }
 
-function waitForNetwork(entry: OutboxEntry): false {
-  firstTries.delete(entry.clientId);
+/** Every prompt in the outbox now waits for the server, the ones just sent too: all are shown. */
+function waitForNetwork(): false {
+  firstTries.clear();
   void changed();
   retry = setTimeout(() => void drain(), retryDelayMs(failures));
   return false;

@@ -64,7 +64,10 @@ export function Composer({ sessionId, projectId, commands, onSend, children }: C
   const listed = trigger !== null && (options.length > 0 || suggestions.note !== null);
   const command = commandOf(text, commands);
 
+  // What the text is now, for words dictated before the next render.
+  const textNow = useRef(text);
   const edit = (next: string, nextCaret = next.length) => {
+    textNow.current = next;
     setText(next);
     setCaret(nextCaret);
   };
@@ -123,7 +126,7 @@ export function Composer({ sessionId, projectId, commands, onSend, children }: C
   return (
     <form class="composer" onSubmit={send}>
       {children}
-      <OutboxList sessionId={sessionId} takeBack={(kept) => edit(withDictated(text, kept))} />
+      <OutboxList sessionId={sessionId} takeBack={(kept) => edit(withDictated(textNow.current, kept))} />
       {attachments.length > 0 && (
         <ul class="attachments">
           {attachments.map((file) => (
@@ -173,7 +176,7 @@ export function Composer({ sessionId, projectId, commands, onSend, children }: C
           Attach files
           <input type="file" multiple disabled={busy} onChange={(event) => void attach(event.currentTarget)} />
         </label>
-        <DictationButton onText={(words) => edit(withDictated(text, words))} />
+        <DictationButton onText={(words) => edit(withDictated(textNow.current, words))} />
         <button type="submit" disabled={busy || !text.trim()}>
           Send
         </button>
