@@ -17,6 +17,7 @@ import { consoleList } from "./measurements/console-list.ts";
 import { consoleMarkdown, consoleStream } from "./measurements/console-frames.ts";
 import { consoleSession } from "./measurements/console-session.ts";
 import { consoleSize } from "./measurements/console-size.ts";
+import { composer } from "./measurements/composer.ts";
 import { eventDelivery } from "./measurements/event-delivery.ts";
 import { contentSearch } from "./measurements/content-search.ts";
 import { fileOpen } from "./measurements/file-open.ts";
@@ -67,6 +68,7 @@ const MEASUREMENTS: Runnable[] = [
   consoleMarkdown,
   consoleSize,
   consoleSession,
+  composer,
   soak,
   compaction,
   peers,

@@ -25,8 +25,17 @@ const database = () =>
     request.onerror = () => reject(request.error);
   }));
 
-async function inStore<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const transaction = (await database()).transaction(STORE, mode);
+/**
+ * One request in a transaction of its own. Only the add is made `strict` (written to disk before it is
+ * done): a prompt kept must survive a crash, while a delete lost in one only sends a prompt again with
+ * its client id, which the server takes once.
+ */
+async function inStore<T>(
+  mode: IDBTransactionMode,
+  act: (store: IDBObjectStore) => IDBRequest<T>,
+  durability: IDBTransactionDurability = "relaxed",
+): Promise<T> {
+  const transaction = (await database()).transaction(STORE, mode, { durability });
   const request = act(transaction.objectStore(STORE));
   return new Promise((resolve, reject) => {
     transaction.oncomplete = () => resolve(request.result);
@@ -47,7 +56,7 @@ const changed = async () => {
 /** Keeps the prompt on the device, then sends what waits. */
 export async function sendThroughOutbox(entry: NewOutboxEntry): Promise<void> {
   firstTries.add(entry.clientId);
-  await inStore("readwrite", (store) => store.add({ ...entry, sentAt: new Date().toISOString(), refused: null }));
+  await inStore("readwrite", (store) => store.add({ ...entry, sentAt: new Date().toISOString(), refused: null }), "strict");
   void changed();
   void drain();
 }
