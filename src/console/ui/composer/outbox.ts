@@ -53,10 +53,16 @@ const changed = async () => {
   for (const listener of listeners) listener(entries);
 };
 
-/** Keeps the prompt on the device, then sends what waits. */
+/** Keeps the prompt on the device, then sends what waits; where the browser keeps nothing (IndexedDB refused), sends it straight away. */
 export async function sendThroughOutbox(entry: NewOutboxEntry): Promise<void> {
+  const kept = { ...entry, sentAt: new Date().toISOString(), refused: null };
+  try {
+    await inStore("readwrite", (store) => store.add(kept), "strict");
+  } catch {
+    await post(kept);
+    return;
+  }
   firstTries.add(entry.clientId);
-  await inStore("readwrite", (store) => store.add({ ...entry, sentAt: new Date().toISOString(), refused: null }), "strict");
   void changed();
   void drain();
 }
@@ -66,6 +72,9 @@ export async function cancelWaiting(seq: number): Promise<void> {
   await inStore("readwrite", (store) => store.delete(seq));
   await changed();
 }
+
+const post = ({ sessionId, text, clientId, attachments, mentions }: NewOutboxEntry) =>
+  api("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/prompts`, { text, clientId, attachments, ...(mentions.length ? { mentions } : {}) });
 
 let draining = false;
 let drainAgain = false;
@@ -100,9 +109,9 @@ async function drain(): Promise<void> {
 async function sendAll(): Promise<boolean> {
   for (let entry = nextToSend(await readAll()); entry; entry = nextToSend(await readAll())) {
     if (!navigator.onLine) return waitForNetwork();
-    const { seq, sessionId, text, clientId, attachments, mentions } = entry;
+    const { seq, clientId } = entry;
     try {
-      await api("POST", `/v1/sessions/${encodeURIComponent(sessionId)}/prompts`, { text, clientId, attachments, ...(mentions.length ? { mentions } : {}) });
+      await post(entry);
       await inStore("readwrite", (store) => store.delete(seq));
       failures = 0;
     } catch (failure) {
