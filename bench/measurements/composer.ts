@@ -39,32 +39,23 @@ function timeNextKey(selector: string): Promise<number> {
   });
 }
 
+/** `key` typed into the emptied composer (its render done: Send disabled), timed by timeNextKey to `shown`. */
 async function typed(page: Page, key: string, shown: string): Promise<number> {
-  const field = page.getByLabel("Prompt", { exact: true });
-  await field.fill("");
-  await page.waitForTimeout(50);
+  await page.getByLabel("Prompt", { exact: true }).fill("");
+  await page.locator('button[type="submit"][disabled]').waitFor();
   const timing = page.evaluate(timeNextKey, shown);
-  await field.press(key);
+  await page.keyboard.press(key);
   return timing;
 }
 
-/** The session's user prompts, oldest first. */
-async function userTexts(atrium: Atrium, sessionId: string): Promise<string[]> {
-  const texts: string[] = [];
+/** Once the session is idle: duplicates, order and missing ones among `sent`, as the server's conversation holds them. */
+async function arrival({ atrium, sessionId }: World, sent: string[]) {
+  await runTurns(atrium, sessionId, [], 120_000);
+  const arrived: string[] = [];
   for await (const page of conversationPages(atrium, sessionId))
-    texts.unshift(...page.conversation.filter((item) => item.role === "user").map((item) => item.text));
-  return texts;
-}
-
-/** Duplicates and prompts out of order among `sent`, as the server's conversation holds them. */
-async function arrival(world: World, sent: string[]) {
-  await runTurns(world.atrium, world.sessionId, [], 120_000);
-  const arrived = (await userTexts(world.atrium, world.sessionId)).filter((text) => sent.includes(text));
-  return {
-    duplicates: arrived.length - new Set(arrived).size,
-    outOfOrder: arrived.join("\n") === sent.join("\n") ? 0 : 1,
-    missing: sent.length - new Set(arrived).size,
-  };
+    arrived.unshift(...page.conversation.filter((item) => item.role === "user" && sent.includes(item.text)).map((item) => item.text));
+  const once = new Set(arrived).size;
+  return { duplicates: arrived.length - once, outOfOrder: arrived.join("\n") === sent.join("\n") ? 0 : 1, missing: sent.length - once };
 }
 
 export const composer = measurement({
