@@ -31,6 +31,8 @@ function placeholderFor(enterSends: boolean): string {
   return enterSends ? "Ask the agent… (Enter sends, Shift+Enter for a new line)" : "Ask the agent… (Ctrl+Enter sends)";
 }
 
+const CARET_KEYS = new Set(["ArrowLeft", "ArrowRight", "Home", "End"]);
+
 /** Dictated words join the text on a line's end, a space between. */
 const withDictated = (text: string, words: string) => (text === "" || /\s$/.test(text) ? text + words : `${text} ${words}`);
 
@@ -163,7 +165,9 @@ export function Composer({ sessionId, projectId, commands, onSend, children }: C
         aria-activedescendant={listed && options.length > 0 ? optionId(active) : undefined}
         aria-describedby={command?.inputHint ? "command-hint" : undefined}
         onInput={(event) => edit(event.currentTarget.value, event.currentTarget.selectionStart)}
-        onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+        // A tap or a key that moves the caret (not one the list takes) changes what it suggests for.
+        onClick={(event) => setCaret(event.currentTarget.selectionStart)}
+        onKeyUp={(event) => CARET_KEYS.has(event.key) && setCaret(event.currentTarget.selectionStart)}
         onKeyDown={onKeyDown}
       />
       {command?.inputHint && (
