@@ -42,7 +42,7 @@ function timeNextKey(selector: string): Promise<number> {
 /** `key` typed into the emptied composer (its render done: Send disabled), timed by timeNextKey to `shown`. */
 async function typed(page: Page, key: string, shown: string): Promise<number> {
   await page.getByLabel("Prompt", { exact: true }).fill("");
-  await page.locator('button[type="submit"][disabled]').waitFor();
+  await page.locator('.composer button[type="submit"][disabled]').waitFor();
   const timing = page.evaluate(timeNextKey, shown);
   await page.keyboard.press(key);
   return timing;
@@ -114,7 +114,7 @@ export const composer = measurement({
       "a letter typed into the empty composer, to the frame after the one where the Send button is enabled (its render), the same way; " +
       `and the same ${OFFLINE_PROMPTS} prompts POSTed one after another from the bench process, ms for all.`,
     async run(world) {
-      const letterMs = await typed(world.page, "a", 'button[type="submit"]:not([disabled])');
+      const letterMs = await typed(world.page, "a", '.composer button[type="submit"]:not([disabled])');
       const round = ++world.sentRounds;
       const sent = Array.from({ length: OFFLINE_PROMPTS }, (_, index) => `direct ${round}.${index + 1}`);
       const started = performance.now();

@@ -5,10 +5,9 @@ import type { Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Schedule } from "../../src/schemas/schedules.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ConsoleUnderTest, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, keptForOffline, PHONE, screenshot, startScriptedConsole } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
-import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 
 // The composer on a phone (390×844, a touch screen), with the scripted agent, which says what each prompt
 // brought it: its slash commands suggested after `/` (and kept live), a file of the folder attached after
@@ -17,8 +16,9 @@ import { SCRIPTED_AGENT } from "../sessions/session-helpers.ts";
 // no button where it has none; a schedule made and deleted in the Schedules tab.
 let atrium: ConsoleUnderTest;
 let project: Project;
-const folder = makeTempDir("atrium-composer-");
-const agentDir = makeTempDir("atrium-composer-agent-");
+/** The project's folder (`project/`) and the agent's script and state, removed as one. */
+const dir = makeTempDir("atrium-composer-");
+const folder = join(dir.path, "project");
 
 const COMMANDS = [
   { name: "compact", description: "Compact the conversation so far" },
@@ -27,31 +27,22 @@ const COMMANDS = [
 ];
 
 beforeAll(async () => {
-  mkdirSync(join(folder.path, "src"));
-  writeFileSync(join(folder.path, "src", "app.ts"), "export const answer = 42;\n");
-  writeFileSync(join(folder.path, "README.md"), "# Demo\n");
-  const scriptFile = join(agentDir.path, "script.json");
-  writeFileSync(
-    scriptFile,
-    JSON.stringify({
-      availableCommands: COMMANDS,
-      prompts: {
-        "learn a skill": [{ commands: [...COMMANDS, { name: "deploy", description: "Deploy the app (a skill learned)" }] }, { chunk: "Learned." }],
-        "*": [{ describePrompt: true }],
-      },
-    }),
-  );
-  atrium = await startConsole(
-    { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(agentDir.path, "state"), SCRIPTED_AGENT_BUN: process.execPath },
-    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
-  );
-  project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder.path, name: "Demo" });
+  mkdirSync(join(folder, "src"), { recursive: true });
+  writeFileSync(join(folder, "src", "app.ts"), "export const answer = 42;\n");
+  writeFileSync(join(folder, "README.md"), "# Demo\n");
+  atrium = await startScriptedConsole(dir.path, {
+    availableCommands: COMMANDS,
+    prompts: {
+      "learn a skill": [{ commands: [...COMMANDS, { name: "deploy", description: "Deploy the app (a skill learned)" }] }, { chunk: "Learned." }],
+      "*": [{ describePrompt: true }],
+    },
+  });
+  project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder, name: "Demo" });
 }, 120_000);
 
 afterAll(async () => {
   await atrium?.close();
-  folder.remove();
-  agentDir.remove();
+  dir.remove();
 });
 
 const prompt = (page: Page) => page.getByLabel("Prompt", { exact: true });
@@ -154,15 +145,7 @@ describe("the composer on a phone", () => {
   test("prompts sent offline wait on the device through a reload and reach the server once each, in order, once online", async () => {
     const { page, session } = await openSession("Offline");
     // The shell and the session are kept once the service worker runs: the page reloads without the network.
-    await until(
-      () => page.evaluate<boolean>("navigator.serviceWorker.controller !== null"),
-      (controlled) => controlled,
-    );
-    await until(
-      () =>
-        page.evaluate<string[]>(`caches.open("atrium-reads-v1").then((cache) => cache.keys()).then((keys) => keys.map((key) => new URL(key.url).pathname))`),
-      (paths) => paths.includes(`/v1/sessions/${session.id}`),
-    );
+    await keptForOffline(page, [`/v1/sessions/${session.id}`]);
     await page.context().setOffline(true);
     const sent = ["first offline", "second offline", "third offline"];
     for (const text of sent) {

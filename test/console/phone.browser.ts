@@ -4,7 +4,16 @@ import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { CLAUDE_PERMISSION_OPTIONS, type ConsoleUnderTest, DESKTOP, overflowsSideways, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import {
+  CLAUDE_PERMISSION_OPTIONS,
+  type ConsoleUnderTest,
+  DESKTOP,
+  keptForOffline,
+  overflowsSideways,
+  PHONE,
+  screenshot,
+  startConsole,
+} from "../helpers/console-browser.ts";
 import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
 import { git } from "../helpers/git-fixtures.ts";
 import { until } from "../helpers/poll.ts";
@@ -368,15 +377,7 @@ describe("the console on a phone", () => {
     await page.locator(`[data-session="${kept.id}"]`).tap();
     await lastReply(page).getByText("Paragraph 29").waitFor();
     // The service worker keeps the shell once it runs; the page keeps what it read.
-    await until(
-      () => page.evaluate<boolean>("navigator.serviceWorker.controller !== null"),
-      (controlled) => controlled,
-    );
-    await until(
-      () =>
-        page.evaluate<string[]>(`caches.open("atrium-reads-v1").then((cache) => cache.keys()).then((keys) => keys.map((key) => new URL(key.url).pathname))`),
-      (paths) => paths.includes(`/v1/sessions/${kept.id}`) && paths.includes("/v1/sessions"),
-    );
+    await keptForOffline(page, [`/v1/sessions/${kept.id}`, "/v1/sessions"]);
 
     await atrium.crash();
     await page.reload();

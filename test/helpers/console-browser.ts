@@ -5,6 +5,7 @@ import { devBuild } from "./compiled-build.ts";
 import { startServe, type ServeProcess } from "./cli-process.ts";
 import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
 import { makeTempDir } from "./temp-dir.ts";
+import { until } from "./poll.ts";
 import { SCRIPTED_AGENT } from "../fixtures/scripted-agent/in-process.ts";
 
 export const PHONE = { width: 390, height: 844 };
@@ -146,6 +147,18 @@ export function startScriptedConsole(dir: string, script: unknown, name = "Scrip
   return startConsole(
     { SCRIPTED_AGENT_SCRIPT: scriptFile, SCRIPTED_AGENT_STATE: join(dir, "state"), SCRIPTED_AGENT_BUN: process.execPath },
     { harnesses: [{ id: "scripted", name, executable: SCRIPTED_AGENT }] },
+  );
+}
+
+/** Waits until the service worker controls the page and the page has kept the reads at `paths`: a reload then opens without the server. */
+export async function keptForOffline(page: Page, paths: string[]): Promise<void> {
+  await until(
+    () => page.evaluate<boolean>("navigator.serviceWorker.controller !== null"),
+    (controlled) => controlled,
+  );
+  await until(
+    () => page.evaluate<string[]>(`caches.open("atrium-reads-v1").then((cache) => cache.keys()).then((keys) => keys.map((key) => new URL(key.url).pathname))`),
+    (kept) => paths.every((path) => kept.includes(path)),
   );
 }
 
