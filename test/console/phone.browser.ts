@@ -303,7 +303,7 @@ describe("the console on a phone", () => {
     await lastReply(page).getByText("Usage reported.").waitFor();
     // Each part of the session one tap away, a tab 44 px tall.
     const tabs = page.getByRole("tab");
-    expect(await tabs.allTextContents()).toEqual(["Conversation", "Changes", "Options", "Usage", "Goal"]);
+    expect(await tabs.allTextContents()).toEqual(["Conversation", "Changes", "Options", "Usage", "Goal", "Schedules"]);
     for (const tab of await tabs.all()) await expectTappable(tab);
     await page.getByRole("tab", { name: "Options" }).tap();
     // What a choice does is said, not left to a tooltip a phone cannot hover.
@@ -312,6 +312,8 @@ describe("the console on a phone", () => {
     await page.getByRole("tabpanel", { name: "Usage" }).getByText("0.01 USD").waitFor();
     await page.getByRole("tab", { name: "Goal" }).tap();
     await expectTappable(page.getByRole("button", { name: "Set goal" }));
+    await page.getByRole("tab", { name: "Schedules" }).tap();
+    await expectTappable(page.getByRole("tabpanel", { name: "Schedules" }).getByRole("combobox", { name: /^When/ }));
     await page.getByRole("tab", { name: "Changes" }).tap();
     const changes = page.getByRole("tabpanel", { name: "Changes" });
     await changes.getByRole("button", { name: "Show changes" }).tap();
