@@ -68,12 +68,10 @@ export function DictationButton({ onText }: { onText: (text: string) => void }) 
 
   return (
     <>
+      {/* Its pressed state says whether it listens (the page's one polite region is for a reply's end). */}
       <button type="button" class="quiet-button dictate" aria-pressed={listening} onClick={toggle}>
-        {listening ? "Stop dictation" : "Dictate"}
+        Dictate
       </button>
-      <span class="visually-hidden" aria-live="polite">
-        {listening ? "Listening" : ""}
-      </span>
       {problem && (
         <p class="error" role="alert">
           {problem}
