@@ -16,6 +16,8 @@ export interface BenchBrowser {
    * a returning visitor's would, and the paint probe watching `marks`, before its own script runs.
    */
   withPage<T>(viewport: Viewport, storage: Record<string, string>, marks: PaintMark[], use: (page: Page, context: BrowserContext) => Promise<T>): Promise<T>;
+  /** Such a context (without a paint probe) for a measurement whose page lives across its rounds: the caller closes it. */
+  context(viewport: Viewport, storage: Record<string, string>): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -42,14 +44,19 @@ export async function launchBenchBrowser(): Promise<BenchBrowser> {
   // Its zygotes leave their renderers to init, so their CPU never comes back to us when reaped: watched,
   // it counts as the benchmark's rather than as other processes'.
   const tree = browserPid === undefined ? undefined : watchProcessTree(browserPid);
+  const storedContext = async (viewport: Viewport, storage: Record<string, string>) => {
+    const context = await browser.newContext({ viewport });
+    await context.addInitScript((items: Record<string, string>) => {
+      const { localStorage } = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
+      for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
+    }, storage);
+    return context;
+  };
   return {
+    context: storedContext,
     async withPage(viewport, storage, marks, use) {
-      const context = await browser.newContext({ viewport });
+      const context = await storedContext(viewport, storage);
       try {
-        await context.addInitScript((items: Record<string, string>) => {
-          const { localStorage } = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
-          for (const [key, value] of Object.entries(items)) localStorage.setItem(key, value);
-        }, storage);
         if (marks.length > 0) await context.addInitScript(installPaintProbe, marks);
         return await use(await context.newPage(), context);
       } finally {
