@@ -5,10 +5,10 @@
  * file) in the same run, as a ratio: what the server adds on top of git.
  */
 import { join } from "node:path";
-import { timedGet, type Atrium } from "../lib/atrium.ts";
+import type { Atrium } from "../lib/atrium.ts";
 import { committedRepository, git } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
-import { median, ratio } from "../lib/stats.ts";
+import { medianOf, ratio, timed } from "../lib/stats.ts";
 
 const CHANGED = Number(process.env.BENCH_CHANGED_FILES ?? 5_000);
 /** The largest page the changes list gives. */
@@ -37,12 +37,6 @@ async function repositoryWithChanges(folder: string): Promise<void> {
   for (let index = 0; index < CHANGED; index++) await Bun.write(join(folder, pathOf(index)), `${lines(index, index % 2 ? "second" : "first")}\nadded\n`);
 }
 
-const timed = async (read: () => Promise<unknown>): Promise<number> => {
-  const started = performance.now();
-  await read();
-  return performance.now() - started;
-};
-
 export const gitChanges = measurement<World, Reads>({
   key: "git-changes",
   title: `GET …/changes of ${CHANGED.toLocaleString("en")} changed files, and a diff, against the git CLI`,
@@ -62,14 +56,14 @@ export const gitChanges = measurement<World, Reads>({
   action: {
     what: `every page of the change list (${PAGE} files a page, line counts included, timed to the last byte), then the diff of one file.`,
     async run(world) {
-      const listMs = await timed(async () => {
+      const { ms: listMs } = await timed(async () => {
         let cursor: string | null = null;
         do {
-          const page = await timedGet(world.atrium.url, world.atrium.headers, `${world.base}?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ""}`);
+          const page = await world.atrium.get(`${world.base}?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ""}`);
           cursor = (JSON.parse(new TextDecoder().decode(page.body)) as { next: string | null }).next;
         } while (cursor);
       });
-      const diffMs = (await timedGet(world.atrium.url, world.atrium.headers, `${world.base}/diff?path=${encodeURIComponent(pathOf(7))}`)).ms;
+      const diffMs = (await world.atrium.get(`${world.base}/diff?path=${encodeURIComponent(pathOf(7))}`)).ms;
       return { listMs, diffMs };
     },
   },
@@ -77,27 +71,23 @@ export const gitChanges = measurement<World, Reads>({
     what: "the git CLI in the same folder, taking turns with the action: `git status --porcelain -z` and `git diff --numstat -z HEAD` (the list), then `git diff HEAD -- <file>` (the diff).",
     async run(world) {
       const run = (args: string[]) => Bun.spawn(["git", ...args], { cwd: world.folder, stdout: "ignore", stderr: "ignore" }).exited;
-      const listMs = await timed(() => Promise.all([run(["status", "--porcelain", "-z"]), run(["diff", "--numstat", "-z", "HEAD"])]));
-      const diffMs = await timed(() => run(["diff", "HEAD", "--", pathOf(7)]));
+      const listMs = (await timed(() => Promise.all([run(["status", "--porcelain", "-z"]), run(["diff", "--numstat", "-z", "HEAD"])]))).ms;
+      const diffMs = (await timed(() => run(["diff", "HEAD", "--", pathOf(7)]))).ms;
       return { listMs, diffMs };
     },
   },
   rounds: { warmup: 1, measured: 5 },
-  figures: ({ action, baseline }) => [
-    { label: "the whole change list, p50", value: median(action.map((round) => round.listMs)), unit: "ms" },
-    { label: "git status + git diff --numstat (baseline), p50", value: median(baseline.map((round) => round.listMs)), unit: "ms" },
-    {
-      label: "the change list against the git CLI",
-      value: ratio(median(action.map((round) => round.listMs)), median(baseline.map((round) => round.listMs))),
-      unit: "ratio",
-    },
-    { label: "one file's diff, p50", value: median(action.map((round) => round.diffMs)), unit: "ms" },
-    {
-      label: "one file's diff against git diff",
-      value: ratio(median(action.map((round) => round.diffMs)), median(baseline.map((round) => round.diffMs))),
-      unit: "ratio",
-    },
-  ],
+  figures: ({ action, baseline }) => {
+    const [list, gitList] = [medianOf(action, (round) => round.listMs), medianOf(baseline, (round) => round.listMs)];
+    const [diff, gitDiff] = [medianOf(action, (round) => round.diffMs), medianOf(baseline, (round) => round.diffMs)];
+    return [
+      { label: "the whole change list, p50", value: list, unit: "ms" },
+      { label: "git status + git diff --numstat (baseline), p50", value: gitList, unit: "ms" },
+      { label: "the change list against the git CLI", value: ratio(list, gitList), unit: "ratio" },
+      { label: "one file's diff, p50", value: diff, unit: "ms" },
+      { label: "one file's diff against git diff", value: ratio(diff, gitDiff), unit: "ratio" },
+    ];
+  },
 });
 
 const COMMITTED = Number(process.env.BENCH_COMMITTED_FILES ?? 1_000);
@@ -158,8 +148,8 @@ export const gitCommitPush = measurement<{ atrium: Atrium; ours: Clone; theirs: 
     what: `every file rewritten and staged (not timed), then \`POST …/git/commit\` of the ${COMMITTED.toLocaleString("en")} files and \`POST …/git/push\` of it, each timed to its answer.`,
     async run(world, round) {
       await stagedRound(world.ours.folder, round);
-      const commitMs = await timed(() => world.atrium.call(201, "POST", `${world.base}/commit`, { message: `Round ${round}` }));
-      const pushMs = await timed(() => world.atrium.call(200, "POST", `${world.base}/push`, {}));
+      const commitMs = (await timed(() => world.atrium.call(201, "POST", `${world.base}/commit`, { message: `Round ${round}` }))).ms;
+      const pushMs = (await timed(() => world.atrium.call(200, "POST", `${world.base}/push`, {}))).ms;
       return { commitMs, pushMs };
     },
   },
@@ -167,15 +157,15 @@ export const gitCommitPush = measurement<{ atrium: Atrium; ours: Clone; theirs: 
     what: "the git CLI in the twin repository, taking turns with the action: the same rewrite and `git add -A` (not timed), then `git commit -q -F -` and `git push -q origin main`.",
     async run(world, round) {
       await stagedRound(world.theirs.folder, round);
-      const commitMs = await timed(async () => git(["commit", "-q", "-F", "-"], world.theirs.folder, `Round ${round}`));
-      const pushMs = await timed(async () => git(["push", "-q", "origin", "main"], world.theirs.folder));
+      const commitMs = (await timed(async () => git(["commit", "-q", "-F", "-"], world.theirs.folder, `Round ${round}`))).ms;
+      const pushMs = (await timed(async () => git(["push", "-q", "origin", "main"], world.theirs.folder))).ms;
       return { commitMs, pushMs };
     },
   },
   rounds: { warmup: 1, measured: 5 },
   figures: ({ action, baseline }) =>
     (["commitMs", "pushMs"] as const).flatMap((key) => {
-      const [ours, theirs] = [median(action.map((round) => round[key])), median(baseline.map((round) => round[key]))];
+      const [ours, theirs] = [medianOf(action, (round) => round[key]), medianOf(baseline, (round) => round[key])];
       const what = key === "commitMs" ? `the commit of ${COMMITTED.toLocaleString("en")} files` : "the push to a local bare remote";
       return [
         { label: `${what}, p50`, value: ours, unit: "ms" as const },
