@@ -4,8 +4,9 @@
  * idle for as long after the reply.
  */
 import { scriptedAgent } from "../lib/agents.ts";
-import { newSession, prompt, scratchProject, type Atrium, type AtriumOptions } from "../lib/atrium.ts";
-import { DESKTOP, PHONE, signedIn, type BenchBrowser, type Viewport } from "../lib/browser.ts";
+import { newSession, prompt, scratchProject, type AtriumOptions } from "../lib/atrium.ts";
+import { DESKTOP, PHONE, type Viewport } from "../lib/browser.ts";
+import { consoleWorld, sessionRoute, visit, type ConsoleWorld } from "../lib/console.ts";
 import { frameStats, framesCover, framesPastDone, LONG_FRAME_MS, replyShown, startFrameLog, stopFrameLog } from "../lib/frames.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
 import { atLeast, type Figure } from "../lib/report.ts";
@@ -20,29 +21,21 @@ const SETTLE_MS = 500;
 /** Checked when the reply is drawn: the page shows what streamed. */
 type Expected = { text: string } | { codeBlocks: number };
 
-interface World {
-  atrium: Atrium;
-  browser: BenchBrowser;
-  projectId: string;
-  harness: string;
-}
+type World = ConsoleWorld & { projectId: string; harness: string };
 
-async function seedWorld(bench: Bench, harness: string, options: AtriumOptions): Promise<World> {
-  const atrium = await bench.atrium({ ...options, harness });
-  const browser = await bench.browser();
-  return { atrium, browser, projectId: await scratchProject(atrium, "Streaming"), harness };
-}
+const seedWorld = (bench: Bench, harness: string, options: AtriumOptions): Promise<World> =>
+  consoleWorld(bench, { ...options, harness }, async (atrium) => ({ projectId: await scratchProject(atrium, "Streaming"), harness }));
 
 /**
  * One reply: a new session, its page opened in a fresh context and loaded, frames recorded while
  * `text` is sent through the API and the reply streams (and a second past its end), then as long
  * again idle. The session is deleted after, which stops its agent.
  */
-async function streamRound({ atrium, browser, projectId, harness }: World, viewport: Viewport, text: string, expected: Expected) {
+async function streamRound(world: World, viewport: Viewport, text: string, expected: Expected) {
+  const { atrium, projectId, harness } = world;
   const sessionId = await newSession(atrium, projectId, harness, "Streaming");
   try {
-    return await browser.withPage(viewport, signedIn(atrium.token), [], async (page) => {
-      await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
+    return await visit(world, sessionRoute(sessionId), { viewport }, async (page) => {
       await page.getByLabel("Prompt", { exact: true }).waitFor();
       await page.evaluate(startFrameLog);
       await prompt(atrium, sessionId, text);

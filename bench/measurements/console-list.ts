@@ -1,7 +1,8 @@
-import { seedEchoSessions, type Atrium } from "../lib/atrium.ts";
-import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
+import { seedEchoSessions } from "../lib/atrium.ts";
+import { PHONE } from "../lib/browser.ts";
+import { visit, type ConsoleWorld } from "../lib/console.ts";
 import { measurement } from "../lib/measurement.ts";
-import { awaitPaint, type PaintMark, readPage } from "../lib/paint-probe.ts";
+import { type PaintMark, readPage } from "../lib/paint-probe.ts";
 import { below, paintAgainstBaseline } from "../lib/report.ts";
 import { medianOf } from "../lib/stats.ts";
 
@@ -21,10 +22,8 @@ const EMPTY_MARKS: PaintMark[] = [{ name: "first", selector: "p.quiet", text: "N
  * One first visit: a fresh context (no cache), `/#/sessions` opened, the probe's notes once it
  * settled; then a second of nothing, and (with sessions) a scroll to the end of the list.
  */
-const loadList = (browser: BenchBrowser, atrium: Atrium, withRows: boolean) =>
-  browser.withPage(PHONE, signedIn(atrium.token), withRows ? ROW_MARKS : EMPTY_MARKS, async (page) => {
-    await page.goto(`${atrium.url}/#/sessions`);
-    await awaitPaint(page, withRows ? ["first", "all"] : ["first"]);
+const loadList = (world: ConsoleWorld, withRows: boolean) =>
+  visit(world, "sessions", { marks: withRows ? ROW_MARKS : EMPTY_MARKS }, async (page) => {
     const box = await page
       .locator(withRows ? ".session-row" : "p.quiet")
       .first()
@@ -63,10 +62,10 @@ export const consoleList = measurement({
       `a server with ${SESSIONS.toLocaleString("en-US")} echo sessions in 20 projects and one with the same projects and none, both made ` +
       "through the API and offline by their config; Debian's headless Chromium, all its processes on the load CPU.",
     async run(bench) {
-      const [full, empty] = [await bench.atrium({ config: {} }), await bench.atrium({ config: {} })];
-      await seedEchoSessions(full.call, SESSIONS, 20);
+      const [atrium, empty] = [await bench.atrium({ config: {} }), await bench.atrium({ config: {} })];
+      await seedEchoSessions(atrium.call, SESSIONS, 20);
       await seedEchoSessions(empty.call, 0, 20);
-      return { browser: await bench.browser(), full, empty };
+      return { atrium, browser: await bench.browser(), empty };
     },
   },
   action: {
@@ -75,11 +74,11 @@ export const consoleList = measurement({
       "page's script runs): the paint probe's marker in the task that puts the first rows (then the first page's 50) in the DOM; " +
       "the figure is when that frame was presented, in ms from navigation start. Then the page is left alone 1 s (list requests " +
       "counted from Resource Timing) and scrolled to its end, timed to the next page's first row in the DOM.",
-    run: ({ browser, full }) => loadList(browser, full, true),
+    run: (world) => loadList(world, true),
   },
   baseline: {
     what: 'the same visit to the server with no sessions, to the frame presenting "No sessions yet.".',
-    run: ({ browser, empty }) => loadList(browser, empty, false),
+    run: ({ browser, empty }) => loadList({ atrium: empty, browser }, false),
   },
   rounds: { warmup: 2, measured: 10 },
   figures: ({ action, baseline }) => [

@@ -1,8 +1,9 @@
 import { scriptedAgent } from "../lib/agents.ts";
 import { conversationPages, newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium.ts";
-import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
+import { PHONE } from "../lib/browser.ts";
+import { consoleWorld, sessionRoute, visit, type ConsoleWorld } from "../lib/console.ts";
 import { measurement } from "../lib/measurement.ts";
-import { awaitPaint, type PaintMark, readPage } from "../lib/paint-probe.ts";
+import { type PaintMark, readPage } from "../lib/paint-probe.ts";
 import { below, paintAgainstBaseline } from "../lib/report.ts";
 import { medianOf, timed } from "../lib/stats.ts";
 import { REPLY_END_TEXT, REPLY_TEXT, TOOL_CALLS_PER_REPLY, TURN_STEPS } from "./console-session-reply.ts";
@@ -20,10 +21,8 @@ async function seedTurns(atrium: Atrium, sessionId: string): Promise<void> {
 }
 
 /** One first visit: a fresh context (no cache), `#/sessions/<id>` opened, the probe's notes once `marks` were presented. */
-const loadSession = ({ atrium, browser }: { atrium: Atrium; browser: BenchBrowser }, sessionId: string, marks: PaintMark[]) =>
-  browser.withPage(PHONE, signedIn(atrium.token), marks, async (page) => {
-    await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
-    await awaitPaint(page, ["shown"]);
+const loadSession = (world: ConsoleWorld, sessionId: string, marks: PaintMark[]) =>
+  visit(world, sessionRoute(sessionId), { marks, painted: ["shown"] }, async (page) => {
     const reading = await page.evaluate(readPage);
     const shown = reading.marks.shown!;
     const byThen = reading.requests.filter((request) => request.responseEndMs <= shown.inDomMs!);
@@ -47,18 +46,18 @@ export const consoleSession = measurement({
       "a Bash run with 15 lines of coloured output), every reply checked whole; a session with no turns; Debian's headless Chromium.",
     async run(bench) {
       const agent = scriptedAgent(bench.tempDir("console-session"), { "*": TURN_STEPS });
-      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
-      const projectId = await scratchProject(atrium, "shop-api");
-      const [full, empty] = [
-        await newSession(atrium, projectId, agent.harness, "Retries and deadlines"),
-        await newSession(atrium, projectId, agent.harness, "Nothing yet"),
-      ];
-      const seedSeconds = (await timed(() => seedTurns(atrium, full))).ms / 1000;
-      bench.log(`  seeded ${REPLIES} turns in ${seedSeconds.toFixed(1)} s`);
-      // The server's write-behind (1 s) and checkpoint (2 s) have stored everything.
-      await Bun.sleep(3_000);
-      const browser = await bench.browser();
-      return { atrium, browser, full, empty, seedSeconds };
+      return consoleWorld(bench, { config: agent.config, env: agent.env, harness: agent.harness }, async (atrium) => {
+        const projectId = await scratchProject(atrium, "shop-api");
+        const [full, empty] = [
+          await newSession(atrium, projectId, agent.harness, "Retries and deadlines"),
+          await newSession(atrium, projectId, agent.harness, "Nothing yet"),
+        ];
+        const seedSeconds = (await timed(() => seedTurns(atrium, full))).ms / 1000;
+        bench.log(`  seeded ${REPLIES} turns in ${seedSeconds.toFixed(1)} s`);
+        // The server's write-behind (1 s) and checkpoint (2 s) have stored everything.
+        await Bun.sleep(3_000);
+        return { full, empty, seedSeconds };
+      });
     },
   },
   action: {

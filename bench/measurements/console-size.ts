@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
-import { newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium.ts";
-import { PHONE, signedIn, type BenchBrowser } from "../lib/browser.ts";
+import type { Page } from "playwright-core";
+import { newSession, runTurns, scratchProject } from "../lib/atrium.ts";
+import { PHONE } from "../lib/browser.ts";
+import { consoleWorld, sessionRoute, untilQuiet, visit, type ConsoleWorld } from "../lib/console.ts";
 import { measurement } from "../lib/measurement.ts";
 import { below } from "../lib/report.ts";
 
@@ -43,22 +45,22 @@ function referencedPaths(html: string, base: string): string[] {
  * the reply to be shown and the network to go quiet, and returns every same-origin path it received outside
  * the interface, and what the running page links to (its manifest and icons are added by its script).
  */
-async function visitSession(atrium: Atrium, browser: BenchBrowser): Promise<{ received: string[]; linked: string[] }> {
+async function visitSession(world: ConsoleWorld): Promise<{ received: string[]; linked: string[] }> {
+  const { atrium } = world;
   const sessionId = await newSession(atrium, await scratchProject(atrium, "Sizes"), "echo");
   await runTurns(atrium, sessionId, [CODE_PROMPT], 10_000);
   const origin = new URL(atrium.url).origin;
-  return browser.withPage(PHONE, signedIn(atrium.token), [], async (page) => {
-    const received = new Set<string>();
-    let lastResponseAt = performance.now();
+  const received = new Set<string>();
+  let lastResponseAt = performance.now();
+  const watch = (page: Page) =>
     page.on("response", (response) => {
       lastResponseAt = performance.now();
       const url = new URL(response.url());
       if (url.origin === origin && !url.pathname.startsWith("/v1/")) received.add(url.pathname);
     });
-    await page.goto(`${atrium.url}/#/sessions/${encodeURIComponent(sessionId)}`);
+  return visit(world, sessionRoute(sessionId), { watch }, async (page) => {
     await page.locator(".message.assistant .code-block").first().waitFor({ timeout: 15_000 });
-    const deadline = performance.now() + 10_000;
-    while (performance.now() < deadline && performance.now() - lastResponseAt < QUIET_MS) await Bun.sleep(100);
+    await untilQuiet(() => lastResponseAt, QUIET_MS, 10_000);
     const linked = await page.evaluate<string[]>("Array.from(document.querySelectorAll('link[href], script[src]'), (e) => e.href || e.src)");
     return {
       received: [...received],
@@ -77,11 +79,7 @@ export const consoleSize = measurement({
   title: "Console: the initial script and the console's share of the binary",
   seed: {
     what: "the compiled binary (offline by its config) serving the console; Debian's headless Chromium.",
-    async run(bench) {
-      const atrium = await bench.atrium({ config: {}, harness: "echo" });
-      const browser = await bench.browser();
-      return { atrium, browser, binary: bench.binary };
-    },
+    run: (bench) => consoleWorld(bench, { config: {}, harness: "echo" }, async () => ({ binary: bench.binary })),
   },
   action: {
     what:
@@ -89,14 +87,15 @@ export const consoleSize = measurement({
       `opened in a fresh ${PHONE.width}×${PHONE.height} context for an echo reply with two fenced blocks (ts, py), until the reply is ` +
       `shown and no response came for ${QUIET_MS} ms: the .js, .css and .wasm files / does not name load ` +
       "later; all the console's files: the page, what it names, what its script links to, the manifest and its icons, /sw.js and what loads later, raw.",
-    async run({ atrium, browser }) {
+    async run(world) {
+      const { atrium } = world;
       const base = atrium.url;
       const page = await served(base, "/");
       const initialPaths = referencedPaths(await text(base, "/"), base);
       const initial = await Promise.all(initialPaths.map((path) => served(base, path)));
       const known = new Set(["/", ...initialPaths, "/sw.js"]);
       // That a reply without code loads nothing later is the suite's to check (test/console/replies.browser.ts).
-      const withCode = await visitSession(atrium, browser);
+      const withCode = await visitSession(world);
       const laterWithCode = await Promise.all(withCode.received.filter((path) => !known.has(path) && LAZY_KIND.test(path)).map((path) => served(base, path)));
       const manifestPath = withCode.linked.find((path) => path.endsWith(".webmanifest")) ?? "/manifest.webmanifest";
       const manifest = await served(base, manifestPath);

@@ -1,6 +1,7 @@
 /** A console's first visit on a phone, the same for all three servers: bytes, first rows, list requests. */
 import type { Request } from "playwright-core";
 import type { BenchBrowser, Viewport } from "../browser.ts";
+import { untilQuiet } from "../console.ts";
 import { painted, readPage } from "../paint-probe.ts";
 import type { BenchServer } from "./servers.ts";
 
@@ -47,8 +48,7 @@ export function visitConsole(browser: BenchBrowser, server: BenchServer, base: s
       () => true,
       () => false,
     );
-    const deadline = performance.now() + VISIT_TIMEOUT_MS;
-    while (performance.now() - lastActivity < IDLE_MS && performance.now() < deadline) await Bun.sleep(100);
+    await untilQuiet(() => lastActivity, IDLE_MS, VISIT_TIMEOUT_MS);
     const reading = await page.evaluate(readPage);
     const listEnds = reading.requests.filter((request) => target.listPath.test(request.path.split("?")[0]!)).map((request) => request.responseEndMs);
     return {
