@@ -9,7 +9,7 @@ import { newSession, prompt, scratchProject, type Atrium } from "../lib/atrium.t
 import { cpuSeconds } from "../lib/cpu.ts";
 import { measurement } from "../lib/measurement.ts";
 import { rssBytes } from "../lib/processes.ts";
-import { below, type Figure } from "../lib/report.ts";
+import type { Figure } from "../lib/report.ts";
 import { median, ratio } from "../lib/stats.ts";
 import { REPLY_TEXT, type ScriptStep, TURN_STEPS } from "./console-session-reply.ts";
 
@@ -170,9 +170,9 @@ export const streamCompression = measurement({
       { label: "server CPU per 1,000 events delivered (all its work for them)", value: serverUsPerEvent, unit: "ms" },
     ];
     for (const { name, perEvent, perWrite } of codecs) {
-      const target = name.endsWith("(sent)") ? { target: below(0.5) } : {};
+      // That the stream as sent stays under half its raw bytes is the suite's to check (test/events/event-stream-compression.test.ts).
       figures.push(
-        { label: `${name}, flushed per event: compressed / raw`, value: perEvent.ratio, unit: "ratio", ...target },
+        { label: `${name}, flushed per event: compressed / raw`, value: perEvent.ratio, unit: "ratio" },
         { label: `${name}, flushed per event: CPU per 1,000 events`, value: perEvent.cpuUsPerEvent, unit: "ms" },
         { label: `${name}, flushed per event: CPU / server CPU per event`, value: ratio(perEvent.cpuUsPerEvent, serverUsPerEvent), unit: "ratio" },
         { label: `${name}, flushed per server write: compressed / raw`, value: perWrite.ratio, unit: "ratio" },

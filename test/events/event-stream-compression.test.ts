@@ -32,6 +32,8 @@ async function write(server: TestServer): Promise<number> {
  */
 class GzipStreamReader {
   text = "";
+  /** Bytes received as sent, before decoding. */
+  sentBytes = 0;
   ended = false;
   error: Error | undefined;
   private readonly gunzip: Gunzip = createGunzip();
@@ -66,6 +68,7 @@ class GzipStreamReader {
   private async pump(): Promise<void> {
     try {
       for await (const chunk of this.response.body!) {
+        this.sentBytes += chunk.byteLength;
         this.gunzip.write(chunk);
         await new Promise<void>((resolve) => this.gunzip.flush(constants.Z_SYNC_FLUSH, resolve));
       }
@@ -139,6 +142,18 @@ describe("event stream compression", () => {
         const frame = stream.text.slice(stream.text.indexOf(`id: ${id}\n`));
         expect(frame.endsWith("\n\n")).toBe(true);
       }
+    } finally {
+      stream.close();
+    }
+  });
+
+  test("flushed per event, the gzip stream is under half the plain one's bytes", async () => {
+    const stream = await GzipStreamReader.open(shared, { ...REMOTE, "accept-encoding": "gzip" });
+    try {
+      let id = 0;
+      for (let index = 0; index < 50; index++) id = await write(shared);
+      await stream.waitFor(`id: ${id}\n`);
+      expect(stream.sentBytes).toBeLessThan(Buffer.byteLength(stream.text) / 2);
     } finally {
       stream.close();
     }
