@@ -1,6 +1,7 @@
-/** Runs git in `cwd`, with `input` on its stdin; throws when it fails. */
-export function git(args: string[], cwd: string, input?: string): void {
-  const result = Bun.spawnSync(["git", ...args], { cwd, stdin: input === undefined ? "ignore" : Buffer.from(input), stdout: "ignore", stderr: "pipe" });
+/** Runs git in `cwd`, with `input` on its stdin and `env` over this process's; throws when it fails. */
+export function git(args: string[], cwd: string, input?: string, env?: Record<string, string>): void {
+  const stdin = input === undefined ? "ignore" : Buffer.from(input);
+  const result = Bun.spawnSync(["git", ...args], { cwd, stdin, stdout: "ignore", stderr: "pipe", env: { ...process.env, ...env } });
   if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
 }
 

@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { timedGet } from "../lib/atrium.ts";
+import { git } from "../lib/git-repository.ts";
 import { PHONE, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
 import { type ConsoleVisit, visitConsole } from "../lib/peers/console.ts";
@@ -37,17 +38,12 @@ type World = { dir: string; browser: BenchBrowser };
  * repository's first commit, so identical ones would make a single project. The others take the paths.
  */
 function makeProjects(dir: string): string[] {
-  const env = { ...process.env, HOME: dir, GIT_CONFIG_NOSYSTEM: "1" };
+  const env = { HOME: dir, GIT_CONFIG_NOSYSTEM: "1" };
   return Array.from({ length: PROJECTS }, (_, index) => {
     const path = join(dir, `project-${String(index + 1).padStart(2, "0")}`);
     mkdirSync(path, { recursive: true });
-    for (const args of [
-      ["init", "-q"],
-      ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--allow-empty", "-m", `start ${path}`],
-    ]) {
-      const result = Bun.spawnSync(["git", ...args], { cwd: path, env, stderr: "pipe" });
-      if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.stderr.toString()}`);
-    }
+    git(["init", "-q"], path, undefined, env);
+    git(["-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--allow-empty", "-m", `start ${path}`], path, undefined, env);
     return path;
   });
 }
