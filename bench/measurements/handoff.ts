@@ -1,7 +1,7 @@
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement } from "../lib/measurement.ts";
-import { median } from "../lib/stats.ts";
-import { buildHandoff, HANDOFF_BUDGET_CHARS, type Handoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
+import { median, timed } from "../lib/stats.ts";
+import { buildHandoff, type Handoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
 
 const TURNS = 200;
 /** A turn as agents' turns run: a short prompt, a reply of a few paragraphs, two tool calls with output. */
@@ -48,9 +48,8 @@ export const handoff = measurement<World, Sample>({
   action: {
     what: "builds the handoff the agent's first prompt would carry, timed.",
     run: async ({ turns }) => {
-      const started = performance.now();
-      const built = buildHandoff(turns);
-      return { handoff: built, ms: performance.now() - started };
+      const { ms, value } = await timed(async () => buildHandoff(turns));
+      return { handoff: value, ms };
     },
   },
   baseline: { what: "the conversation's own size, every prompt, reply and tool output whole." },
@@ -58,7 +57,8 @@ export const handoff = measurement<World, Sample>({
   figures: ({ action }, world) => {
     const { handoff: built } = action[0]!;
     return [
-      { label: "handoff size", value: built.text.length / 1024, unit: "KiB", target: { comparison: "<", value: HANDOFF_BUDGET_CHARS / 1024, gate: true } },
+      // That it stays within HANDOFF_BUDGET_CHARS is the suite's to check (test/sessions/history-handoff.test.ts).
+      { label: "handoff size", value: built.text.length / 1024, unit: "KiB" },
       { label: "conversation size", value: world.storedChars / 1024, unit: "KiB" },
       { label: "turns in full", value: built.turns - built.summarised - built.omitted, unit: "count" },
       { label: "turns summarised", value: built.summarised, unit: "count" },

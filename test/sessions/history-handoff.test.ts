@@ -38,6 +38,17 @@ describe("the handoff of a stored conversation", () => {
     expect(handoff.text).toEndWith("</conversation-so-far>\n");
   });
 
+  test("200 turns as agents run them (a 2,000-character reply, two tool calls of 20 lines) stay under the budget, nearly all kept", () => {
+    const output = Array.from({ length: 20 }, (_, line) => `line ${line}: ${"o".repeat(55)}`).join("\n");
+    const tools = [
+      { title: "npm test", kind: "execute", status: "completed", paths: [], output },
+      { title: "Edit src/session.ts", kind: "edit", status: "completed", paths: ["/repo/src/session.ts"], output },
+    ];
+    const handoff = buildHandoff(Array.from({ length: 200 }, (_, index) => ({ ...turn(index + 1, 2_000), tools })));
+    expect(handoff.text.length).toBeLessThanOrEqual(HANDOFF_BUDGET_CHARS);
+    expect(handoff.omitted).toBeLessThan(10);
+  });
+
   test("when even the summaries do not fit, the oldest are left out and counted", () => {
     const turns = Array.from({ length: 50 }, (_, index) => turn(index + 1));
     const handoff = buildHandoff(turns, 4_000);
