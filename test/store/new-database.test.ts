@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
@@ -6,13 +6,15 @@ import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration }
 import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
-let dir: ReturnType<typeof makeTempDir>;
-let path: string;
-beforeEach(() => {
+/** Each test's own empty folder, and where the database goes in it. */
+let dir = makeTempDir();
+let path = join(dir.path, "atrium.db");
+afterEach(() => {
+  dir.remove();
   dir = makeTempDir();
   path = join(dir.path, "atrium.db");
 });
-afterEach(() => dir.remove());
+afterAll(() => dir.remove());
 
 const autoVacuum = (store: Store) => store.db.query<{ auto_vacuum: number }, []>("PRAGMA auto_vacuum").get()?.auto_vacuum;
 
