@@ -1,4 +1,11 @@
-import { brotliCompressSync, constants } from "node:zlib";
+import type * as Zlib from "node:zlib";
+
+/**
+ * node:zlib, loaded by the first brotli compression: loading it takes about 15 ms, which a start would
+ * spend before its first answer (health's answers are small, and every other encoding is Bun's own).
+ */
+let zlib: typeof Zlib | undefined;
+const loadedZlib = (): typeof Zlib => (zlib ??= require("node:zlib") as typeof Zlib);
 
 /** Below this a body goes as it is, file or answer: compression would save less than it costs. */
 export const COMPRESS_FROM_BYTES = 1024;
@@ -16,6 +23,7 @@ export type AnswerEncoding = ContentEncoding | "zstd";
  */
 export function compressFile(bytes: Uint8Array<ArrayBuffer>, encoding: ContentEncoding): Uint8Array<ArrayBuffer> {
   if (encoding === "gzip") return Bun.gzipSync(bytes, { level: 9 });
+  const { brotliCompressSync, constants } = loadedZlib();
   return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
 }
 
@@ -27,5 +35,6 @@ export function compressFile(bytes: Uint8Array<ArrayBuffer>, encoding: ContentEn
 export function compressAnswer(bytes: Uint8Array<ArrayBuffer>, encoding: AnswerEncoding): Uint8Array<ArrayBuffer> {
   if (encoding === "zstd") return Bun.zstdCompressSync(bytes, { level: 1 }) as Uint8Array<ArrayBuffer>;
   if (encoding === "gzip") return Bun.gzipSync(bytes, { level: 6 });
+  const { brotliCompressSync, constants } = loadedZlib();
   return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
 }
