@@ -27,8 +27,7 @@ import type { Turn } from "./turn.ts";
 import { backoffMs } from "../store/storage-errors.ts";
 import type { Clock, ClockTimer } from "../clock.ts";
 import type { SessionTimings } from "./session-timings.ts";
-import { handoffNotice, storedHandoff } from "./stored-handoff.ts";
-import type { Handoff } from "./history-handoff.ts";
+import { SessionHandoff } from "./session-handoff.ts";
 
 export interface SessionRuntimeDeps extends Omit<SessionTimings, "initializeTimeoutMs"> {
   store: Store;
@@ -59,19 +58,19 @@ export class SessionRuntime {
   private readonly agent: SessionAgent;
   private readonly questions: SessionQuestions;
   private readonly updates: AgentUpdates;
+  private readonly handoff: SessionHandoff;
   private turn: Turn | undefined;
   private draining = false;
   /** Turns in a row that could not start, for the backoff before the next try. */
   private startFailures = 0;
   private holdTimer: ClockTimer | undefined;
   private closed = false;
-  /** Why the running agent began without the conversation (its session could not be loaded), until a handoff tells it. */
-  private loadNotice: string | null = null;
 
   constructor(
     readonly sessionId: string,
     private readonly deps: SessionRuntimeDeps,
   ) {
+    this.handoff = new SessionHandoff(deps, sessionId);
     this.agent = new SessionAgent({
       sessionId,
       logger: deps.logger,
@@ -297,12 +296,12 @@ export class SessionRuntime {
         mentions: prompt.mentions,
       });
       for (const path of files) this.agent.grantRead(path);
-      const handoff = this.pendingHandoff(turn, prompt.userItemId);
+      const handoff = this.handoff.due(turn, prompt.userItemId);
       // A leading text block: every ACP agent takes text, and none is asked to read a resource it may not show the model.
       if (handoff) blocks.unshift({ type: "text", text: handoff.text });
       turn.live = true;
       const response = await outlasting(connection.agent.prompt({ sessionId: connection.sessionId, prompt: blocks }), turn.aborted);
-      if (handoff) this.recordHandoff(turn, handoff);
+      if (handoff) this.handoff.done(turn, handoff);
       this.updates.recordTurnUsage(response);
       return { stopReason: turn.cancelled ? "cancelled" : response.stopReason };
     } catch (error) {
@@ -374,7 +373,7 @@ export class SessionRuntime {
   private ensureAgent(): Promise<AgentConnection> {
     const session = this.deps.records.get(this.sessionId);
     return this.agent.ensure(session, this.deps.launch(session), ({ connection, refused, began, notice, forked, mcpServers }) => {
-      this.loadNotice = notice;
+      this.handoff.agentStarted(notice);
       if (this.turn) this.turn.notices.notice = notice;
       this.deps.records.update(this.sessionId, (stored) => {
         stored.agentSessionId = connection.sessionId;
@@ -390,32 +389,6 @@ export class SessionRuntime {
           stored.status = this.turn ? notice : `${notice}; the conversation Atrium kept goes to it with the next prompt`;
         }
       });
-    });
-  }
-
-  /** The conversation to hand over with the turn's prompt, when the agent's session lacks it. */
-  private pendingHandoff(turn: Turn, userItemId: string): Handoff | undefined {
-    if (!this.deps.records.get(this.sessionId).historyHandoff) return undefined;
-    const handoff = storedHandoff(this.deps, this.sessionId, userItemId);
-    if (handoff) return handoff;
-    // Nothing was said before this prompt: there is nothing to hand over.
-    if (this.loadNotice) turn.notices.notice = `${this.loadNotice}; it started a new one (nothing had been said yet)`;
-    this.deps.records.update(this.sessionId, (stored) => {
-      stored.historyHandoff = false;
-    });
-    return undefined;
-  }
-
-  /** The agent answered a prompt that carried the conversation: the handoff is done, and the session says so. */
-  private recordHandoff(turn: Turn, handoff: Handoff): void {
-    const notice = handoffNotice(handoff, this.loadNotice);
-    this.loadNotice = null;
-    turn.notices.notice = notice;
-    this.deps.records.update(this.sessionId, (stored) => {
-      stored.historyHandoff = false;
-      stored.status = notice;
-      const { turns, summarised, omitted } = handoff;
-      this.deps.records.emit(this.sessionId, "session.history.handoff", { turns, summarised, omitted, chars: handoff.text.length, notice });
     });
   }
 
