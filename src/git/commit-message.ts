@@ -1,5 +1,6 @@
 import { ConflictError } from "../errors.ts";
 import type { CommitMessage } from "../schemas/git.ts";
+import { AGENT_MESSAGE_TIMEOUT_MS, commitMessagePrompt, messageFromReply, type MessageAuthor } from "./agent-commit-message.ts";
 import { gitStep } from "./git-step.ts";
 import type { Repository } from "./working-tree-changes.ts";
 
@@ -83,12 +84,32 @@ async function stagedFiles(repo: Repository): Promise<StagedFile[]> {
   return files;
 }
 
+/** A summary made from the files alone: a first line naming each kind of change and its files, and a body listing every file with its status and line counts. */
+function summary(files: StagedFile[]): CommitMessage {
+  return { message: `${firstLine(files)}\n\n${files.map(bodyLine).join("\n")}\n`, source: "summary" };
+}
+
+/** The agent's message for the staged diff; an error when it gave none. */
+async function agentMessage(repo: Repository, files: StagedFile[], author: MessageAuthor): Promise<CommitMessage> {
+  const diff = await gitStep(["diff", "--cached", "-M", "--no-color", "--no-ext-diff", repo.base, "--"], { cwd: repo.root });
+  const message = messageFromReply(await author(commitMessagePrompt(diff.stdout, files.map(bodyLine)), AGENT_MESSAGE_TIMEOUT_MS));
+  if (!message) throw new Error("the agent answered with no message");
+  return { message, source: "agent" };
+}
+
 /**
- * A commit message for what is staged, made from the files alone: a first line naming each kind of change
- * and its files, and a body listing every file with its status and line counts. 409 when nothing is staged.
+ * A commit message for what is staged (409 when nothing is): the `author`'s (a session's agent) from the
+ * staged diff when `source` is `agent` (the default where there is an author), else the summary of the
+ * files. When the agent was wanted but is missing, fails or does not answer, the summary says why in `agentError`.
  */
-export async function summarizeStaged(repo: Repository): Promise<CommitMessage> {
+export async function writeCommitMessage(repo: Repository, author: MessageAuthor | null, source = author ? "agent" : "summary"): Promise<CommitMessage> {
   const files = await stagedFiles(repo);
   if (files.length === 0) throw new ConflictError(`nothing is staged in ${repo.root}: stage the changes the message is for`);
-  return { message: `${firstLine(files)}\n\n${files.map(bodyLine).join("\n")}\n`, source: "summary" };
+  if (source === "summary") return summary(files);
+  if (!author) return { ...summary(files), agentError: "only a session's agent can be asked, and this folder is not a session's" };
+  try {
+    return await agentMessage(repo, files, author);
+  } catch (error) {
+    return { ...summary(files), agentError: (error as Error).message };
+  }
 }

@@ -84,7 +84,14 @@ export const sessionsModule = defineModule({
         ...sessionChangeRoutes(sessionChanges),
         ...worktreeMergeRoutes(new SessionWorktreeMerge({ sessions: new SessionRepository(store), worktrees, edits })),
         ...gitRoutes(
-          { path: "/v1/sessions/:id", noun: "session's folder", tag: "sessions", params: SessionParams, folder: (params) => sessionChanges.folder(params.id) },
+          {
+            path: "/v1/sessions/:id",
+            noun: "session's folder",
+            tag: "sessions",
+            params: SessionParams,
+            folder: (params) => sessionChanges.folder(params.id),
+            author: (params) => (prompt, timeoutMs) => sessions.ask(params.id, prompt, timeoutMs),
+          },
           edits,
           reads,
           pullRequests,

@@ -174,13 +174,28 @@ export const MergeResult = Type.Object(
 );
 export type MergeResult = Static<typeof MergeResult>;
 
+export const CommitMessageBody = Type.Object({
+  source: Type.Optional(
+    Type.Union([Type.Literal("agent"), Type.Literal("summary")], {
+      description:
+        "`agent`: ask the session's agent (the default for a session); `summary`: make it from the staged files (the default for a location or a worktree, which have no agent).",
+    }),
+  ),
+});
+export type CommitMessageBody = Static<typeof CommitMessageBody>;
+
 export const CommitMessage = Type.Object(
   {
     message: Type.String({ description: "A first line, a blank line, then a body; the client may edit it before committing." }),
     source: Type.Union([Type.Literal("agent"), Type.Literal("summary")], {
-      description:
-        "Who wrote it: `summary`, made from the staged files' names, statuses and line counts. (`agent` is kept for a message the session's agent writes; this server does not ask one yet.)",
+      description: "Who wrote it: `agent`, the session's agent from the staged diff; `summary`, made from the staged files' names, statuses and line counts.",
     }),
+    agentError: Type.Optional(
+      Type.String({
+        description:
+          "Why the agent's message was wanted but this is the summary: no agent here (a location or a worktree), it could not start, failed, gave no message or did not answer in time.",
+      }),
+    ),
   },
   { $id: "CommitMessage" },
 );

@@ -9,6 +9,7 @@ import type { AgentClientHandlers, AgentLaunch } from "./acp/agent-process.ts";
 import { FileAccess } from "./acp/file-access.ts";
 import { Terminals, type TerminalOutput } from "./acp/terminals.ts";
 import { AgentConnection, type OpenedAgentSession, type SessionMcpServers } from "./agent-connection.ts";
+import { AsideSessions, type AsideQuestion } from "./aside-sessions.ts";
 import { AgentOpenError } from "./turn-failure.ts";
 
 /** How long an agent stopped gently (idle, or at shutdown) has to finish its writes and exit before it is killed. */
@@ -65,8 +66,14 @@ export class SessionAgent {
   private starting: Promise<AgentConnection> | undefined;
   /** A gentle stop in progress: the next start waits for it. */
   private stopping: Promise<void> | undefined;
+  /** One-off questions to the agent outside the conversation, and what they are told. */
+  private readonly asides: AsideSessions;
+  /** One-off questions being answered: the agent is not idle meanwhile. */
+  private asking = 0;
 
-  constructor(private readonly deps: SessionAgentDeps) {}
+  constructor(private readonly deps: SessionAgentDeps) {
+    this.asides = new AsideSessions(() => this.connection?.sessionId, deps.clock);
+  }
 
   /** The running agent's connection, if one runs. */
   get current(): AgentConnection | undefined {
@@ -130,7 +137,13 @@ export class SessionAgent {
         signal: opening.signal,
         logger: this.deps.logger,
         handlers: {
-          ...this.deps.handlers,
+          // What a one-off session's agent says goes to it, never to the conversation.
+          onUpdate: (notification) =>
+            this.asides.isAside(notification.sessionId) ? this.asides.update(notification) : this.deps.handlers.onUpdate(notification),
+          requestPermission: async (request, signal) =>
+            this.asides.isAside(request.sessionId) ? this.asides.refusePermission(request) : this.deps.handlers.requestPermission(request, signal),
+          elicit: async (request, signal) => (this.asides.scopes(request) ? { action: "decline" } : this.deps.handlers.elicit(request, signal)),
+          refuseAction: (sessionId, what) => this.asides.refuseAction(sessionId, what),
           terminals,
           readTextFile: async (request) => this.logRefusal("read", request.path, () => files.read(request)),
           writeTextFile: async (request) => this.logRefusal("write", request.path, () => files.write(request)),
@@ -171,6 +184,24 @@ export class SessionAgent {
     } finally {
       this.waitingToLoad = false;
       this.deps.onLoadWait(null);
+    }
+  }
+
+  /**
+   * Asks the running agent a one-off question in a session of its own (see AsideSessions); the agent
+   * is not stopped as idle meanwhile, and the idle time starts again after it unless a turn runs.
+   */
+  async ask(connection: Promise<AgentConnection>, question: AsideQuestion): Promise<string> {
+    this.asking++;
+    this.holdIdleStop();
+    try {
+      return await this.asides.ask(
+        connection.then((opened) => opened.agent),
+        question,
+      );
+    } finally {
+      this.asking--;
+      if (!this.deps.busy()) this.scheduleIdleStop();
     }
   }
 
@@ -221,7 +252,7 @@ export class SessionAgent {
   scheduleIdleStop(): void {
     this.deps.clock.clearTimeout(this.idleTimer);
     this.idleTimer = this.deps.clock.setTimeout(() => {
-      if (this.deps.busy()) return;
+      if (this.deps.busy() || this.asking > 0) return;
       this.deps.logger.info("stopping an idle agent", { sessionId: this.deps.sessionId });
       void this.stop(true);
       this.deps.onTasksChanged();

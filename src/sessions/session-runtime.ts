@@ -173,6 +173,17 @@ export class SessionRuntime {
     }, this.deps.cancelGraceMs);
   }
 
+  /**
+   * Asks the agent a one-off question outside the conversation (starting it if none runs), beside a turn
+   * that may be running: its reply's text. Nothing of it is recorded on the session.
+   */
+  ask(text: string, timeoutMs: number): Promise<string> {
+    const session = this.deps.records.get(this.sessionId);
+    const heldBy = this.deps.heldBy(session);
+    if (heldBy && !this.agent.current?.agent.isRunning) return Promise.reject(new Error(`the agent cannot start now (${heldBy})`));
+    return this.agent.ask(this.ensureAgent(), { text, cwd: session.cwd, timeoutMs });
+  }
+
   answer(questionId: string, answers: Record<string, QuestionAnswer>): void {
     this.questions.answer(questionId, answers);
   }

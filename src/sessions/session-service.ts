@@ -395,6 +395,12 @@ export class SessionService {
     return this.deps.events.readSession(id, after, limit);
   }
 
+  /** Asks the session's agent a one-off question outside its conversation (see SessionRuntime.ask). */
+  ask(id: string, text: string, timeoutMs: number): Promise<string> {
+    this.records.get(id);
+    return this.runtime(id).ask(text, timeoutMs);
+  }
+
   /** Stops every agent (server shutdown). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop(true)));

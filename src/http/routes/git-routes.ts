@@ -1,4 +1,5 @@
 import { type Static, type TObject, Type } from "@sinclair/typebox";
+import { AGENT_MESSAGE_TIMEOUT_MS, DIFF_BUDGET_CHARS, type MessageAuthor } from "../../git/agent-commit-message.ts";
 import type { GitReads } from "../../git/git-reads.ts";
 import type { PullRequests } from "../../git/pull-requests.ts";
 import type { WorkingTreeEdits } from "../../git/working-tree-edits.ts";
@@ -11,6 +12,7 @@ import {
   CommitBody,
   CommitLog,
   CommitMessage,
+  CommitMessageBody,
   Discard,
   DiscardUndoBody,
   GitSelection,
@@ -33,6 +35,8 @@ export interface GitBase<P extends TObject> {
   tag: string;
   params: P;
   folder(params: Static<P>): string;
+  /** The agent that can write a commit message here (a session's); none for a location or a worktree. */
+  author?(params: Static<P>): MessageAuthor;
 }
 
 const PullRequestNumber = Type.Object({ number: Type.String({ pattern: "^[1-9][0-9]{0,9}$", description: "The pull request's number." }) });
@@ -126,13 +130,19 @@ export function gitRoutes<P extends TObject>(base: GitBase<P>, edits: WorkingTre
       tag: base.tag,
       summary: `Write a commit message for what is staged in the ${base.noun}`,
       description:
-        'Made from the staged files (`source: "summary"`): a first line naming each kind of change and its files (their counts when ' +
-        "that would be long), then a line per file with its status and line counts; renames are found. Nothing is changed. The session's " +
-        "agent is not asked (there is no way yet to ask it without adding to its conversation). 409 when nothing is staged.",
+        '`source: "agent"` (the default for a session) asks the session\'s agent, in a one-off ACP session of its own beside the ' +
+        "conversation (started if it is not running; a turn that runs goes on undisturbed; nothing is added to the conversation, its " +
+        `events or its transcript), for a message from the staged diff (its first ${DIFF_BUDGET_CHARS.toLocaleString("en")} characters, ` +
+        "then the list of staged files); the agent may not act (its permission requests are rejected, writes and commands refused) and has " +
+        `${AGENT_MESSAGE_TIMEOUT_MS / 1000} s. A code fence, quotes and a leading "Commit message:" are taken off its reply. ` +
+        '`source: "summary"` (the default elsewhere, and what an agent that cannot answer falls back to, with `agentError` saying why) is made ' +
+        "from the staged files: a first line naming each kind of change and its files (their counts when that would be long), then a line per " +
+        "file with its status and line counts; renames are found. Nothing is changed. 409 when nothing is staged.",
       params: base.params,
+      body: CommitMessageBody,
       response: CommitMessage,
       moreErrors: REPOSITORY_STATE,
-      handler: ({ params }) => reads.commitMessage(base.folder(params)),
+      handler: ({ params, body }) => reads.commitMessage(base.folder(params), base.author?.(params) ?? null, body?.source),
     }),
     defineRoute({
       method: "GET",

@@ -15,6 +15,8 @@ export interface AgentClientHandlers {
   writeTextFile(request: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
   /** Answers `terminal/*`. */
   terminals: Terminals;
+  /** Throws an AcpRefusal when the agent may not write files or run commands in this ACP session. */
+  refuseAction(sessionId: string, what: string): void;
 }
 
 export interface AgentLaunch extends AgentSpawn {
@@ -111,6 +113,16 @@ export class AgentProcess {
     return Boolean((this.capabilities.sessionCapabilities as SessionCapabilities | null | undefined)?.fork);
   }
 
+  /** Whether it advertises `session/close` (`sessionCapabilities.close`). */
+  get canClose(): boolean {
+    return Boolean(this.capabilities.sessionCapabilities?.close);
+  }
+
+  /** Only for an agent that advertises it (`canClose`). */
+  async closeSession(sessionId: string): Promise<void> {
+    await this.connection.agent.request("session/close", { sessionId });
+  }
+
   prompt(request: acp.PromptRequest): Promise<acp.PromptResponse> {
     return this.connection.agent.request("session/prompt", request);
   }
@@ -175,11 +187,17 @@ function atriumClient({ client, RequestError }: AcpSdk, handlers: AgentClientHan
     )
     .onRequest(
       "fs/write_text_file",
-      serve((params: acp.WriteTextFileRequest) => handlers.writeTextFile(params)),
+      serve((params: acp.WriteTextFileRequest) => {
+        handlers.refuseAction(params.sessionId, "write files");
+        return handlers.writeTextFile(params);
+      }),
     )
     .onRequest(
       "terminal/create",
-      serve((params: acp.CreateTerminalRequest) => handlers.terminals.create(params)),
+      serve((params: acp.CreateTerminalRequest) => {
+        handlers.refuseAction(params.sessionId, "run commands");
+        return handlers.terminals.create(params);
+      }),
     )
     .onRequest(
       "terminal/output",
