@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Locator } from "playwright-core";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session } from "../../src/schemas/sessions.ts";
 import { type ConsoleUnderTest, overflowsSideways, PHONE, refusedRequest, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { gateFile } from "../fixtures/scripted-agent/agent-app.ts";
+import { SCRIPTED_AGENT } from "../fixtures/scripted-agent/in-process.ts";
 import { installFakeGh } from "../helpers/fake-gh.ts";
 import { git, makeBareRepoWith, makeCheckout } from "../helpers/git-fixtures.ts";
 import { until } from "../helpers/poll.ts";
@@ -19,13 +21,19 @@ import { focused } from "./focused.ts";
 // bare remote then has, and a branch made
 // and checked out from the panel. A session in a
 // worktree of its own: its branch pushed with its upstream set, a pull request opened through a fake
-// `gh` (first on the server's PATH) and its state, and Merge back refused on a conflict, then landed.
+// `gh` (first on the server's PATH) and its state, and Merge back refused on a conflict, then landed. A
+// session's "Write the message" asks its agent (the scripted one), shows that it is writing, and keeps
+// what the phone typed meanwhile, offering the agent's message beside it.
 let atrium: ConsoleUnderTest;
 let project: Project;
 let repo: string;
 let bare: string;
 const dir = makeTempDir("atrium-git-console-");
 const bin = join(dir.path, "bin");
+/** Where the scripted agent keeps its gates. */
+const agentState = join(dir.path, "agent-state");
+/** The scripted agent's one-off answer to "Write the message", held at a gate until the test opens it. */
+const AGENT_MESSAGE = "Explain the tool in the README\n\nSo that whoever opens the repository knows what it is for.";
 const LINES = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`);
 const text = (lines: string[]) => `${lines.join("\n")}\n`;
 
@@ -43,7 +51,19 @@ beforeAll(async () => {
   chmodSync(hook, 0o755);
   mkdirSync(bin);
   installFakeGh(bin);
-  atrium = await startConsole({ PATH: `${bin}:${process.env.PATH}` });
+  const script = join(dir.path, "script.json");
+  writeFileSync(
+    script,
+    JSON.stringify({
+      closeSession: true,
+      prompts: {},
+      promptPrefixes: { "Write a git commit message": [{ gate: "message" }, { chunk: `\`\`\`\n${AGENT_MESSAGE}\n\`\`\`` }] },
+    }),
+  );
+  atrium = await startConsole(
+    { PATH: `${bin}:${process.env.PATH}`, SCRIPTED_AGENT_SCRIPT: script, SCRIPTED_AGENT_STATE: agentState, SCRIPTED_AGENT_BUN: process.execPath },
+    { harnesses: [{ id: "scripted", name: "Scripted agent", executable: SCRIPTED_AGENT }] },
+  );
   project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: repo, name: "Demo" });
 }, 120_000);
 
@@ -274,4 +294,50 @@ test("on a phone: a worktree session's branch pushed with its upstream, a pull r
   await landed.scrollIntoViewIfNeeded();
   await screenshot(page, "console-git-merged-phone");
   expect(problems.filter((problem) => problem !== refusedRequest("409 (Conflict)"))).toEqual([]);
+}, 120_000);
+
+test("on a phone: a session's agent writes the message, the box says it is writing, and text typed meanwhile stays with the agent's offered beside it", async () => {
+  const { bare: toolBare } = makeBareRepoWith(dir.path, "tool-remote", { "README.md": "# Tool\n" });
+  const folder = makeCheckout(dir.path, toolBare, "tool-repo");
+  writeFileSync(join(folder, "README.md"), "# Tool\n\nA tool for phones.\n");
+  git(["add", "README.md"], folder);
+  const toolProject = await atrium.api<Project>("POST", "/v1/projects", { folderPath: folder, name: "Tool" });
+  const session = await atrium.api<Session>("POST", "/v1/sessions", {
+    projectId: toolProject.id,
+    harnessId: "scripted",
+    title: "Describe the tool",
+    runLocation: "projectDirectory",
+  });
+
+  const { page, problems } = await atrium.openSignedIn(PHONE, `/#/sessions/${session.id}`, true);
+  await page.getByRole("tab", { name: "Changes" }).tap();
+  await page.getByRole("button", { name: "Show changes" }).tap();
+  const commitBox = page.getByRole("form", { name: "Commit" });
+  const box = commitBox.getByLabel("Commit message");
+  await commitBox.getByRole("button", { name: "Write the message" }).tap();
+  // The agent holds its answer at the gate: the button says it is writing, in place, and the phone types its own meanwhile.
+  const writing = commitBox.getByRole("button", { name: "The agent is writing…" });
+  await writing.waitFor();
+  expect(await height(writing)).toBeGreaterThanOrEqual(44);
+  await screenshot(page, "console-git-agent-writing-phone");
+  await box.fill("Say what the tool is");
+  mkdirSync(dirname(gateFile(agentState, "message")), { recursive: true });
+  writeFileSync(gateFile(agentState, "message"), "");
+
+  const note = commitBox.getByRole("status").filter({ hasText: "You typed while it was written, so your text stays." });
+  await note.waitFor();
+  expect(await box.inputValue()).toBe("Say what the tool is");
+  expect(await note.locator("pre").innerText()).toBe(AGENT_MESSAGE);
+  expect(await overflowsSideways(page)).toBe(false);
+  await note.scrollIntoViewIfNeeded();
+  await screenshot(page, "console-git-agent-message-offered-phone");
+  const use = note.getByRole("button", { name: "Use the written message" });
+  expect(await height(use)).toBeGreaterThanOrEqual(44);
+  await use.tap();
+  expect(await box.inputValue()).toBe(AGENT_MESSAGE);
+  expect(await note.count()).toBe(0);
+
+  // Nothing of it reached the conversation.
+  expect((await atrium.api<{ conversation: unknown[] }>("GET", `/v1/sessions/${session.id}`)).conversation).toEqual([]);
+  expect(problems).toEqual([]);
 }, 120_000);

@@ -17,6 +17,8 @@ interface ChangesPanelProps {
   readAtOnce?: boolean;
   /** A session that runs in a worktree of its own (its API path): "Merge back" is offered. */
   mergeFrom?: string;
+  /** A session's panel: its agent writes the commit message. */
+  agentWrites?: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ interface ChangesPanelProps {
  * worktree session's merge back. Read when asked (or at once, `readAtOnce`), then again after each
  * `git.changed` of its repository (whoever made the change), and on Refresh for an agent's own edits.
  */
-export function ChangesPanel({ source, readAtOnce = false, mergeFrom }: ChangesPanelProps) {
+export function ChangesPanel({ source, readAtOnce = false, mergeFrom, agentWrites = false }: ChangesPanelProps) {
   const [list, setList] = useState<ChangeList | null>(null);
   const [following, setFollowing] = useState(readAtOnce);
   const [problem, setProblem] = useState<string | null>(null);
@@ -97,7 +99,7 @@ export function ChangesPanel({ source, readAtOnce = false, mergeFrom }: ChangesP
           More files
         </button>
       )}
-      {list && <CommitBox source={source} />}
+      {list && <CommitBox source={source} agentWrites={agentWrites} />}
       {list?.branch && <PullRequestBox source={source} root={list.repositoryRoot} branch={list.branch} />}
       {list && mergeFrom && <MergeBack sessionPath={mergeFrom} />}
     </div>

@@ -241,7 +241,7 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           <div {...tabPanel("changes", shownTab)}>
             <section class="panel" aria-label="Changes">
               <h3>Changes</h3>
-              <ChangesPanel source={path} mergeFrom={session.worktreeName ? path : undefined} />
+              <ChangesPanel source={path} mergeFrom={session.worktreeName ? path : undefined} agentWrites />
             </section>
           </div>
         </aside>
