@@ -39,6 +39,8 @@ import { builtCommand, startServe, type ServeProcess } from "../helpers/cli-proc
 import { Harness } from "../../src/schemas/harnesses.ts";
 import { McpServer } from "../../src/schemas/mcps.ts";
 import { Project } from "../../src/schemas/projects.ts";
+import { CommitMessage } from "../../src/schemas/git.ts";
+import { git } from "../helpers/git-fixtures.ts";
 import { startHttpMcpServer, stdioFixtureCommand } from "../helpers/mcp-fixtures.ts";
 import { ConfigOption, PendingQuestion, QueuedPrompt, Session, SessionConfig, SessionDetail } from "../../src/schemas/sessions.ts";
 import { TranscriptDetailsPage } from "../../src/schemas/transcript.ts";
@@ -459,6 +461,40 @@ function agentSuite(agent: AgentFacts): void {
     }
     if (usage.costAmount !== null) expect(usage.costAmount).toBeGreaterThanOrEqual(before.costAmount ?? 0);
   });
+
+  turnTest(
+    "write the message: asked in a one-off session beside the conversation, the message is the provider's reply and the conversation does not grow",
+    async () => {
+      const folder = tempDir("commit-message");
+      git(["init", "--quiet", folder]);
+      writeFileSync(join(folder, "notes.txt"), "notes for the commit message\n");
+      git(["add", "notes.txt"], folder);
+      const project = await call(t!, "POST", "/v1/projects", Project, { folderPath: folder }, 201);
+      const session = await call(t!, "POST", "/v1/sessions", Session, { projectId: project.id, harnessId: agent.id, runLocation: "projectDirectory" }, 201);
+      const shared = sessionId;
+      sessionId = session.id;
+      try {
+        provider.script({ parts: [{ text: "Ready." }] });
+        const before = await turn("get ready");
+        const recorded = provider.recorded().length;
+        const message = "Add notes for the commit message\n\nThe scripted model wrote this.";
+        provider.script({ parts: [{ text: message }] });
+        const started = performance.now();
+        const written = await call(t!, "POST", `/v1/sessions/${session.id}/git/commit-message`, CommitMessage, {});
+        log(`commit message written in ${ms(started)} ms: ${JSON.stringify(written)}`);
+        expect(written).toEqual({ message, source: "agent" });
+        expect(told(turnRequestsSince(recorded).at(-1)!)).toContain("+notes for the commit message");
+        const after = await detail();
+        expect(after.conversation).toEqual(before.conversation);
+        expect(after.session.title).toBe(before.session.title);
+        expect(after.session.usage).toEqual(before.session.usage);
+        expect(after.pendingQuestion).toBeNull();
+      } finally {
+        sessionId = shared;
+      }
+    },
+    agent.id === "claude" || agent.id === "codex",
+  );
 
   turnTest("cancel mid-stream keeps the text so far and ends the turn cancelled", async () => {
     const chunks = Array.from({ length: 60 }, (_, index) => `chunk${index} `);
