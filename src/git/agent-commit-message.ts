@@ -20,7 +20,7 @@ const INSTRUCTION =
 /** The prompt: the instruction, then the diff, cut at the budget (at a line's end) with `fileList` after the cut. */
 export function commitMessagePrompt(diff: string, fileList: string[]): string {
   if (diff.length <= DIFF_BUDGET_CHARS) return `${INSTRUCTION}\n\n${diff}`;
-  const cut = diff.slice(0, diff.lastIndexOf("\n", DIFF_BUDGET_CHARS) + 1 || DIFF_BUDGET_CHARS);
+  const cut = diff.slice(0, diff.lastIndexOf("\n", DIFF_BUDGET_CHARS - 1) + 1 || DIFF_BUDGET_CHARS);
   const note = `[The diff is cut here, at ${DIFF_BUDGET_CHARS.toLocaleString("en")} of its ${diff.length.toLocaleString("en")} characters. All the staged files:]`;
   return `${INSTRUCTION}\n\n${cut}\n${note}\n${fileList.join("\n")}\n`;
 }

@@ -72,7 +72,8 @@ export class SessionAgent {
   private asking = 0;
 
   constructor(private readonly deps: SessionAgentDeps) {
-    this.asides = new AsideSessions(() => this.connection?.sessionId, deps.clock);
+    // While an agent starts, what it says is the user's session's (a new one's id is not known until its start ends).
+    this.asides = new AsideSessions(() => (this.starting ? undefined : this.connection?.sessionId), deps.clock);
   }
 
   /** The running agent's connection, if one runs. */
