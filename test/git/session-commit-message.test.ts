@@ -29,11 +29,14 @@ afterEach(async () => {
 });
 
 /** A server whose scripted agent answers the one-off question with `asked`, a session in a repository with README.md's change staged. */
-async function sessionWithStagedChange(asked: Step[], options: { clock?: ManualClock; prompts?: Record<string, Step[]> } = {}) {
-  const server = await startSessionServer({ agents: "in-process", ...(options.clock ? { tuning: { clock: options.clock } } : {}) });
+async function sessionWithStagedChange(
+  asked: Step[],
+  options: { clock?: ManualClock; prompts?: Record<string, Step[]>; initialize?: "crash"; agents?: "processes" } = {},
+) {
+  const server = await startSessionServer({ agents: options.agents ?? "in-process", ...(options.clock ? { tuning: { clock: options.clock } } : {}) });
   t = server;
   dir = makeTempDir("atrium-commit-message-");
-  server.script({ closeSession: true, prompts: options.prompts ?? {}, promptPrefixes: { [ASKED]: asked } });
+  server.script({ closeSession: true, initialize: options.initialize, prompts: options.prompts ?? {}, promptPrefixes: { [ASKED]: asked } });
   const repo = makeBareRepo(dir.path).work;
   writeFileSync(join(repo, "README.md"), "# repo\nmore\n");
   git(["add", "README.md"], repo);
@@ -147,6 +150,13 @@ test("an agent that fails leaves the summary with the reason; `summary` does not
   const nothing = await write();
   expect(nothing.status).toBe(409);
   expect(nothing.body.error).toContain("nothing is staged");
+});
+
+test("an agent that cannot start leaves the summary with the reason", async () => {
+  const { write } = await sessionWithStagedChange([{ chunk: "never asked" }], { initialize: "crash", agents: "processes" });
+  const answer = await write();
+  expect(answer.body).toMatchObject({ source: "summary", message: "Update README.md\n\n- modified README.md (+1 -0)\n" });
+  expect(answer.body.agentError).toContain("the agent could not open the session");
 });
 
 test("a location has no agent: the summary by default, and with `agentError` when the agent was asked for", async () => {
