@@ -1,5 +1,8 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createDatabaseIfMissing } from "../src/store/new-database.ts";
+import { SCHEMA_IMAGE_NAME } from "../src/store/schema-image.ts";
 
 export interface CompileOptions {
   outfile: string;
@@ -34,7 +37,18 @@ export const ATRIUM_WORKERS = [
 ];
 
 export async function compileBinary(options: CompileOptions): Promise<void> {
-  const entrypoints = options.entrypoints ?? [join(root, "src", "main.ts"), ...ATRIUM_WORKERS];
+  // The migrated empty database a first start writes instead of migrating (src/store/schema-image.ts).
+  const imageDir = mkdtempSync(join(tmpdir(), "atrium-schema-image-"));
+  try {
+    const image = join(imageDir, SCHEMA_IMAGE_NAME);
+    createDatabaseIfMissing(image);
+    await bunBuild(options, [...(options.entrypoints ?? [join(root, "src", "main.ts"), ...ATRIUM_WORKERS]), image]);
+  } finally {
+    rmSync(imageDir, { recursive: true, force: true });
+  }
+}
+
+async function bunBuild(options: CompileOptions, entrypoints: string[]): Promise<void> {
   const define = (name: string, value: string) => ["--define", `${name}=${JSON.stringify(value)}`];
   const args = [
     "build",

@@ -105,7 +105,7 @@ export class AtriumServer {
     // Bound once built: an update stops this server before starting the new build.
     let started: AtriumServer | undefined;
     try {
-      const opened = start.openStore();
+      const opened = await start.openStore();
       const early = await start.listenEarly(opened);
       const { paths, logger } = start;
       const { store, identity, adminToken } = opened;

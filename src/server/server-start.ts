@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { HttpServer } from "../http/web-socket.ts";
 import { AccessTokens, readOrCreateAdminToken } from "../auth/access-tokens.ts";
 import { systemClock, type Clock } from "../clock.ts";
@@ -14,6 +15,7 @@ import { Store } from "../store/database.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { currentSchemaVersion, migrate, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
 import { createDatabaseIfMissing } from "../store/new-database.ts";
+import { embeddedSchemaImage } from "../store/schema-image.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { loadIdentity, osMachineId, type ServerIdentity } from "../system/identity.ts";
@@ -114,10 +116,11 @@ export class ServerStart {
   }
 
   /** Opens the database (a new one is made with its tables first), and reads the identity and tokens. */
-  openStore(): OpenedStore {
+  async openStore(): Promise<OpenedStore> {
     this.updateGuard = beginUpdateStartupGuard(this.paths.root, this.logger);
     // A first start makes the database whole, with every migration, before it listens: nothing to serve meanwhile.
-    const created = createDatabaseIfMissing(this.paths.database, this.migrations);
+    const image = existsSync(this.paths.database) ? undefined : await embeddedSchemaImage();
+    const created = createDatabaseIfMissing(this.paths.database, { list: this.migrations, image });
     const store = Store.open(this.paths.database, { busyTimeoutMs: this.options.tuning?.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
     this.store = store;
     const migration = new MigrationProgress(currentSchemaVersion(store), this.migrations[this.migrations.length - 1]?.version ?? 0);

@@ -1,8 +1,16 @@
-import { linkSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { linkSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Store } from "./database.ts";
 import { migrate, type Migration, type MigrationReport } from "./migrations.ts";
+import { adoptSchemaImage } from "./schema-image.ts";
 import { syncPath } from "./sync-path.ts";
+
+export interface NewDatabaseOptions {
+  /** The migrations to run; every one when absent. */
+  list?: Migration[];
+  /** A migrated empty database to start from (a compiled build's, schema-image.ts); the migrations it lacks run on it. */
+  image?: Uint8Array;
+}
 
 /**
  * A database that does not exist yet is built beside its path with every migration, unsynced (nothing
@@ -11,7 +19,7 @@ import { syncPath } from "./sync-path.ts";
  * first start could answer; and a start killed midway leaves no half-made database, only a scratch file
  * that the next first start removes. Undefined when the database exists already.
  */
-export function createDatabaseIfMissing(path: string, list?: Migration[]): MigrationReport | undefined {
+export function createDatabaseIfMissing(path: string, { list, image }: NewDatabaseOptions = {}): MigrationReport | undefined {
   const existing = statSync(path, { throwIfNoEntry: false });
   // An empty file is what a start killed between creating the file and writing its first page leaves.
   if (existing && existing.size > 0) return undefined;
@@ -20,10 +28,13 @@ export function createDatabaseIfMissing(path: string, list?: Migration[]): Migra
   for (const name of readdirSync(folder)) if (name.startsWith(scratchPrefix)) rmSync(join(folder, name), { force: true });
   const scratch = join(folder, `${scratchPrefix}${process.pid}`);
   try {
+    if (image) writeFileSync(scratch, image, { mode: 0o600 });
     const store = Store.open(scratch, { synchronous: "OFF" });
     let report: MigrationReport;
     try {
-      report = migrate(store, { list });
+      const fromImage = image ? adoptSchemaImage(store, new Date()) : [];
+      const migrated = migrate(store, { list });
+      report = { ...migrated, fromVersion: 0, applied: [...fromImage, ...migrated.applied] };
     } finally {
       // The last connection's close copies the WAL into the file and removes it: the file is the whole database.
       store.close();

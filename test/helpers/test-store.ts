@@ -41,3 +41,16 @@ export function readServerDatabase<T>(dataDir: string, read: (db: Database) => T
     db.close();
   }
 }
+
+/** Every table, index and trigger as SQLite stores it, and the migrations the database records. */
+export function schemaOf(file: string): unknown {
+  const db = new Database(file, { readonly: true });
+  try {
+    return {
+      objects: db.query("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all(),
+      migrations: db.query("SELECT version, name FROM schema_migrations ORDER BY version").all(),
+    };
+  } finally {
+    db.close();
+  }
+}

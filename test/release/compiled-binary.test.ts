@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Health, ServerInfo } from "../../src/schemas/system.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
 import { releasedBuild, TEST_RELEASE } from "../helpers/released-build.ts";
+import { schemaOf } from "../helpers/test-store.ts";
+import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
+import { dataPaths } from "../../src/config/paths.ts";
 
 // The compiled executable is what users run; Elysia behaves differently when its source is
 // transformed, so it is tested itself rather than only the source.
@@ -30,6 +33,23 @@ describe("compiled binary", () => {
     const result = await runAtrium([binary], ["--version"], home.path);
     expect(result.stdout.trim()).toBe(TEST_RELEASE.version);
     expect(readdirSync(dirname(binary))).toEqual(["atrium"]);
+  });
+
+  test("its first start wrote the migrated database it carries: the schema the migrations make, none of them run", () => {
+    const paths = dataPaths(home.path);
+    const fromSource = makeTempDir("atrium-schema-");
+    try {
+      createDatabaseIfMissing(join(fromSource.path, "atrium.db"));
+      expect(schemaOf(paths.database)).toEqual(schemaOf(join(fromSource.path, "atrium.db")));
+    } finally {
+      fromSource.remove();
+    }
+    const lines = readFileSync(paths.logFile, "utf8").trim().split("\n");
+    const migrated = lines
+      .map((line) => JSON.parse(line) as { msg: string; applied?: Array<{ durationMs: number }> })
+      .find((entry) => entry.msg === "database migrated");
+    expect(migrated?.applied?.length).toBeGreaterThan(0);
+    expect(migrated?.applied?.every((migration) => migration.durationMs === 0)).toBe(true);
   });
 
   test("answers loopback health with the embedded release", async () => {

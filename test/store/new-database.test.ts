@@ -5,6 +5,7 @@ import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration } from "../../src/store/migrations.ts";
 import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
+import { schemaOf } from "../helpers/test-store.ts";
 
 /** Each test's own empty folder, and where the database goes in it. */
 let dir = makeTempDir();
@@ -51,9 +52,30 @@ describe("a database made aside on the first start", () => {
     expect(statSync(path).size).toBeGreaterThan(0);
   });
 
+  test("from a migrated image (a compiled build's): the same schema, its migrations dated now, and the ones it lacks run on it", () => {
+    const made = join(dir.path, "image.db");
+    createDatabaseIfMissing(made, { list: migrations.slice(0, -1) });
+    const image = readFileSync(made);
+    const before = new Date().toISOString();
+    const report = createDatabaseIfMissing(path, { image });
+    expect(report?.fromVersion).toBe(0);
+    expect(report?.applied.map((migration) => migration.version)).toEqual(migrations.map((migration) => migration.version));
+    // Only the last one ran: the image had the others.
+    expect(report?.applied.filter((migration) => migration.durationMs > 0).map((migration) => migration.version)).toEqual([latestSchemaVersion]);
+    const fromSource = join(dir.path, "source.db");
+    createDatabaseIfMissing(fromSource);
+    expect(schemaOf(path)).toEqual(schemaOf(fromSource));
+    const store = Store.open(path);
+    const dates = store.db.query<{ applied_at: string }, []>("SELECT applied_at FROM schema_migrations").all();
+    expect(dates.every((row) => row.applied_at >= before)).toBe(true);
+    expect(autoVacuum(store)).toBe(2);
+    store.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
   test("a migration that fails leaves no database and no scratch file", () => {
     const failing: Migration[] = [...migrations.slice(0, 2), { version: 99, name: "broken", sql: "CREATE TABLE nope (" }];
-    expect(() => createDatabaseIfMissing(path, failing)).toThrow();
+    expect(() => createDatabaseIfMissing(path, { list: failing })).toThrow();
     expect(readdirSync(dir.path)).toEqual([]);
   });
 });
