@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync, chmodSync } from "node:fs";
 import type { StoredToken, TokenRepository } from "../store/token-repository.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
@@ -14,12 +13,13 @@ export interface TokenIdentity {
   name: string;
 }
 
+// Web Crypto and Bun's hasher: node:crypto is not loaded at start (src/system/node-crypto.ts).
 export function generateToken(): string {
-  return `atr_${randomBytes(32).toString("base64url")}`;
+  return `atr_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
 }
 
 function sha256(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
+  return new Bun.CryptoHasher("sha256").update(value).digest();
 }
 
 export function machineTokenName(machineId: string): string {

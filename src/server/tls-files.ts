@@ -1,6 +1,7 @@
-import { X509Certificate, createPrivateKey } from "node:crypto";
+import type { KeyObject, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TlsFiles } from "./server-options.ts";
+import { nodeCrypto } from "../system/node-crypto.ts";
 
 /**
  * The certificate and key to serve https with, read and checked before the socket is bound: a file
@@ -16,13 +17,14 @@ export function readTls(files: TlsFiles): { cert: string; key: string } {
   };
   const cert = read(files.certFile, "certificate");
   const key = read(files.keyFile, "key");
+  const { X509Certificate, createPrivateKey } = nodeCrypto();
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(cert);
   } catch (error) {
     throw new Error(`${files.certFile} is not a PEM certificate: ${(error as Error).message}`);
   }
-  let privateKey: ReturnType<typeof createPrivateKey>;
+  let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch (error) {

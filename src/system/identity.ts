@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { MetaRepository } from "../store/meta-repository.ts";
 import { newId } from "../ids.ts";
@@ -18,7 +17,8 @@ export function osMachineId(files: string[] = MACHINE_ID_FILES): string | undefi
   for (const file of files) {
     try {
       const raw = readFileSync(file, "utf8").trim();
-      if (raw.length > 0) return `mch_${createHmac("sha256", "atrium-machine-id").update(raw).digest("hex").slice(0, 24)}`;
+      // An HMAC with Bun's hasher: node:crypto is not loaded at start (src/system/node-crypto.ts).
+      if (raw.length > 0) return `mch_${new Bun.CryptoHasher("sha256", "atrium-machine-id").update(raw).digest("hex").slice(0, 24)}`;
     } catch {
       // try the next location
     }

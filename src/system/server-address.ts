@@ -1,6 +1,6 @@
-import { X509Certificate } from "node:crypto";
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
 import { canonicalAddress, isLoopbackHost } from "./loopback.ts";
+import { nodeCrypto } from "./node-crypto.ts";
 
 /** Where a server listens, as it was asked to. */
 export interface ListenSpec {
@@ -34,7 +34,7 @@ const urlOf = (scheme: string, host: string, port: number) => `${scheme}://${hos
  * wildcard name is no address) and IP addresses, in their shortest form (`::1`, not `0:0:0:0:0:0:0:1`).
  */
 export function certificateNames(pem: string): string[] {
-  const altNames = new X509Certificate(pem).subjectAltName ?? "";
+  const altNames = new (nodeCrypto().X509Certificate)(pem).subjectAltName ?? "";
   return altNames
     .split(",")
     .map((entry) => entry.trim())

@@ -1,5 +1,4 @@
 import { accessSync, chmodSync, constants, copyFileSync, existsSync, linkSync, renameSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -12,7 +11,7 @@ export const previousExecutablePath = (executable: string): string => `${executa
 
 /** A fresh hidden name beside the executable for a download in progress. */
 export function stagingPathFor(executable: string): string {
-  return join(dirname(executable), `.${basename(executable)}.update-${process.pid}-${randomBytes(4).toString("hex")}`);
+  return join(dirname(executable), `.${basename(executable)}.update-${process.pid}-${Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex")}`);
 }
 
 /** Why `executable` cannot be replaced in place (its folder is not writable), or undefined when it can. */
