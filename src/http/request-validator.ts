@@ -1,4 +1,4 @@
-import { TypeGuard, type TSchema } from "@sinclair/typebox";
+import { KindGuard, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck, type ValueError } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { HttpError } from "./http-error.ts";
@@ -83,16 +83,16 @@ const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
 type TextKind = "integer" | "number" | "boolean";
 
 /**
- * The properties of an object schema whose text is converted, read once per schema: TypeGuard checks
- * a schema whole, nested properties and all, so asking it on every request cost microseconds.
+ * The properties of an object schema whose text is converted, read once per schema. KindGuard reads
+ * a schema's kind only (TypeGuard checks it whole, nested properties and all).
  */
 function textKinds(schema: TSchema): Array<[string, TextKind]> | undefined {
-  if (!TypeGuard.IsObject(schema)) return undefined;
+  if (!KindGuard.IsObject(schema)) return undefined;
   const kinds: Array<[string, TextKind]> = [];
   for (const [name, property] of Object.entries(schema.properties)) {
-    if (TypeGuard.IsInteger(property)) kinds.push([name, "integer"]);
-    else if (TypeGuard.IsNumber(property)) kinds.push([name, "number"]);
-    else if (TypeGuard.IsBoolean(property)) kinds.push([name, "boolean"]);
+    if (KindGuard.IsInteger(property)) kinds.push([name, "integer"]);
+    else if (KindGuard.IsNumber(property)) kinds.push([name, "number"]);
+    else if (KindGuard.IsBoolean(property)) kinds.push([name, "boolean"]);
   }
   return kinds;
 }
@@ -131,7 +131,7 @@ export function requestValidator(schema: TSchema, part: RequestPart): (input: un
   // Compiled on a route's first request: compiling every route's schemas up front cost the server's
   // start about 30 ms, before it could answer anything.
   let checker: Checker | undefined;
-  const nothingRequired = TypeGuard.IsObject(schema) && (schema.required ?? []).length === 0;
+  const nothingRequired = KindGuard.IsObject(schema) && (schema.required ?? []).length === 0;
   // A query string left out (the common read of a list) needs no checking when nothing is required.
   const emptyIsValid = part === "query" && nothingRequired;
   const prepare = (): Checker => ({
