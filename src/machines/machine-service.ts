@@ -1,3 +1,4 @@
+import type { Static, TSchema } from "@sinclair/typebox";
 import { generateToken, machineOfTokenName, type AccessTokens } from "../auth/access-tokens.ts";
 import type { Clock } from "../clock.ts";
 import { ConflictError, ForbiddenError, InvalidInputError, NotAuthenticatedError, NotFoundError, TooManyRequestsError, UpstreamError } from "../errors.ts";
@@ -22,7 +23,7 @@ import type { Store } from "../store/database.ts";
 import type { MachineRepository, StoredMachine } from "../store/machine-repository.ts";
 import type { SyncService } from "../sync/sync-service.ts";
 import { PairingCodes } from "./pairing-codes.ts";
-import { callPeer, PeerCallError } from "./peer-client.ts";
+import { callPeer, PeerCallError, type PeerCall } from "./peer-client.ts";
 import { PeerLink, type PeerTiming } from "./peer-link.ts";
 
 export interface MachineTiming extends PeerTiming {
@@ -175,6 +176,18 @@ export class MachineService {
       throw new ForbiddenError("only a paired machine makes this call, with the token this server minted for it");
     }
     return machineId;
+  }
+
+  /** A paired machine's name; 404 when no machine of that id is paired with this one. */
+  peerName(machineId: string): string {
+    return this.machine(machineId).name;
+  }
+
+  /** Calls a paired machine with the token it minted for this one. */
+  callMachine<S extends TSchema>(machineId: string, call: Omit<PeerCall<S>, "token" | "timeoutMs"> & { timeoutMs?: number }): Promise<Static<S>> {
+    const peer = this.deps.repository.get(machineId);
+    if (!peer) throw new NotFoundError(`no machine ${machineId} is paired with this one`);
+    return callPeer(peer.url, { timeoutMs: this.deps.timing.requestTimeoutMs, ...call, token: peer.peerToken });
   }
 
   heartbeat(callerId: string, body: HeartbeatBody): HeartbeatAnswer {

@@ -108,6 +108,12 @@ export class ProjectService {
     return this.toProject(this.stored(id), this.deps.projects.locationsOf(id));
   }
 
+  /** This machine's project that is another machine's `id`: the same id, else the same repository. */
+  counterpart(id: string, repoKey: string | null): Project | undefined {
+    const stored = this.deps.projects.get(id) ?? (repoKey === null ? undefined : this.deps.projects.findByRepoKey(repoKey));
+    return stored && this.toProject(stored, this.deps.projects.locationsOf(stored.id));
+  }
+
   async create(body: CreateProjectBody): Promise<Project> {
     if (body.isScratch) {
       if (body.folderPath !== undefined) throw new InvalidInputError("a scratch project gets a folder of its own; leave folderPath out");

@@ -34,6 +34,21 @@ export const SessionUsage = Type.Object(
 );
 export type SessionUsage = Static<typeof SessionUsage>;
 
+/** Where a session went, or is going, on a paired machine (POST /v1/sessions/{id}/move). */
+export const SessionMove = Type.Object(
+  {
+    state: Type.Union([Type.Literal("moving"), Type.Literal("moved")], {
+      description: "`moving`: being copied, prompts are refused until it is decided; `moved`: it continues on the other machine, and this one is closed.",
+    }),
+    machineId: Type.String(),
+    machineName: Type.String(),
+    sessionId: Type.String({ description: "The session on the other machine." }),
+    at: Timestamp,
+  },
+  { $id: "SessionMove" },
+);
+export type SessionMove = Static<typeof SessionMove>;
+
 export const Session = Type.Object(
   {
     id: Type.String(),
@@ -76,6 +91,7 @@ export const Session = Type.Object(
     mcpServers: Type.Array(SessionMcpServer, {
       description: "The MCP servers made in Atrium and on here at the agent's last start: given to it, or left out with the reason.",
     }),
+    move: Nullable(SessionMove),
   },
   { $id: "Session" },
 );
@@ -411,6 +427,10 @@ export const SessionEvents = {
     chars: Type.Integer({ description: "The handoff's length in characters (at most the budget)." }),
     notice: Type.String({ description: "What the session's status says about it." }),
   }),
+  /** The session left for a paired machine (the move's decision): it continues there as `sessionId`. */
+  "session.moved": Type.Object({ machineId: Type.String(), machineName: Type.String(), sessionId: Type.String() }),
+  /** The session arrived from a paired machine and is live here; its agent gets the conversation by handoff. */
+  "session.imported": Type.Object({ fromMachineId: Type.String(), fromSessionId: Type.String() }),
   "session.config": Type.Object({ configOptions: Type.Array(ConfigOption), configSelections: Type.Record(Type.String(), Type.String()) }),
   ...ScheduleEvents,
 };

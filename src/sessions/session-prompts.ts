@@ -2,9 +2,9 @@ import type { Static } from "@sinclair/typebox";
 import type { Store } from "../store/database.ts";
 import type { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import type { UploadedFiles } from "../files/uploaded-files.ts";
-import type { QueuedPrompt } from "../schemas/sessions.ts";
+import type { QueuedPrompt, SessionMove } from "../schemas/sessions.ts";
 import type { SendPromptBody } from "../schemas/session-requests.ts";
-import { NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { mentionOf } from "./prompt-mentions.ts";
 import { resumeQueue, type SessionRecords } from "./session-records.ts";
@@ -16,6 +16,13 @@ export interface SessionPromptsDeps {
   files: UploadedFiles;
   /** A prompt was queued: the session's next turn starts if none runs. */
   startNext(sessionId: string): void;
+}
+
+/** Why a session that is moving, or moved, takes no prompt. */
+export function movedRefusal(move: SessionMove): string {
+  return move.state === "moving"
+    ? `the session is moving to ${move.machineName}; send the prompt once the move has ended (there, as session ${move.sessionId}, if it moved)`
+    : `the session moved to ${move.machineName} (session ${move.sessionId} there): send the prompt there`;
 }
 
 /** The prompts a session queues: sent (once per clientId), edited and dropped while they wait. */
@@ -38,6 +45,7 @@ export class SessionPrompts {
     const clientId = body.clientId ?? null;
     return this.deps.store.transaction(() => {
       const session = this.deps.records.get(id);
+      if (session.move) throw new ConflictError(movedRefusal(session.move));
       if (clientId) {
         const existing = this.deps.queue.findByClientId(id, clientId);
         if (existing) return { prompt: existing, created: false };

@@ -45,6 +45,7 @@ export function sessionView(stored: StoredSession, serverId: string): Session {
     queuePaused: stored.queuePaused,
     archivedAt: stored.archivedAt ?? null,
     mcpServers: stored.mcpServers ?? [],
+    move: stored.move ?? null,
   };
 }
 

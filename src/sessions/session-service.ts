@@ -112,6 +112,18 @@ export class SessionService {
     return this.deps.sessions.get(id)?.title;
   }
 
+  /** Whether a turn of the session is in flight. */
+  isTurnRunning(id: string): boolean {
+    return this.runtimes.get(id)?.isTurnRunning ?? false;
+  }
+
+  /** Stops the session's agent and forgets its runtime: the session moved to another machine. */
+  async release(id: string): Promise<void> {
+    const runtime = this.runtimes.get(id);
+    this.runtimes.delete(id);
+    await runtime?.stop();
+  }
+
   /** Sessions with a turn in flight (an update must not restart under them). */
   busySessions(): string[] {
     return [...this.runtimes.values()].filter((runtime) => runtime.isTurnRunning).map((runtime) => runtime.sessionId);
@@ -428,7 +440,9 @@ export class SessionService {
             openAgentChannel: this.deps.openAgentChannel,
             mcpServers: this.deps.mcpServers,
           }),
-        heldBy: (session) => [...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName,
+        heldBy: (session) =>
+          (session.move && "the session's move to another machine") ||
+          ([...this.holds][0]?.reason ?? this.deps.harnesses.updateGate(session.harnessId)?.harnessName),
       });
       this.runtimes.set(id, runtime);
     }

@@ -19,6 +19,7 @@ import { conversationSearchMigration } from "./migrations/0015-conversation-sear
 import { searchIndexesMigration } from "./migrations/0016-search-indexes.ts";
 import { sessionSchedulesMigration } from "./migrations/0017-session-schedules.ts";
 import { promptMentionsMigration } from "./migrations/0018-prompt-mentions.ts";
+import { sessionMovesMigration } from "./migrations/0019-session-moves.ts";
 
 export interface Migration {
   version: number;
@@ -46,6 +47,7 @@ export const migrations: Migration[] = [
   searchIndexesMigration,
   sessionSchedulesMigration,
   promptMentionsMigration,
+  sessionMovesMigration,
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1]?.version ?? 0;

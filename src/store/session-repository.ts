@@ -2,7 +2,7 @@ import type { Store } from "./database.ts";
 import { decodeCursor, pageOf, type Page } from "./page-cursor.ts";
 import { PROJECT_NAME_HOLDS } from "./project-repository.ts";
 import type { SessionMcpServer } from "../schemas/mcps.ts";
-import type { AvailableCommand, ConfigOption, Goal, PendingQuestion, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
+import type { AvailableCommand, ConfigOption, Goal, PendingQuestion, SessionMove, SessionPlan, SessionUsage } from "../schemas/sessions.ts";
 
 /** A session as stored: the Session fields that are not derived, and what the server keeps beside them. */
 export interface StoredSession {
@@ -55,6 +55,8 @@ export interface StoredSession {
   queuePaused: boolean;
   /** When the user archived it (hidden from the list unless asked for); absent on sessions from before archiving. */
   archivedAt?: string | null;
+  /** Its move to a paired machine, once one began; absent on sessions never moved. */
+  move?: SessionMove | null;
   /** What the agent was given at its last start; absent on sessions from before MCP servers. */
   mcpServers?: SessionMcpServer[];
 }
