@@ -17,7 +17,6 @@ import { SessionRecords } from "../sessions/session-records.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { SessionMoveRepository } from "../store/session-move-repository.ts";
-import { SessionRepository } from "../store/session-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
 
 const TIMING: MachineTiming = { heartbeatMs: 30_000, maxBackoffMs: 5 * 60_000, requestTimeoutMs: 5_000, pairTimeoutMs: 10_000 };
@@ -59,8 +58,7 @@ export const machinesModule = defineModule({
       const { namespace, keys } = event.record.payload as Static<(typeof SyncEvents)["sync.changed"]>;
       machines.changedHere(namespace, keys);
     });
-    const { sessions } = modules.get(sessionsModule);
-    const sessionStore = new SessionRepository(store);
+    const { sessions, repository: sessionStore } = modules.get(sessionsModule);
     const moves = new SessionMoves({
       store,
       sessions: sessionStore,

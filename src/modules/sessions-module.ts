@@ -13,6 +13,7 @@ import type { SessionTimings } from "../sessions/session-timings.ts";
 import { ConversationRepository } from "../store/conversation-repository.ts";
 import { PromptQueueRepository } from "../store/prompt-queue-repository.ts";
 import { ScheduleRepository } from "../store/schedule-repository.ts";
+import { SessionMoveRepository } from "../store/session-move-repository.ts";
 import { SessionRepository } from "../store/session-repository.ts";
 import { SessionSearchRepository } from "../store/session-search-repository.ts";
 import { TranscriptRepository } from "../store/transcript-repository.ts";
@@ -50,9 +51,11 @@ export const sessionsModule = defineModule({
     const { mcps } = modules.get(mcpsModule);
     const { toolServer } = modules.get(pluginsModule);
     const idleStopMs = config.agentIdleMinutes === undefined ? DEFAULT_TIMINGS.idleStopMs : config.agentIdleMinutes * 60_000;
+    // One repository for every writer of sessions: the list's cached pages are kept by its revision.
+    const repository = new SessionRepository(store);
     const sessions = new SessionService({
       store,
-      sessions: new SessionRepository(store),
+      sessions: repository,
       search: new SessionSearchRepository(store),
       conversation: new ConversationRepository(store),
       transcript: new TranscriptRepository(store),
@@ -74,10 +77,12 @@ export const sessionsModule = defineModule({
         return sessionMcpGrant([...(await mcps.reachable()), ...(pluginTools ? [pluginTools] : [])], capabilities, caveat);
       },
     });
+    const moves = new SessionMoveRepository(store);
     // A project deleted takes its sessions with it, and everything recorded under them.
     projects.beforeDeleting((projectId) => sessions.removeAllOf(projectId));
     return {
       sessions,
+      repository,
       routes: [
         ...sessionRoutes(sessions),
         ...scheduleRoutes(sessions.schedules),
@@ -106,7 +111,8 @@ export const sessionsModule = defineModule({
           .then((count) => count > 0 && logger.info("deleted the sessions of projects that are gone", { count }))
           .catch((error: unknown) => logger.error("deleting the sessions of projects that are gone failed", { error }));
         const pruned = worktrees
-          .pruneOrphans((sessionId) => sessions.exists(sessionId))
+          // A session arriving from another machine has its worktree before it is live here.
+          .pruneOrphans((sessionId) => sessions.exists(sessionId) || moves.isStaged(sessionId))
           .then((count) => count > 0 && logger.info("pruned worktrees of sessions that no longer exist", { count }))
           .catch((error: unknown) => logger.error("pruning worktrees failed", { error }));
         return Promise.all([orphans, pruned]);

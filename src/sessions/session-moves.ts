@@ -219,8 +219,9 @@ export class SessionMoves {
   }
 
   /** The source decided: the staged copy goes live. */
-  confirmed(fromMachineId: string, moveId: string): MoveState {
+  async confirmed(fromMachineId: string, moveId: string): Promise<MoveState> {
     const move = this.peerMove(fromMachineId, moveId);
+    await this.step("confirming");
     if (move.state === "staged") this.goLive(move);
     return { state: this.deps.moves.get(moveId)!.state };
   }

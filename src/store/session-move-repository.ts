@@ -67,6 +67,11 @@ export class SessionMoveRepository {
       .run(state, state, at, id);
   }
 
+  /** Whether a session is one a staged move will make live here (its worktree is made already). */
+  isStaged(sessionId: string): boolean {
+    return this.store.db.query("SELECT 1 FROM session_moves WHERE session_id = ? AND state = 'staged'").get(sessionId) !== null;
+  }
+
   unfinished(): StoredMove[] {
     return this.store.db.query<Row, []>("SELECT * FROM session_moves WHERE state IN ('copying', 'committed', 'staged') ORDER BY created_at").all().map(toMove);
   }
