@@ -20,6 +20,7 @@ import { useFollowBottom } from "./use-follow-bottom.ts";
 import { useOpenAt } from "./use-open-at.ts";
 import { SessionActions } from "./session-actions.tsx";
 import { ContinueWith } from "./fork-actions.tsx";
+import { MovedNotice, MoveTo } from "./move-to.tsx";
 import { type SessionTab, SessionTabs, sessionTabs, tabPanel, useTabbed } from "./session-tabs.tsx";
 import { useQuestionInReach } from "./use-question-in-reach.ts";
 import { forgetDetailsAhead, readDetailsAhead } from "./use-reply-details.ts";
@@ -167,13 +168,15 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
         />
         {/* Read when opened: the page reads only what it shows. */}
         {managing && <ContinueWith session={session} />}
+        {managing && <MoveTo session={session} />}
       </details>
       {deleted && <p class="error">This session was deleted.</p>}
       <Alert error={streamProblem} />
       <p class="visually-hidden" aria-live="polite">
         {ended && <span key={ended.count}>{replyFinishedSentence(session.title, ended.stopReason)}</span>}
       </p>
-      {session.status && <p class="status quiet">{session.status}</p>}
+      {session.move && <MovedNotice move={session.move} />}
+      {session.status && !session.move && <p class="status quiet">{session.status}</p>}
       {detail.updateGate && <p class="status quiet">Waiting for the update of {detail.updateGate.harnessName} to end.</p>}
       <Alert error={action.error} />
       <div class="session-sticky">
@@ -203,13 +206,15 @@ export function SessionPage({ sessionId, openAt }: { sessionId: string; openAt?:
           {/* A plan waiting for approval sits by the composer, where a phone's reader is. */}
           {detail.pendingPlanApproval && <PlanPanel sessionId={sessionId} plan={detail.sessionPlan} awaitingApproval />}
           <PromptQueue prompts={detail.promptQueue} />
-          <Composer sessionId={sessionId} projectId={session.projectId} commands={detail.availableCommands} onSend={follow.followSent}>
-            {!follow.atLatest && (
-              <button type="button" class="jump-to-latest" onClick={follow.jumpToLatest}>
-                Jump to latest <span aria-hidden="true">↓</span>
-              </button>
-            )}
-          </Composer>
+          {session.move?.state !== "moved" && (
+            <Composer sessionId={sessionId} projectId={session.projectId} commands={detail.availableCommands} onSend={follow.followSent}>
+              {!follow.atLatest && (
+                <button type="button" class="jump-to-latest" onClick={follow.jumpToLatest}>
+                  Jump to latest <span aria-hidden="true">↓</span>
+                </button>
+              )}
+            </Composer>
+          )}
         </div>
         <aside class="session-side" aria-label="Session details">
           {tabs.includes("plan") && (
