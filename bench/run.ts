@@ -30,6 +30,7 @@ import { projectList, sessionList } from "./measurements/lists.ts";
 import { contentSearch, fileOpen, fileSearch } from "./measurements/project-files.ts";
 import { sessionConcurrent } from "./measurements/session-concurrent.ts";
 import { sessionDetail } from "./measurements/session-detail.ts";
+import { sessionMove } from "./measurements/session-move.ts";
 import { sessionSearch } from "./measurements/session-search.ts";
 import { sessionStream } from "./measurements/session-stream.ts";
 import { streamCompression } from "./measurements/stream-compression.ts";
@@ -73,6 +74,7 @@ const MEASUREMENTS: Runnable[] = [
   streamCompression,
   terminal,
   handoff,
+  sessionMove,
 ];
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */

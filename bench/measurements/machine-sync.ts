@@ -1,7 +1,8 @@
 import { serverTrouble, startAtrium, type ApiCall, type Atrium } from "../lib/atrium.ts";
 import { wallMs } from "../lib/events.ts";
-import { measurement, type Bench } from "../lib/measurement.ts";
-import { freePort, until } from "../lib/processes.ts";
+import { measurement } from "../lib/measurement.ts";
+import { awaitOnline, pairTwo, type PairedServer } from "../lib/paired.ts";
+import { until } from "../lib/processes.ts";
 import { below } from "../lib/report.ts";
 import { medianOf, ratio, summarize, timed } from "../lib/stats.ts";
 
@@ -10,19 +11,6 @@ const CATCH_UP_KEYS = 10_000;
 /** The most one PUT /v1/sync takes. */
 const BATCH = 1_000;
 const DELIVERY_TIMEOUT_MS = 5_000;
-
-/** A server with a data dir and a port of its own that outlive its process, so that it comes back where its peer expects it. */
-function pairedServer(bench: Bench, machineId: string) {
-  const server = { home: bench.tempDir(machineId), port: freePort(), machineId, atrium: undefined as unknown as Atrium };
-  bench.defer(() => server.atrium?.stop());
-  /** Resolves once it prints `listening on`, which is also when it starts calling its peers. */
-  const start = async () => {
-    server.atrium = await startAtrium(bench.binary, { home: server.home, port: server.port, config: { machineId, machineName: `bench ${machineId}` } });
-  };
-  return Object.assign(server, { start });
-}
-
-type PairedServer = ReturnType<typeof pairedServer>;
 
 /** `sync.changed` events of one server as they arrive: when each key of each namespace first showed. */
 async function syncStream(atrium: Atrium, after?: number) {
@@ -35,14 +23,6 @@ async function syncStream(atrium: Atrium, after?: number) {
     },
   });
   return { stream, arrivals };
-}
-
-/** Until each lists the other as online. */
-async function awaitOnline(a: PairedServer, b: PairedServer): Promise<void> {
-  type Machines = { machines: { id: string; online: boolean }[] };
-  const sees = async (from: PairedServer, peer: PairedServer) =>
-    (await from.atrium.call<Machines>(200, "GET", "/v1/machines")).machines.some((m) => m.id === peer.machineId && m.online);
-  await until(async () => ((await sees(a, b)) && (await sees(b, a)) ? true : undefined), 15_000, "both servers listing each other online");
 }
 
 /** One key per PUT on A, each awaited on both streams before the next: latency, not a queue. On B's stream, and on A's own (the baseline). */
@@ -114,13 +94,7 @@ export const machineSync = measurement({
   seed: {
     what: "two compiled servers, A and B, both on the server CPU, each with its own data dir, port and machineId, paired by a code and listing each other online.",
     async run(bench) {
-      const [a, b] = [pairedServer(bench, "mch-bench-a"), pairedServer(bench, "mch-bench-b")];
-      await a.start();
-      await b.start();
-      const { code } = await a.atrium.call<{ code: string }>(201, "POST", "/v1/machines/pairing-codes");
-      await b.atrium.call(201, "POST", "/v1/machines/pair", { url: a.atrium.url, code });
-      await awaitOnline(a, b);
-      return { a, b, binary: bench.binary };
+      return { ...(await pairTwo(bench)), binary: bench.binary };
     },
   },
   action: {

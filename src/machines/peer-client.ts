@@ -22,6 +22,8 @@ export interface PeerCall<S extends TSchema> {
   /** The token the peer minted for this server; none for the pairing call. */
   token?: string;
   body?: unknown;
+  /** The body already serialized as JSON, in place of `body` (a caller that tells its size). */
+  json?: string;
   answer: S;
   timeoutMs: number;
   /** Ends the call early (the server stops). */
@@ -47,14 +49,15 @@ async function refusalOf(response: Response): Promise<string> {
  */
 export async function callPeer<S extends TSchema>(baseUrl: string, call: PeerCall<S>): Promise<Static<S>> {
   let response: Response;
+  const body = call.json ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
   try {
     response = await fetch(`${baseUrl}${call.path}`, {
       method: call.method,
       headers: {
         ...(call.token ? { authorization: `Bearer ${call.token}` } : {}),
-        ...(call.body === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
       },
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      body,
       signal: call.signal ? AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal]) : AbortSignal.timeout(call.timeoutMs),
       redirect: "error",
     });

@@ -7,6 +7,7 @@ import type { MovePackage } from "../schemas/session-moves.ts";
 import { ConflictError } from "../errors.ts";
 import { packWorkingTree } from "../git/branch-transfer.ts";
 import { gitOutput } from "../git/git-runner.ts";
+import { newId } from "../ids.ts";
 import { newStoredSession } from "./new-session.ts";
 
 /** A reply's details are copied whole (its thoughts and tool calls); more than this many are not. */
@@ -63,7 +64,7 @@ export async function packSession(
 }
 
 /**
- * Stores an arrived session, live: the same items, details and queued prompts under the new session.
+ * Stores an arrived session, live: copies of the items, details and queued prompts under the new session.
  * Its agent has no session to load, so the conversation is handed over with its first prompt.
  */
 export function storeArrived(deps: MovePackageDeps, pack: MovePackage, folder: ArrivedFolder, status: string, now: string): StoredSession {
@@ -82,8 +83,13 @@ export function storeArrived(deps: MovePackageDeps, pack: MovePackage, folder: A
   Object.assign(session, { createdAt: pack.session.createdAt, goal: pack.session.goal, queuePaused: pack.session.queuePaused, status });
   session.historyHandoff = pack.items.length > 0;
   deps.sessions.save(session);
-  for (const item of pack.items) deps.conversation.append(session.id, item);
-  for (const entry of pack.details) deps.transcript.put(session.id, entry.itemId, entry.key, entry.payload);
-  for (const prompt of pack.queue) deps.queue.add({ ...prompt, sessionId: session.id });
+  // New ids: the session may come back to a machine that still holds its earlier self, ids and all.
+  const itemIds = new Map(pack.items.map((item) => [item.id, newId("msg")]));
+  for (const item of pack.items) deps.conversation.append(session.id, { ...item, id: itemIds.get(item.id)! });
+  for (const entry of pack.details) {
+    const itemId = itemIds.get(entry.itemId);
+    if (itemId) deps.transcript.put(session.id, itemId, entry.key, entry.payload);
+  }
+  for (const prompt of pack.queue) deps.queue.add({ ...prompt, id: newId("prm"), sessionId: session.id });
   return session;
 }

@@ -112,8 +112,20 @@ export class SessionMoves {
     });
     try {
       await this.step("copying");
+      const startedMs = this.deps.clock.now();
       const pack = await packSession(this.deps, source, this.deps.projects.get(source.projectId), { moveId: move.id, sessionId: move.peerSessionId });
-      await peers.call(machineId, { method: "POST", path: "/v1/machines/peer/moves", body: pack, answer: MoveState, timeoutMs: this.deps.copyTimeoutMs });
+      const json = JSON.stringify(pack);
+      await peers.call(machineId, { method: "POST", path: "/v1/machines/peer/moves", json, answer: MoveState, timeoutMs: this.deps.copyTimeoutMs });
+      const { items, details, tree } = pack;
+      this.deps.logger.info("copied a session to another machine", {
+        moveId: move.id,
+        bytes: Buffer.byteLength(json),
+        items: items.length,
+        details: details.length,
+        patchBytes: tree ? Buffer.byteLength(tree.patch) : 0,
+        bundleBytes: tree?.bundle ? Buffer.byteLength(tree.bundle) : 0,
+        ms: this.deps.clock.now() - startedMs,
+      });
     } catch (error) {
       this.abort(move, `the move to ${machineName} did not happen: ${(error as Error).message}`);
       void this.tellPeer(move, "abort");

@@ -101,9 +101,15 @@ async function aMoveAbout(studioStopAt: string | undefined, laptopStopAt: string
   return { studio, laptop, session };
 }
 
-/** Starts the move without waiting for its answer (the server answering it may be killed first). */
-function startMove(studio: Machine, sessionId: string, machineId: string): void {
-  void studio.api("POST", `/v1/sessions/${sessionId}/move`, { machineId }).catch(() => undefined);
+/**
+ * A move from the studio to the laptop, started without waiting for its answer (the server answering
+ * it is killed first) and stopped at `step` on `side`, which the test then kills.
+ */
+async function stoppedAt(side: "studio" | "laptop", step: string) {
+  const world = await aMoveAbout(side === "studio" ? step : undefined, side === "laptop" ? step : undefined);
+  void world.studio.api("POST", `/v1/sessions/${world.session.id}/move`, { machineId: world.laptop.id }).catch(() => undefined);
+  await logSays(world[side].home.path, STOPPED);
+  return world;
 }
 
 /** Exactly one live session across the two machines, holding the conversation and the uncommitted file. */
@@ -123,9 +129,7 @@ async function exactlyOneLive(studio: Machine, laptop: Machine, where: Machine):
 
 describe("kill -9 in the middle of a move leaves exactly one live session, nothing lost", () => {
   test("the source killed once the target stored the copy, before deciding: the session stays on the source, the target drops its copy", async () => {
-    const { studio, laptop, session } = await aMoveAbout("staged", undefined);
-    startMove(studio, session.id, laptop.id);
-    await logSays(studio.home.path, STOPPED);
+    const { studio, laptop, session } = await stoppedAt("studio", "staged");
     // While it moves, the source takes no prompt.
     const refused = await studio.api<{ error: string }>("POST", `/v1/sessions/${session.id}/prompts`, { text: "now?" });
     expect(refused.status).toBe(409);
@@ -137,21 +141,8 @@ describe("kill -9 in the middle of a move leaves exactly one live session, nothi
     expect(live.status).toContain("the move to laptop was interrupted by a restart");
   }, 60_000);
 
-  test("the source killed just after deciding: on its restart it tells the target, whose copy goes live", async () => {
-    const { studio, laptop, session } = await aMoveAbout("committed", undefined);
-    startMove(studio, session.id, laptop.id);
-    await logSays(studio.home.path, STOPPED);
-    await studio.kill();
-    await studio.start();
-    const live = await exactlyOneLive(studio, laptop, laptop);
-    const left = await studio.api<{ session: Session }>("GET", `/v1/sessions/${session.id}`);
-    expect(left.body.session.move).toMatchObject({ state: "moved", machineId: laptop.id, sessionId: live.id });
-  }, 60_000);
-
   test("the target killed once it stored the copy, before answering: the source gives up and stays live; the target drops its copy on restart", async () => {
-    const { studio, laptop, session } = await aMoveAbout(undefined, "staged-here");
-    startMove(studio, session.id, laptop.id);
-    await logSays(laptop.home.path, STOPPED);
+    const { studio, laptop, session } = await stoppedAt("laptop", "staged-here");
     await laptop.kill();
     await until(
       () => studio.liveSessions(),
@@ -163,14 +154,19 @@ describe("kill -9 in the middle of a move leaves exactly one live session, nothi
     expect(live.status).toContain("the move to laptop did not happen");
   }, 60_000);
 
-  test("the target killed after the source decided, before going live: on its restart it asks the source, and its copy goes live", async () => {
-    const { studio, laptop, session } = await aMoveAbout(undefined, "confirming");
-    startMove(studio, session.id, laptop.id);
-    await logSays(laptop.home.path, STOPPED);
-    await laptop.kill();
-    await laptop.start();
-    const live = await exactlyOneLive(studio, laptop, laptop);
-    const left = await studio.api<{ session: Session }>("GET", `/v1/sessions/${session.id}`);
-    expect(left.body.session.move).toMatchObject({ state: "moved", sessionId: live.id });
-  }, 60_000);
+  test.each([
+    ["the source killed just after deciding: on its restart it tells the target, whose copy goes live", "studio", "committed"],
+    ["the target killed after the source decided, before going live: on its restart it asks the source, and its copy goes live", "laptop", "confirming"],
+  ] as const)(
+    "%s",
+    async (_name, side, step) => {
+      const { studio, laptop, session, [side]: killed } = await stoppedAt(side, step);
+      await killed.kill();
+      await killed.start();
+      const live = await exactlyOneLive(studio, laptop, laptop);
+      const left = await studio.api<{ session: Session }>("GET", `/v1/sessions/${session.id}`);
+      expect(left.body.session.move).toMatchObject({ state: "moved", machineId: laptop.id, sessionId: live.id });
+    },
+    60_000,
+  );
 });

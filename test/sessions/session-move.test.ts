@@ -51,7 +51,7 @@ async function move(s: QuirkServer, id: string, machineId: string): Promise<{ st
   return moved;
 }
 
-const conversationOf = (detail: DetailBody) => detail.conversation.map((item) => [item.id, item.role, item.text]);
+const conversationOf = (detail: DetailBody) => detail.conversation.map((item) => [item.role, item.text, item.stopReason]);
 
 describe("moving a session to a paired machine", () => {
   test("it continues there with its conversation, queued prompt, goal, branch commits and uncommitted changes; the source ends moved, linked to it", async () => {
@@ -118,6 +118,13 @@ describe("moving a session to a paired machine", () => {
       (await s.t.json<Array<{ kind: string }>>("GET", `/v1/sessions/${id}/events`)).body.map((event) => event.kind);
     expect(await kinds(studio, source.id)).toContain("session.moved");
     expect(await kinds(laptop, arrivedId)).toEqual(expect.arrayContaining(["session.created", "session.imported"]));
+
+    // And back to the studio, which still holds the session it was (its items among them).
+    const back = await move(laptop, arrivedId, "mch-studio");
+    expect(back.status).toBe(200);
+    const home = await studio.detail(back.body.move!.sessionId);
+    expect(conversationOf(home)).toEqual(conversationOf(answered));
+    expect(readFileSync(join(home.session.cwd, "image.bin"))).toEqual(binary);
   }, 30_000);
 
   test("409 when the project has no location on the other machine (saying what to add), 404 for a machine not paired; the session stays, live", async () => {
