@@ -275,6 +275,7 @@ export class SessionService {
   /** Stops the agent, removes the session's worktree (unless kept) and forgets the session. */
   async remove(id: string, keepWorktree: boolean): Promise<{ id: string }> {
     const session = this.records.get(id);
+    if (session.move?.state === "moving") throw new ConflictError(`the session is moving to ${session.move.machineName}: delete it once the move has ended`);
     void this.runtimes.get(id)?.stop();
     this.runtimes.delete(id);
     if (session.worktreeId && !keepWorktree) {
