@@ -93,8 +93,8 @@ export class MachineService {
   }
 
   list(): MachineList {
-    const { id, name, os } = this.deps.self;
-    const current: Machine = { id, name, os, online: true, lastSeen: new Date(this.deps.clock.now()).toISOString(), isCurrent: true, addedBy: "" };
+    const { id, name, os, url } = this.deps.self;
+    const current: Machine = { id, name, os, online: true, lastSeen: new Date(this.deps.clock.now()).toISOString(), isCurrent: true, addedBy: "", url };
     return { machines: [current, ...this.deps.repository.list().map((machine) => this.view(machine))] };
   }
 
@@ -297,6 +297,7 @@ export class MachineService {
       lastSeen: status?.lastSeen ?? stored.lastSeenAt ?? stored.addedAt,
       isCurrent: false,
       addedBy: stored.addedBy,
+      url: stored.url,
     };
   }
 }

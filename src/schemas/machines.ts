@@ -13,6 +13,9 @@ export const Machine = Type.Object(
     lastSeen: Type.String({ format: "date-time", description: "When this server last heard from it (RFC 3339, UTC)." }),
     isCurrent: Type.Boolean({ description: "It is the machine that answers this request." }),
     addedBy: Type.String({ description: "The access token that paired it here; empty for the current machine." }),
+    url: Type.String({
+      description: "Where this server reaches it (the address it was paired by); for the current machine, the address it gives its peers.",
+    }),
   },
   { $id: "Machine" },
 );

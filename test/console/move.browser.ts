@@ -12,7 +12,8 @@ import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // "Move to…" on a phone: the console's server (studio) paired with a second real server (laptop) on
-// loopback, each with a clone of one repository; the session moves, and the page says where it went.
+// loopback, each with a clone of one repository; the session moves, and the page says where it went,
+// with a link to it there.
 let atrium: ConsoleUnderTest;
 let laptopHome: ReturnType<typeof makeTempDir>;
 let laptop: ServeProcess;
@@ -73,6 +74,10 @@ describe("Move to… in the console", () => {
 
     const moved = (await atrium.api<SessionDetail>("GET", `/v1/sessions/${session.id}`)).session.move!;
     expect(await notice.textContent()).toContain(moved.sessionId);
+    // Both servers are on this browser's machine: the notice links to the session on the other one.
+    const there = notice.getByRole("link", { name: "Open it on laptop" });
+    expect(await there.getAttribute("href")).toBe(`${laptop.url}/#/sessions/${moved.sessionId}`);
+    expect((await there.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     const arrived = await laptopApi.json<SessionDetail>("GET", `/v1/sessions/${moved.sessionId}`);
     expect(arrived.body.conversation.map((item) => item.text)[0]).toBe("hello");
     expect(readFileSync(join(arrived.body.session.cwd, "draft.txt"), "utf8")).toBe("not committed\n");
