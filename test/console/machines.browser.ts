@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { MachineList, PairingCode } from "../../src/schemas/machines.ts";
 import type { ServerInfo } from "../../src/schemas/system.ts";
 import { type ApiClient, apiClient } from "../helpers/api-client.ts";
-import { startServe, type ServeProcess } from "../helpers/cli-process.ts";
-import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, DESKTOP, PHONE, screenshot, startConsole, type SecondServer, startSecondServer } from "../helpers/console-browser.ts";
 import { until } from "../helpers/poll.ts";
-import { makeTempDir } from "../helpers/temp-dir.ts";
 
 // The console's Machines page on the compiled server, paired with a second real server (the same
 // binary, a data dir of its own, its own machineId) beside it on loopback.
 let atrium: ConsoleUnderTest;
 let here: ServerInfo;
 let consoleApi: ApiClient;
-let secondHome: ReturnType<typeof makeTempDir>;
-let second: ServeProcess;
+let second: SecondServer;
 let secondApi: ApiClient;
 
 const SECOND_ID = "mch-second";
@@ -25,16 +20,12 @@ beforeAll(async () => {
   atrium = await startConsole();
   here = await atrium.api<ServerInfo>("GET", "/v1/info");
   consoleApi = apiClient(atrium.serve.url, atrium.adminToken());
-  secondHome = makeTempDir("atrium-second-");
-  writeFileSync(join(secondHome.path, "config.json"), JSON.stringify({ machineId: SECOND_ID, machineName: "second" }));
-  second = await startServe([atrium.binary], secondHome.path);
-  secondApi = apiClient(second.url, readFileSync(join(secondHome.path, "token"), "utf8").trim());
+  second = await startSecondServer(atrium.binary, "second");
+  secondApi = second.api;
 }, 120_000);
 
 afterAll(async () => {
-  second?.child.kill("SIGTERM");
-  await second?.child.exited;
-  secondHome?.remove();
+  await second?.stop();
   await atrium?.close();
 });
 
@@ -49,7 +40,7 @@ const card = (page: Page, name: string) => page.getByRole("list", { name: "Machi
 
 /** Pairs through the form with the second machine's address and `code`. */
 async function pairByForm(page: Page, code: string): Promise<void> {
-  await page.getByLabel("Other machine's URL").fill(second.url);
+  await page.getByLabel("Other machine's URL").fill(second.serve.url);
   await page.getByLabel("Pairing code", { exact: true }).fill(code);
   await page.getByRole("button", { name: "Pair", exact: true }).click();
 }

@@ -4,9 +4,7 @@ import { join } from "node:path";
 import type { PairingCode } from "../../src/schemas/machines.ts";
 import type { Project } from "../../src/schemas/projects.ts";
 import type { Session, SessionDetail } from "../../src/schemas/sessions.ts";
-import { type ApiClient, apiClient } from "../helpers/api-client.ts";
-import { startServe, type ServeProcess } from "../helpers/cli-process.ts";
-import { type ConsoleUnderTest, PHONE, screenshot, startConsole } from "../helpers/console-browser.ts";
+import { type ConsoleUnderTest, PHONE, screenshot, startConsole, type SecondServer, startSecondServer } from "../helpers/console-browser.ts";
 import { git, makeBareRepo, makeCheckout } from "../helpers/git-fixtures.ts";
 import { until } from "../helpers/poll.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -15,25 +13,18 @@ import { makeTempDir } from "../helpers/temp-dir.ts";
 // loopback, each with a clone of one repository; the session moves, and the page says where it went,
 // with a link to it there.
 let atrium: ConsoleUnderTest;
-let laptopHome: ReturnType<typeof makeTempDir>;
-let laptop: ServeProcess;
-let laptopApi: ApiClient;
+let laptop: SecondServer;
 const repos = makeTempDir("atrium-move-repos-");
 
 beforeAll(async () => {
   atrium = await startConsole({}, { machineId: "mch-studio", machineName: "studio" });
-  laptopHome = makeTempDir("atrium-laptop-");
-  writeFileSync(join(laptopHome.path, "config.json"), JSON.stringify({ machineId: "mch-laptop", machineName: "laptop" }));
-  laptop = await startServe([atrium.binary], laptopHome.path);
-  laptopApi = apiClient(laptop.url, readFileSync(join(laptopHome.path, "token"), "utf8").trim());
-  const code = await laptopApi.json<PairingCode>("POST", "/v1/machines/pairing-codes");
-  await atrium.api("POST", "/v1/machines/pair", { url: laptop.url, code: code.body.code });
+  laptop = await startSecondServer(atrium.binary, "laptop");
+  const code = await laptop.api.json<PairingCode>("POST", "/v1/machines/pairing-codes");
+  await atrium.api("POST", "/v1/machines/pair", { url: laptop.serve.url, code: code.body.code });
 }, 120_000);
 
 afterAll(async () => {
-  laptop?.child.kill("SIGTERM");
-  await laptop?.child.exited;
-  laptopHome?.remove();
+  await laptop?.stop();
   await atrium?.close();
   repos.remove();
 });
@@ -42,7 +33,7 @@ describe("Move to… in the console", () => {
   test("on a phone: the session moves to the paired machine, and the page says where it went", async () => {
     const { bare } = makeBareRepo(repos.path);
     const project = await atrium.api<Project>("POST", "/v1/projects", { folderPath: makeCheckout(repos.path, bare, "studio") });
-    await laptopApi.json("POST", "/v1/projects", { folderPath: makeCheckout(repos.path, bare, "laptop") });
+    await laptop.api.json("POST", "/v1/projects", { folderPath: makeCheckout(repos.path, bare, "laptop") });
     // The echo harness is ready once the first scan has run.
     const session = (await until(
       () =>
@@ -76,9 +67,9 @@ describe("Move to… in the console", () => {
     expect(await notice.textContent()).toContain(moved.sessionId);
     // Both servers are on this browser's machine: the notice links to the session on the other one.
     const there = notice.getByRole("link", { name: "Open it on laptop" });
-    expect(await there.getAttribute("href")).toBe(`${laptop.url}/#/sessions/${moved.sessionId}`);
+    expect(await there.getAttribute("href")).toBe(`${laptop.serve.url}/#/sessions/${moved.sessionId}`);
     expect((await there.boundingBox())!.height).toBeGreaterThanOrEqual(44);
-    const arrived = await laptopApi.json<SessionDetail>("GET", `/v1/sessions/${moved.sessionId}`);
+    const arrived = await laptop.api.json<SessionDetail>("GET", `/v1/sessions/${moved.sessionId}`);
     expect(arrived.body.conversation.map((item) => item.text)[0]).toBe("hello");
     expect(readFileSync(join(arrived.body.session.cwd, "draft.txt"), "utf8")).toBe("not committed\n");
     expect(git(["ls-files", "--others"], arrived.body.session.cwd)).toBe("draft.txt");

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { type ApiClient, apiClient } from "./api-client.ts";
 import { devBuild } from "./compiled-build.ts";
 import { startServe, type ServeProcess } from "./cli-process.ts";
 import { launchSystemChromium, type SystemBrowser } from "./browser.ts";
@@ -69,6 +70,28 @@ export const screenshot = (page: Page, name: string) =>
  * Chromium (Debian's) showing it. `env` is added to the server's environment; `config` is its config.json;
  * `chromiumArgs` go on Chromium's command line.
  */
+/** Another server beside the console's: the same binary, a data dir and machineId (`mch-<name>`) of its own, to pair with. */
+export interface SecondServer {
+  serve: ServeProcess;
+  api: ApiClient;
+  stop(): Promise<void>;
+}
+
+export async function startSecondServer(binary: string, name: string): Promise<SecondServer> {
+  const home = makeTempDir(`atrium-${name}-`);
+  writeFileSync(join(home.path, "config.json"), JSON.stringify({ machineId: `mch-${name}`, machineName: name }));
+  const serve = await startServe([binary], home.path).catch((error: unknown) => {
+    home.remove();
+    throw error;
+  });
+  const stop = async () => {
+    serve.child.kill("SIGTERM");
+    await serve.child.exited;
+    home.remove();
+  };
+  return { serve, api: apiClient(serve.url, readFileSync(join(home.path, "token"), "utf8").trim()), stop };
+}
+
 export async function startConsole(env: Record<string, string> = {}, config?: Record<string, unknown>, chromiumArgs: string[] = []): Promise<ConsoleUnderTest> {
   const home = makeTempDir("atrium-home-");
   if (config) writeFileSync(join(home.path, "config.json"), JSON.stringify(config));

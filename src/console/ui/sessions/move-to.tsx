@@ -1,10 +1,9 @@
-import { useState } from "preact/hooks";
 import type { Machine } from "../../../schemas/machines.ts";
 import type { Session } from "../../../schemas/sessions.ts";
 import { useMachines } from "../machines/use-machines.ts";
 import { api } from "../shared/api.ts";
-import { SelectField } from "../shared/fields.tsx";
-import { Alert, useAction } from "../shared/use-action.tsx";
+import { Alert } from "../shared/use-action.tsx";
+import { PickAndAct } from "./pick-and-act.tsx";
 
 /**
  * In the session's Manage menu, when machines are paired: the session moves to the one picked, with
@@ -12,32 +11,17 @@ import { Alert, useAction } from "../shared/use-action.tsx";
  */
 export function MoveTo({ session }: { session: Session }) {
   const { items: machines, error } = useMachines();
-  const [machineId, setMachineId] = useState("");
-  const action = useAction();
-  const others = (machines ?? []).filter((machine) => !machine.isCurrent);
-  const chosen = others.find((machine) => machine.id === machineId) ?? others[0];
   if (machines === null) return <Alert error={error} />;
-  if (!chosen || session.move) return null;
+  if (session.move) return null;
   return (
-    <form
-      class="continue-with"
-      aria-label="Move to another machine"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void action.run(() => api<Session>("POST", `/v1/sessions/${encodeURIComponent(session.id)}/move`, { machineId: chosen.id }));
-      }}
-    >
-      <SelectField
-        label="Move to…"
-        value={chosen.id}
-        choices={others.map(({ id, name, online }) => ({ value: id, label: online ? name : `${name} (offline)` }))}
-        onValue={setMachineId}
-      />
-      <button type="submit" class="quiet-button small" disabled={action.busy}>
-        {action.busy ? "Moving…" : "Move"}
-      </button>
-      <Alert error={action.error} />
-    </form>
+    <PickAndAct
+      name="Move to another machine"
+      label="Move to…"
+      choices={machines.filter((machine) => !machine.isCurrent).map(({ id, name, online }) => ({ value: id, label: online ? name : `${name} (offline)` }))}
+      text="Move"
+      busyText="Moving…"
+      act={(machineId) => api<Session>("POST", `/v1/sessions/${encodeURIComponent(session.id)}/move`, { machineId })}
+    />
   );
 }
 
