@@ -59,6 +59,7 @@ describe("Move to… in the console", () => {
     await move.tap();
     const notice = page.getByRole("status").filter({ hasText: "Moved to laptop" });
     await notice.waitFor();
+    await page.locator(".standing").getByText("Moved", { exact: true }).waitFor();
     // A moved session takes no prompt here: the composer gives way to the notice.
     expect(await page.getByLabel("Prompt", { exact: true }).count()).toBe(0);
     await screenshot(page, "console-moved-phone");

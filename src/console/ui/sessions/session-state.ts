@@ -75,14 +75,21 @@ export function applySessionEvent(detail: SessionDetail, event: EventRecord): Se
 }
 
 /** Where a session stands, in the words of the session list. */
-export type SessionStanding = "working" | "waiting" | "attention" | "idle";
+export type SessionStanding = "working" | "waiting" | "attention" | "idle" | "moved";
 
-/** `waiting`: a question or a plan waits for the user's answer (the turn is held until then). */
-export function standingOf(session: Pick<Session, "sidebarState" | "actionRequired">): SessionStanding {
+/** `waiting`: a question or a plan waits for the user's answer (the turn is held until then); `moved`: it goes on on another machine. */
+export function standingOf(session: Pick<Session, "sidebarState" | "actionRequired" | "move">): SessionStanding {
+  if (session.move?.state === "moved") return "moved";
   if (session.sidebarState === "working") return "working";
   if (session.sidebarState === "waiting") return "waiting";
   if (session.actionRequired || session.sidebarState === "error") return "attention";
   return "idle";
 }
 
-export const STANDING_LABELS: Record<SessionStanding, string> = { working: "Working", waiting: "Waiting for you", attention: "Needs attention", idle: "Idle" };
+export const STANDING_LABELS: Record<SessionStanding, string> = {
+  working: "Working",
+  waiting: "Waiting for you",
+  attention: "Needs attention",
+  idle: "Idle",
+  moved: "Moved",
+};
