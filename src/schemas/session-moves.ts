@@ -9,7 +9,7 @@ export const MoveSessionBody = Type.Object({ machineId: MachineId });
 
 const WorkingTreePack = Type.Object({
   branch: Nullable(Type.String()),
-  head: Type.String({ pattern: "^[0-9a-f]{40,64}$" }),
+  head: Type.String({ minLength: 40, maxLength: 64, pattern: "^[0-9a-f]{40,64}$" }),
   bundle: Nullable(Type.String({ description: "`git bundle` of the commits no remote-tracking branch holds, base64." })),
   patch: Type.String({ description: "`git diff --binary` from HEAD to the working tree, untracked files included." }),
 });
