@@ -117,9 +117,18 @@ export function platformKey(platform: NodeJS.Platform = process.platform, arch: 
   return `${os}-${arch}${libc === "musl" ? "-musl" : ""}`;
 }
 
-/** Which C library this Linux process runs on: Node's and Bun's reports name glibc's version only under glibc. */
+let libcOfThisProcess: { libc: "glibc" | "musl" | undefined } | undefined;
+
+/**
+ * Which C library this Linux process runs on: Node's and Bun's reports name glibc's version only under
+ * glibc. Read once: a report takes about a millisecond, and health and every server start ask.
+ */
 export function hostLibc(): "glibc" | "musl" | undefined {
-  if (process.platform !== "linux") return undefined;
+  libcOfThisProcess ??= { libc: process.platform === "linux" ? libcFromReport() : undefined };
+  return libcOfThisProcess.libc;
+}
+
+function libcFromReport(): "glibc" | "musl" {
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return report?.header?.glibcVersionRuntime ? "glibc" : "musl";
 }
