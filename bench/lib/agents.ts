@@ -12,19 +12,19 @@ export interface AgentServer {
 
 /**
  * The suite's scripted agent (test/fixtures/scripted-agent) as harness `scripted`, playing `prompts`
- * (a prompt's text, or `*`, to its steps); its script and state live in `dir`. It inherits the
- * server's environment, and with it the server's CPU.
+ * (a prompt's text, or `*`, to its steps) and the rest of `script`; its script and state live in `dir`.
+ * It inherits the server's environment, and with it the server's CPU.
  */
-export function scriptedAgent(dir: string, prompts: Record<string, unknown>): AgentServer {
-  const script = join(dir, "script.json");
-  writeFileSync(script, JSON.stringify({ prompts }));
+export function scriptedAgent(dir: string, prompts: Record<string, unknown>, script: Record<string, unknown> = {}): AgentServer {
+  const scriptFile = join(dir, "script.json");
+  writeFileSync(scriptFile, JSON.stringify({ ...script, prompts }));
   mkdirSync(join(dir, "agent-state"));
   const executable = join(import.meta.dir, "..", "..", "test", "fixtures", "scripted-agent", "scripted-agent");
   return {
     env: {
       PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
       HOME: dir,
-      SCRIPTED_AGENT_SCRIPT: script,
+      SCRIPTED_AGENT_SCRIPT: scriptFile,
       SCRIPTED_AGENT_STATE: join(dir, "agent-state"),
       SCRIPTED_AGENT_BUN: process.execPath,
     },

@@ -3,13 +3,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary } from "../../release/compile.ts";
+import type { AgentServer } from "./agents.ts";
 import { EventStream, type EventStreamOptions, wallMs } from "./events.ts";
 import { SERVER_CPU, freePort, launch, onCpu, tempDir, until, type Launched } from "./processes.ts";
 
-/**
- * Compiles the working tree exactly as `npm run build` does, into a temporary folder; with
- * `entrypoints`, compiles those with the same flags instead.
- */
+/** Compiles the working tree as `npm run build` does, into a temp dir; with `entrypoints`, those with the same flags. */
 export async function buildBinary(entrypoints?: string[]) {
   const dir = tempDir("build");
   const path = join(dir, "atrium");
@@ -64,6 +62,8 @@ export interface AtriumOptions {
   /** Written as config.json over the offline settings; without it, no config.json. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Its harness, config and environment under the above, its harness waited for (bench/lib/agents.ts). */
+  agent?: AgentServer;
   /** A port of its own (to come back on after a restart); else one the OS picks. */
   port?: number;
   /** Unpinned, as a user starts it, rather than on the server CPU. */
@@ -83,13 +83,16 @@ export interface Atrium extends Launched {
   call: ApiCall;
   /** `timedGet` of a path with the token. */
   get(path: string): Promise<{ ms: number; body: Uint8Array }>;
+  /** `get` of a JSON body. */
+  json<T>(path: string): Promise<T>;
   /** `count` sequential timed GETs of `pathOf(request)`, in ms. */
   timeGets(count: number, pathOf: (request: number) => string): Promise<number[]>;
   events(query?: string, options?: EventStreamOptions): Promise<EventStream>;
 }
 
 /** The compiled server on a data dir, as `AtriumOptions` say; a step after the start that fails stops it first. */
-export async function startAtrium(binary: string, options: AtriumOptions = {}): Promise<Atrium> {
+export async function startAtrium(binary: string, { agent, ...given }: AtriumOptions = {}): Promise<Atrium> {
+  const options = agent ? { ...given, config: { ...agent.config, ...given.config }, env: { ...agent.env, ...given.env }, harness: agent.harness } : given;
   const home = options.home ?? tempDir("home");
   const removeHome = () => (options.home ? undefined : rmSync(home, { recursive: true, force: true }));
   if (options.config) writeFileSync(join(home, "config.json"), JSON.stringify({ ...OFFLINE_CONFIG, ...options.config }, null, 2));
@@ -117,11 +120,9 @@ export async function startAtrium(binary: string, options: AtriumOptions = {}): 
     headers,
     call,
     get,
-    async timeGets(count, pathOf) {
-      const times: number[] = [];
-      for (let request = 0; request < count; request++) times.push((await get(pathOf(request))).ms);
-      return times;
-    },
+    json: async (path) => JSON.parse(new TextDecoder().decode((await get(path)).body)),
+    // Array.fromAsync awaits each before it asks for the next: one request at a time.
+    timeGets: (count, pathOf) => Array.fromAsync({ length: count }, async (_, request) => (await get(pathOf(request))).ms),
     events: (query = "", eventOptions) => EventStream.open(`${launched.url}/v1/events/stream${query}`, token, eventOptions),
     // The server stops its agents and waits for them, so their CPU comes back to us with its own.
     async stop() {
@@ -146,14 +147,23 @@ export const syncWrite = (sequence: number, key = "k") => ({
   entries: [{ key, value: sequence, timestamp: { wallMs: 1_000_000 + sequence, counter: 0, deviceId: "bench" } }],
 });
 
-/** A scratch project, for sessions that need one. */
 export async function scratchProject(atrium: Atrium, name?: string): Promise<string> {
   return (await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { isScratch: true, name })).id;
+}
+
+/** A project of an existing folder, with the base of its first location's routes. */
+export async function folderProject(atrium: Atrium, folderPath: string): Promise<{ id: string; location: string }> {
+  const project = await atrium.call<{ id: string; locations: { id: string }[] }>(201, "POST", "/v1/projects", { folderPath });
+  return { id: project.id, location: `/v1/projects/${project.id}/locations/${project.locations[0]!.id}` };
 }
 
 export async function newSession(atrium: Atrium, projectId: string, harnessId: string, title?: string): Promise<string> {
   return (await atrium.call<{ id: string }>(201, "POST", "/v1/sessions", { projectId, harnessId, title })).id;
 }
+
+/** A session of `harnessId` in a new scratch project. */
+export const scratchSession = async (atrium: Atrium, harnessId: string, title?: string, projectName?: string) =>
+  newSession(atrium, await scratchProject(atrium, projectName), harnessId, title);
 
 export const prompt = (atrium: Atrium, sessionId: string, text: string) => atrium.call(201, "POST", `/v1/sessions/${sessionId}/prompts`, { text });
 

@@ -1,5 +1,4 @@
 /** The page side of the streaming measurements (a reply drawn frame by frame), and the arithmetic on what it records. */
-import type { PageGlobals } from "./page-globals.ts";
 import { percentile } from "./stats.ts";
 
 /** Times are ms from the page's time origin. */
@@ -15,7 +14,11 @@ export interface FrameLog {
   recording: boolean;
 }
 
-type FrameLogWindow = PageGlobals & { frameLog?: FrameLog };
+declare global {
+  interface Window {
+    frameLog?: FrameLog;
+  }
+}
 
 /**
  * Starts recording the time of every animation frame, and when the session's reply shows its first
@@ -23,41 +26,40 @@ type FrameLogWindow = PageGlobals & { frameLog?: FrameLog };
  * not to cost the frames it counts.
  */
 export function startFrameLog(): void {
-  const web = globalThis as unknown as FrameLogWindow;
   const log: FrameLog = { frames: [], firstDeltaMs: null, doneMs: null, updates: 0, recording: true };
-  web.frameLog = log;
+  window.frameLog = log;
   const tick = (frameTime: number) => {
     if (!log.recording) return;
     log.frames.push(frameTime);
-    web.requestAnimationFrame(tick);
+    requestAnimationFrame(tick);
   };
-  web.requestAnimationFrame(tick);
-  new web.MutationObserver(() => {
+  requestAnimationFrame(tick);
+  new MutationObserver(() => {
     if (!log.recording || log.doneMs !== null) return;
-    const reply = web.document.querySelector(".message.assistant");
+    const reply = document.querySelector(".message.assistant");
     if (!reply) return;
-    if (log.firstDeltaMs === null && web.document.querySelector(".message.assistant .message-text")?.firstChild) log.firstDeltaMs = web.performance.now();
+    if (log.firstDeltaMs === null && document.querySelector(".message.assistant .message-text")?.firstChild) log.firstDeltaMs = performance.now();
     if (log.firstDeltaMs !== null) log.updates++;
     // Done when the turn has ended and the page has drawn all of it (a fast reply is drawn a frame's worth at a time).
     const drawn = !reply.querySelector("[data-drawing]");
-    if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating") && drawn) log.doneMs = web.performance.now();
-  }).observe(web.document.body!, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating", "data-drawing"] });
+    if (log.firstDeltaMs !== null && !reply.hasAttribute("data-generating") && drawn) log.doneMs = performance.now();
+  }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-generating", "data-drawing"] });
 }
 
 /** Whether the reply is done and the frames recorded reach `afterMs` past its end (and the frame under way then has ended). */
 export function framesPastDone(afterMs: number): boolean {
-  const log = (globalThis as unknown as FrameLogWindow).frameLog;
+  const log = window.frameLog;
   return log?.doneMs != null && (log.frames.at(-1) ?? 0) > log.doneMs + afterMs;
 }
 
 /** Whether the frames recorded since the log started span more than `ms` (and the frame under way then has ended). */
 export function framesCover(ms: number): boolean {
-  const frames = (globalThis as unknown as FrameLogWindow).frameLog?.frames ?? [];
+  const frames = window.frameLog?.frames ?? [];
   return frames.length > 1 && frames.at(-1)! > frames[0]! + ms;
 }
 
 export function stopFrameLog(): FrameLog {
-  const log = (globalThis as unknown as FrameLogWindow).frameLog;
+  const log = window.frameLog;
   if (!log) throw new Error("the frame log was never started");
   log.recording = false;
   return log;
@@ -65,7 +67,7 @@ export function stopFrameLog(): FrameLog {
 
 /** The text the newest reply shows, all its blocks joined, and how many code blocks it holds. */
 export function replyShown(): { text: string; codeBlocks: number } {
-  const replies = (globalThis as unknown as PageGlobals).document.querySelectorAll(".message.assistant");
+  const replies = document.querySelectorAll(".message.assistant");
   const newest = replies[replies.length - 1];
   return { text: newest?.querySelector(".message-text")?.textContent ?? "", codeBlocks: newest?.querySelectorAll(".code-block").length ?? 0 };
 }

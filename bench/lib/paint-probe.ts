@@ -7,7 +7,6 @@
  * functions here run in the page (Playwright sends their source), so they use no import at run time.
  */
 import type { Page } from "playwright-core";
-import type { PageElement, PageGlobals, PageTimingEntry } from "./page-globals.ts";
 
 /** Met once the last element matching `selector` exists (and `count` of them), holds `text` and `holding` of its own. */
 export interface PaintMark {
@@ -26,46 +25,51 @@ export interface MarkSeen {
   matches: number;
 }
 
-type ProbeWindow = PageGlobals & { paintProbe?: Record<string, MarkSeen> };
+/** Element Timing's entry, which lib.dom does not declare yet: `renderTime` is when the frame that first drew the element was presented. */
+type ElementTiming = PerformanceEntry & { identifier: string; renderTime: number };
+declare global {
+  interface Window {
+    paintProbe?: Record<string, MarkSeen>;
+  }
+}
 
 export function installPaintProbe(marks: PaintMark[]): void {
-  const web = globalThis as unknown as ProbeWindow;
   const seen: Record<string, MarkSeen> = Object.fromEntries(marks.map((mark) => [mark.name, { inDomMs: null, paintMs: null, matches: 0 }]));
-  web.paintProbe = seen;
-  new web.PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if (entry.identifier && seen[entry.identifier]) seen[entry.identifier]!.paintMs = entry.renderTime ?? null;
+  window.paintProbe = seen;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as ElementTiming[]) if (seen[entry.identifier]) seen[entry.identifier]!.paintMs = entry.renderTime ?? null;
   }).observe({ type: "element", buffered: true });
-  const met = (mark: PaintMark, all: ArrayLike<PageElement>): boolean => {
+  const met = (mark: PaintMark, all: NodeListOf<Element>): boolean => {
     const last = all[all.length - 1];
     if (!last || all.length < (mark.count ?? 1)) return false;
     if (mark.text !== undefined && !last.textContent?.includes(mark.text)) return false;
     return !mark.holding || last.querySelectorAll(mark.holding.selector).length >= mark.holding.count;
   };
-  const observer = new web.MutationObserver(() => {
-    if (web.document.body === null) return;
+  const observer = new MutationObserver(() => {
+    if (document.body === null) return;
     for (const mark of marks) {
       const seenMark = seen[mark.name]!;
-      const all = web.document.querySelectorAll(mark.selector);
+      const all = document.querySelectorAll(mark.selector);
       if (seenMark.inDomMs !== null || !met(mark, all)) continue;
-      seenMark.inDomMs = web.performance.now();
+      seenMark.inDomMs = performance.now();
       seenMark.matches = all.length;
-      const marker = web.document.createElement("span");
+      const marker = document.createElement("span");
       marker.textContent = "·";
       marker.setAttribute("elementtiming", mark.name);
       // Through the CSSOM, which a CSP refusing style attributes allows; fixed makes the marker a block
       // of its own, which Element Timing needs to attribute the text to it.
       Object.assign(marker.style, { position: "fixed", right: "0", bottom: "0", fontSize: "8px", pointerEvents: "none", zIndex: "2147483647" });
-      web.document.body.append(marker);
+      document.body.append(marker);
     }
     if (Object.values(seen).every((mark) => mark.inDomMs !== null)) observer.disconnect();
   });
   // characterData too: text may be drawn into nodes already there.
-  observer.observe(web.document, { childList: true, subtree: true, characterData: true });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
 }
 
 /** Whether the frames holding every mark in `names` were presented. */
 export function painted(names: string[]): boolean {
-  const { paintProbe } = globalThis as unknown as ProbeWindow;
+  const { paintProbe } = window;
   return !!paintProbe && names.every((name) => paintProbe[name]?.paintMs != null);
 }
 
@@ -75,18 +79,14 @@ export function painted(names: string[]): boolean {
  * headers included (0 where the browser does not say).
  */
 export function readPage() {
-  const web = globalThis as unknown as ProbeWindow;
-  const entries = [...web.performance.getEntriesByType("navigation"), ...web.performance.getEntriesByType("resource")] as (PageTimingEntry & {
-    transferSize?: number;
-  })[];
+  const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
   return {
-    marks: web.paintProbe ?? {},
-    firstContentfulPaintMs: web.performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
-    requests: entries.map((entry) => ({
+    marks: window.paintProbe ?? {},
+    firstContentfulPaintMs: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? null,
+    requests: [...(performance.getEntriesByType("navigation") as PerformanceNavigationTiming[]), ...entries].map((entry) => ({
       path: new URL(entry.name).pathname + new URL(entry.name).search,
-      startMs: entry.startTime,
-      responseEndMs: entry.responseEnd ?? Number.NaN,
-      transferBytes: entry.transferSize ?? 0,
+      responseEndMs: entry.responseEnd,
+      transferBytes: entry.transferSize,
     })),
   };
 }

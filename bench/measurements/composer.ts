@@ -1,12 +1,9 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { scriptedAgent } from "../lib/agents.ts";
-import { type Atrium, conversationPages, newSession, prompt, runTurns, scratchProject } from "../lib/atrium.ts";
+import { type Atrium, conversationPages, prompt, runTurns, scratchSession } from "../lib/atrium.ts";
 import { PHONE, signedIn } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
-import type { PageGlobals } from "../lib/page-globals.ts";
-import { paintAgainstBaseline } from "../lib/report.ts";
+import { below, paintAgainstBaseline } from "../lib/report.ts";
 import { medianOf } from "../lib/stats.ts";
 
 /** As many commands as Claude Code lists with a few skills. */
@@ -23,19 +20,15 @@ interface World {
 
 /** In the page: from the keydown of the next key to the frame after the one where `selector` first matches (a rAF, then a task). */
 function timeNextKey(selector: string): Promise<number> {
-  const web = globalThis as unknown as PageGlobals & {
-    addEventListener(type: string, listener: (event: { timeStamp: number }) => void, options: { capture: boolean; once: boolean }): void;
-    setTimeout(callback: () => void): number;
-  };
   return new Promise((resolve) => {
     let down = Number.NaN;
-    web.addEventListener("keydown", (event) => (down = event.timeStamp), { capture: true, once: true });
-    const observer = new web.MutationObserver(() => {
-      if (!web.document.querySelector(selector)) return;
+    addEventListener("keydown", (event) => (down = event.timeStamp), { capture: true, once: true });
+    const observer = new MutationObserver(() => {
+      if (!document.querySelector(selector)) return;
       observer.disconnect();
-      web.requestAnimationFrame(() => web.setTimeout(() => resolve(web.performance.now() - down)));
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - down)));
     });
-    observer.observe(web.document, { childList: true, subtree: true, attributes: true });
+    observer.observe(document, { childList: true, subtree: true, attributes: true });
   });
 }
 
@@ -56,6 +49,12 @@ async function userTexts(atrium: Atrium, sessionId: string): Promise<string[]> {
   return texts;
 }
 
+/** The next round's prompts, each naming its round. */
+const nextPrompts = (world: World, kind: string) => {
+  const round = ++world.sentRounds;
+  return Array.from({ length: OFFLINE_PROMPTS }, (_, index) => `${kind} ${round}.${index + 1}`);
+};
+
 /** Duplicates and prompts out of order among `sent`, as the server's conversation holds them. */
 async function arrival(world: World, sent: string[]) {
   await runTurns(world.atrium, world.sessionId, [], 120_000);
@@ -75,11 +74,9 @@ export const composer = measurement({
       `the scripted ACP agent listing ${COMMANDS.length} slash commands and answering each prompt with one chunk; one session with a turn ` +
       `done (so its commands are kept), opened in Debian's headless Chromium at ${PHONE.width}×${PHONE.height}, its service worker running.`,
     async run(bench) {
-      const dir = bench.tempDir("composer");
-      const agent = scriptedAgent(dir, { "*": [{ chunk: "ok" }] });
-      writeFileSync(join(dir, "script.json"), JSON.stringify({ availableCommands: COMMANDS, prompts: { "*": [{ chunk: "ok" }] } }));
-      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
-      const sessionId = await newSession(atrium, await scratchProject(atrium), agent.harness, "Composer");
+      const agent = scriptedAgent(bench.tempDir("composer"), { "*": [{ chunk: "ok" }] }, { availableCommands: COMMANDS });
+      const atrium = await bench.atrium({ agent });
+      const sessionId = await scratchSession(atrium, agent.harness, "Composer");
       await runTurns(atrium, sessionId, ["hello"], 60_000);
       const context = await (await bench.browser()).context(PHONE, signedIn(atrium.token));
       const page = await context.newPage();
@@ -96,8 +93,7 @@ export const composer = measurement({
       "ms from reconnecting to the outbox empty in the page; the server's conversation then checked for each once, in order.",
     async run(world) {
       const suggestMs = await typed(world.page, "/", '[role="listbox"]');
-      const round = ++world.sentRounds;
-      const sent = Array.from({ length: OFFLINE_PROMPTS }, (_, index) => `offline ${round}.${index + 1}`);
+      const sent = nextPrompts(world, "offline");
       await world.context.setOffline(true);
       const field = world.page.getByLabel("Prompt", { exact: true });
       for (const text of sent) {
@@ -122,8 +118,7 @@ export const composer = measurement({
       `and the same ${OFFLINE_PROMPTS} prompts POSTed one after another from the bench process, ms for all.`,
     async run(world) {
       const letterMs = await typed(world.page, "a", 'button[type="submit"]:not([disabled])');
-      const round = ++world.sentRounds;
-      const sent = Array.from({ length: OFFLINE_PROMPTS }, (_, index) => `direct ${round}.${index + 1}`);
+      const sent = nextPrompts(world, "direct");
       const started = performance.now();
       for (const text of sent) await prompt(world.atrium, world.sessionId, text);
       const postMs = performance.now() - started;
@@ -138,21 +133,16 @@ export const composer = measurement({
         { action: "`/` to the commands shown", baseline: "a letter to its render shown", ratio: "suggestions / letter" },
         action.map((round) => round.suggestMs),
         baseline.map((round) => round.letterMs),
-        { comparison: "<", value: 100 },
+        below(100),
       ),
       { label: `${OFFLINE_PROMPTS} offline prompts drained after reconnecting, p50`, value: medianOf(action, (round) => round.drainMs), unit: "ms" },
       { label: `the same ${OFFLINE_PROMPTS} POSTed directly one by one, p50 (baseline)`, value: medianOf(baseline, (round) => round.postMs), unit: "ms" },
-      {
-        label: "duplicates, all rounds",
-        value: action.reduce((sum, round) => sum + round.duplicates, 0),
-        unit: "count",
-        target: { comparison: "<", value: 1 },
-      },
+      { label: "duplicates, all rounds", value: action.reduce((sum, round) => sum + round.duplicates, 0), unit: "count", target: below(1) },
       {
         label: "rounds out of order or missing one",
         value: action.filter((round) => round.outOfOrder + round.missing > 0).length,
         unit: "count",
-        target: { comparison: "<", value: 1 },
+        target: below(1),
       },
     ];
   },

@@ -46,7 +46,7 @@ export const consoleSession = measurement({
       "a Bash run with 15 lines of coloured output), every reply checked whole; a session with no turns; Debian's headless Chromium.",
     async run(bench) {
       const agent = scriptedAgent(bench.tempDir("console-session"), { "*": TURN_STEPS });
-      return consoleWorld(bench, { config: agent.config, env: agent.env, harness: agent.harness }, async (atrium) => {
+      return consoleWorld(bench, { agent }, async (atrium) => {
         const projectId = await scratchProject(atrium, "shop-api");
         const [full, empty] = [
           await newSession(atrium, projectId, agent.harness, "Retries and deadlines"),

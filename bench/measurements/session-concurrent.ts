@@ -95,7 +95,7 @@ export const sessionConcurrent = measurement({
       "200-chunk turn that also starts its agent; one SSE client on GET /v1/events/stream, connected before the sessions were made.",
     async run(bench) {
       const agent = streamingAgent(bench.tempDir("concurrent"));
-      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
+      const atrium = await bench.atrium({ agent });
       const events = await atrium.events();
       bench.defer(() => events.close());
       const projectId = await scratchProject(atrium);

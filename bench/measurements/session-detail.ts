@@ -17,7 +17,7 @@ export const sessionDetail = measurement({
       "API, each answered with one 600-character chunk: 10,000 items made through the same code as any session.",
     async run(bench) {
       const agent = streamingAgent(bench.tempDir("detail"));
-      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
+      const atrium = await bench.atrium({ agent });
       const sessionId = await newSession(atrium, await scratchProject(atrium), agent.harness);
       const prompts = Array.from({ length: TURNS }, (_, index) => `reply size=600 n=${index} `.padEnd(120, "lorem ipsum "));
       const { ms } = await timed(() => runTurns(atrium, sessionId, prompts, 180_000));

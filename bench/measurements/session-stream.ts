@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { streamingAgent, streamingAgentCommand, type StreamingAgent } from "../lib/agents.ts";
-import { newestPage, newSession, prompt, scratchProject, type Atrium } from "../lib/atrium.ts";
+import { newestPage, prompt, scratchSession, type Atrium } from "../lib/atrium.ts";
 import { cpuSeconds } from "../lib/cpu.ts";
 import { completionOf, deltasOf, replyItemId, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
@@ -19,18 +19,12 @@ const EXPECTED = Array.from({ length: CHUNKS }, (_, index) => streamChunk(index,
 
 type World = { atrium: Atrium; agent: StreamingAgent; sessionId: string };
 
-/**
- * Bytes a process has handed to write(2) and the like, from /proc/<pid>/io (`wchar`): SQLite's WAL
- * and checkpoint writes, log lines and socket writes alike.
- */
+/** Bytes a process has handed to write(2) and the like (/proc/<pid>/io `wchar`): WAL, checkpoints, log lines and sockets alike. */
 function writtenBytes(pid: number): number {
   return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? Number.NaN);
 }
 
-/**
- * One turn: the prompt, then the SSE client's deltas and completion, and GET polls from the moment
- * the agent reports its last chunk written. Stored and streamed text must equal the chunks joined.
- */
+/** One turn, its SSE deltas and GET polls from the agent's last chunk on; stored and streamed text must be the chunks joined. */
 async function reply({ atrium, agent, sessionId }: World, tag: string, rate: number, count = CHUNKS) {
   const expected = EXPECTED.slice(0, count * CHUNK_SIZE);
   const events = await atrium.events(`?sessionId=${sessionId}`);
@@ -102,8 +96,8 @@ export const sessionStream = measurement({
     what: "the compiled binary with bench/workers/streaming-agent.ts as a custom harness (pinned to the load CPU), one session of it.",
     async run(bench) {
       const agent = streamingAgent(bench.tempDir("stream"));
-      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
-      return { atrium, agent, sessionId: await newSession(atrium, await scratchProject(atrium), agent.harness) };
+      const atrium = await bench.atrium({ agent });
+      return { atrium, agent, sessionId: await scratchSession(atrium, agent.harness) };
     },
   },
   action: {
