@@ -92,7 +92,9 @@ export interface Atrium extends Launched {
 
 /** The compiled server on a data dir, as `AtriumOptions` say; a step after the start that fails stops it first. */
 export async function startAtrium(binary: string, { agent, ...given }: AtriumOptions = {}): Promise<Atrium> {
-  const options = agent ? { ...given, config: { ...agent.config, ...given.config }, env: { ...agent.env, ...given.env }, harness: agent.harness } : given;
+  const options = agent
+    ? { ...given, config: { ...agent.config, ...given.config }, env: { ...agent.env, ...given.env }, harness: given.harness ?? agent.harness }
+    : given;
   const home = options.home ?? tempDir("home");
   const removeHome = () => (options.home ? undefined : rmSync(home, { recursive: true, force: true }));
   if (options.config) writeFileSync(join(home, "config.json"), JSON.stringify({ ...OFFLINE_CONFIG, ...options.config }, null, 2));

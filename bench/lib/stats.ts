@@ -15,17 +15,11 @@ export const median = (values: readonly (number | null | undefined)[]): number =
 /** The median of one field over rounds or samples. */
 export const medianOf = <T>(items: readonly T[], pick: (item: T) => number | null | undefined): number => median(items.map(pick));
 
-export interface Summary {
-  count: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
-
-export function summarize(values: readonly number[]): Summary {
+export function summarize(values: readonly number[]) {
   return { count: values.length, p50: percentile(values, 50), p95: percentile(values, 95), p99: percentile(values, 99), max: percentile(values, 100) };
 }
+
+export type Summary = ReturnType<typeof summarize>;
 
 /** a / b, missing (NaN) unless both are there and b is not 0: a ratio against a comparator it lacks is no ratio. */
 export function ratio(a: number, b: number): number {

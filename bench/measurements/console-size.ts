@@ -14,12 +14,6 @@ const LAZY_KIND = /\.(?:m?js|css|wasm)$/;
 const CODE_PROMPT =
   "Two blocks of code:\n\n```ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```\n\n```py\ndef add(a: int, b: int) -> int:\n    return a + b\n```";
 
-interface Served {
-  path: string;
-  bytes: number;
-  gzipBytes: number;
-}
-
 async function body(base: string, path: string): Promise<Uint8Array<ArrayBuffer>> {
   const response = await fetch(base + path);
   if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
@@ -27,7 +21,7 @@ async function body(base: string, path: string): Promise<Uint8Array<ArrayBuffer>
 }
 
 /** The file at `path` as the server serves it (uncompressed), with its size gzipped at Bun's default level. */
-async function served(base: string, path: string): Promise<Served> {
+async function served(base: string, path: string) {
   const bytes = await body(base, path);
   return { path, bytes: bytes.byteLength, gzipBytes: Bun.gzipSync(bytes).byteLength };
 }
@@ -72,6 +66,7 @@ async function visitSession(world: ConsoleWorld): Promise<{ received: string[]; 
   });
 }
 
+type Served = Awaited<ReturnType<typeof served>>;
 const sum = (files: Served[], pick: (file: Served) => number) => files.reduce((total, file) => total + pick(file), 0) / 1024;
 
 export const consoleSize = measurement({

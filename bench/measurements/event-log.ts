@@ -3,21 +3,11 @@
  * while one pass removes a large backlog (`compaction`). Both keep a data dir across starts and set
  * retention and compaction in config.json.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { streamingAgent } from "../lib/agents.ts";
-import {
-  type Atrium,
-  conversationPages,
-  inParallel,
-  newSession,
-  prompt,
-  scratchProject,
-  serverLogLines,
-  serverTrouble,
-  startAtrium,
-  syncWrite,
-} from "../lib/atrium.ts";
+import { type Atrium, conversationPages, inParallel, newSession, prompt, scratchProject, scratchSession } from "../lib/atrium.ts";
+import { serverLogLines, serverTrouble, startAtrium, syncWrite } from "../lib/atrium.ts";
 import { deltasOf, type EventStream, openReplyWaiter, replyDone, replyItemId, stampedChunkLags, wallMs } from "../lib/events.ts";
 import { measurement } from "../lib/measurement.ts";
 import { repeatUntilStopped, until, withTimeout } from "../lib/processes.ts";
@@ -32,19 +22,13 @@ const TURN_TIMEOUT_MS = 60_000;
 const LONG_REPLY = "/long 1000";
 
 /** atrium.db and its -wal on disk, in bytes (a file that is not there is 0: SQLite removes the WAL when it closes). */
-function databaseBytes(home: string): number {
-  return ["atrium.db", "atrium.db-wal"].reduce((sum, name) => sum + (existsSync(join(home, name)) ? statSync(join(home, name)).size : 0), 0);
-}
+const databaseBytes = (home: string) =>
+  ["atrium.db", "atrium.db-wal"].reduce((sum, name) => sum + (statSync(join(home, name), { throwIfNoEntry: false })?.size ?? 0), 0);
 
 /** The database's size once two readings half a second apart agree: the checkpoint worker scrubs the WAL after a pass. */
 async function settledDatabaseBytes(home: string): Promise<number> {
   let last = databaseBytes(home);
-  const settled = () => {
-    const previous = last;
-    last = databaseBytes(home);
-    return last === previous ? last : undefined;
-  };
-  return until(settled, 30_000, "the database's size settling", 500);
+  return until(() => (last === (last = databaseBytes(home)) ? last : undefined), 30_000, "the database's size settling", 500);
 }
 
 type LogPosition = { cursor: number; horizon: number };
@@ -223,11 +207,10 @@ export const compaction = measurement({
     async run(bench) {
       const home = bench.tempDir("compaction");
       const agent = streamingAgent(bench.tempDir("compaction-agent"));
-      const first = await startAtrium(bench.binary, { home, config: agent.config, env: agent.env, harness: "echo" });
+      const first = await startAtrium(bench.binary, { home, agent, harness: "echo" });
       const backlogEvents = await buildBacklog(first).finally(() => first.stop());
-      const config = { ...agent.config, eventRetentionDays: RETENTION_SECONDS / DAY_SECONDS, eventCompactionMinutes: 10 };
-      const atrium = await bench.atrium({ home, config, env: agent.env, harness: agent.harness });
-      const sessionId = await newSession(atrium, await scratchProject(atrium), agent.harness, "Paced");
+      const atrium = await bench.atrium({ home, agent, config: { eventRetentionDays: RETENTION_SECONDS / DAY_SECONDS, eventCompactionMinutes: 10 } });
+      const sessionId = await scratchSession(atrium, agent.harness, "Paced");
       const events = await atrium.events(`?sessionId=${sessionId}`);
       bench.defer(() => events.close());
       const world = { atrium, home, events, sessionId, backlogEvents };

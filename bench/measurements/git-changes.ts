@@ -5,7 +5,7 @@
  * file) in the same run, as a ratio: what the server adds on top of git.
  */
 import { join } from "node:path";
-import type { Atrium } from "../lib/atrium.ts";
+import { folderProject } from "../lib/atrium.ts";
 import { committedRepository, git } from "../lib/git-repository.ts";
 import { measurement } from "../lib/measurement.ts";
 import { medianOf, ratio, timed } from "../lib/stats.ts";
@@ -13,17 +13,6 @@ import { medianOf, ratio, timed } from "../lib/stats.ts";
 const CHANGED = Number(process.env.BENCH_CHANGED_FILES ?? 5_000);
 /** The largest page the changes list gives. */
 const PAGE = 1000;
-
-interface World {
-  atrium: Atrium;
-  folder: string;
-  base: string;
-}
-
-interface Reads {
-  listMs: number;
-  diffMs: number;
-}
 
 const pathOf = (index: number) => `src/part-${String(index % 50).padStart(2, "0")}/file-${index}.txt`;
 const lines = (index: number, version: string) => Array.from({ length: 20 }, (_, line) => `${version} line ${line} of file ${index}`).join("\n");
@@ -37,7 +26,7 @@ async function repositoryWithChanges(folder: string): Promise<void> {
   for (let index = 0; index < CHANGED; index++) await Bun.write(join(folder, pathOf(index)), `${lines(index, index % 2 ? "second" : "first")}\nadded\n`);
 }
 
-export const gitChanges = measurement<World, Reads>({
+export const gitChanges = measurement({
   key: "git-changes",
   title: `GET …/changes of ${CHANGED.toLocaleString("en")} changed files, and a diff, against the git CLI`,
   seed: {
@@ -49,8 +38,7 @@ export const gitChanges = measurement<World, Reads>({
       bench.log(`  generating ${CHANGED.toLocaleString("en")} changed files ...`);
       await repositoryWithChanges(folder);
       const atrium = await bench.atrium();
-      const project = await atrium.call<{ id: string; locations: Array<{ id: string }> }>(201, "POST", "/v1/projects", { folderPath: folder });
-      return { atrium, folder, base: `/v1/projects/${project.id}/locations/${project.locations[0]!.id}/changes` };
+      return { atrium, folder, base: `${(await folderProject(atrium, folder)).location}/changes` };
     },
   },
   action: {
@@ -59,8 +47,7 @@ export const gitChanges = measurement<World, Reads>({
       const { ms: listMs } = await timed(async () => {
         let cursor: string | null = null;
         do {
-          const page = await world.atrium.get(`${world.base}?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ""}`);
-          cursor = (JSON.parse(new TextDecoder().decode(page.body)) as { next: string | null }).next;
+          cursor = (await world.atrium.json<{ next: string | null }>(`${world.base}?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ""}`)).next;
         } while (cursor);
       });
       const diffMs = (await world.atrium.get(`${world.base}/diff?path=${encodeURIComponent(pathOf(7))}`)).ms;
@@ -92,18 +79,8 @@ export const gitChanges = measurement<World, Reads>({
 
 const COMMITTED = Number(process.env.BENCH_COMMITTED_FILES ?? 1_000);
 
-interface Clone {
-  folder: string;
-  bare: string;
-}
-
-interface Writes {
-  commitMs: number;
-  pushMs: number;
-}
-
 /** A repository of COMMITTED files with its own identity, pushed to a local bare repository that is its origin. */
-function pushedRepository(root: string, name: string): Clone {
+function pushedRepository(root: string, name: string) {
   const folder = join(root, name);
   const bare = join(root, `${name}.git`);
   committedRepository(
@@ -129,7 +106,7 @@ async function stagedRound(folder: string, round: number): Promise<void> {
  * of that commit to a local bare remote, against the git CLI doing the same in a twin repository in the
  * same run, as ratios.
  */
-export const gitCommitPush = measurement<{ atrium: Atrium; ours: Clone; theirs: Clone; base: string }, Writes>({
+export const gitCommitPush = measurement({
   key: "git-commit-push",
   title: `POST …/git/commit of ${COMMITTED.toLocaleString("en")} files and …/git/push to a local bare remote, against the git CLI`,
   seed: {
@@ -140,8 +117,7 @@ export const gitCommitPush = measurement<{ atrium: Atrium; ours: Clone; theirs: 
       const root = bench.tempDir("git-commit-push");
       const [ours, theirs] = [pushedRepository(root, "ours"), pushedRepository(root, "theirs")];
       const atrium = await bench.atrium();
-      const project = await atrium.call<{ id: string; locations: Array<{ id: string }> }>(201, "POST", "/v1/projects", { folderPath: ours.folder });
-      return { atrium, ours, theirs, base: `/v1/projects/${project.id}/locations/${project.locations[0]!.id}/git` };
+      return { atrium, ours, theirs, base: `${(await folderProject(atrium, ours.folder)).location}/git` };
     },
   },
   action: {

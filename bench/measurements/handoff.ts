@@ -1,7 +1,7 @@
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, timed } from "../lib/stats.ts";
-import { buildHandoff, type Handoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
+import { buildHandoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
 
 const TURNS = 200;
 /** A turn as agents' turns run: a short prompt, a reply of a few paragraphs, two tool calls with output. */
@@ -9,18 +9,8 @@ const PROMPT_BYTES = 300;
 const REPLY_BYTES = 2_000;
 const OUTPUT_LINES = 20;
 
-interface World {
-  turns: HandoffTurn[];
-  /** The conversation's own size: every prompt, reply and tool output whole. */
-  storedChars: number;
-}
-
-interface Sample {
-  handoff: Handoff;
-  ms: number;
-}
-
-function conversation(): World {
+/** The turns, and their own size: every prompt, reply and tool output whole. */
+function conversation() {
   const text = new ConversationText(36);
   const output = () => Array.from({ length: OUTPUT_LINES }, () => text.message(60)).join("\n");
   const turns = Array.from({ length: TURNS }, (): HandoffTurn => {
@@ -38,7 +28,7 @@ function conversation(): World {
 }
 
 /** The history handoff (src/sessions/history-handoff.ts) of a 200-turn conversation: its size against the budget, and its cost. */
-export const handoff = measurement<World, Sample>({
+export const handoff = measurement({
   key: "handoff",
   title: "History handoff of a 200-turn conversation",
   seed: {

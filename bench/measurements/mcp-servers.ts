@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Atrium } from "../lib/atrium.ts";
 import { measurement } from "../lib/measurement.ts";
 import { below } from "../lib/report.ts";
-import { ratio, summarize, timed, type Summary } from "../lib/stats.ts";
+import { ratio, summarize, timed } from "../lib/stats.ts";
 
 const SERVERS = 200;
 /** Of the 200, stdio servers whose probes stay running (they answer after a minute); the rest HTTP servers that never answer. */
@@ -19,14 +19,6 @@ const stdioServer = (name: string, delayMs: number, enabled = true) => ({
   args: [FIXTURE, "--delay", String(delayMs)],
   enabled,
 });
-
-interface World {
-  listing: Atrium;
-  /** The list with no servers, timed before they were added. */
-  empty: Summary;
-  probing: Atrium;
-  probeIds: string[];
-}
 
 const timeList = async (atrium: Atrium) => summarize(await atrium.timeGets(200, () => "/v1/mcps"));
 
@@ -46,11 +38,12 @@ export const mcpServers = measurement({
       `HTTP servers that never answer and ${SLOW_STDIO_SERVERS} stdio servers that answer after a minute, so their probes stay running. ` +
       `The other got ${PARALLEL_PROBES} disabled stdio servers (bench/fixtures/minimal-mcp-server.ts) answering after ` +
       `${delayOf(0)}–${delayOf(PARALLEL_PROBES - 1)} ms.`,
-    async run(bench): Promise<World> {
+    async run(bench) {
       const silent = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => undefined) });
       bench.defer(() => silent.stop(true));
       const [listing, probing] = [await bench.atrium(), await bench.atrium()];
       await timeList(listing);
+      // The list with no servers, timed before they are added.
       const empty = await timeList(listing);
       for (let index = 0; index < SERVERS; index++) {
         const remote = { name: `remote-${index}`, transport: "http", url: `http://127.0.0.1:${silent.port}/mcp` };

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { buildBinary, timedGet } from "../lib/atrium.ts";
 import { cpuSeconds, interferenceMeter } from "../lib/cpu.ts";
-import { type LoadResult, type LoadSettings, wrk } from "../lib/load.ts";
+import { type LoadSettings, wrk } from "../lib/load.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
 import { SERVER_CPU, launch, onCpu, type Launched } from "../lib/processes.ts";
 import { atLeast, type Figure } from "../lib/report.ts";
@@ -15,26 +15,15 @@ import { medianOf, ratio } from "../lib/stats.ts";
 /** Below this, the bare server was waiting for requests: the generator was the limit, and the ratio flatters Atrium. */
 const SATURATED_CPU_PERCENT = 90;
 
-interface Side {
-  server: Launched;
-  url: string;
-}
+type Side = { server: Launched; url: string };
+/** `pids`: every server up meanwhile, whose CPU is not other processes'. */
+type Load = { headers: Record<string, string>; settings: LoadSettings; pids: number[] };
 
-interface Run extends LoadResult {
-  /** How busy the server's core was: near 100 % means the server, not the generator, was the limit. */
-  serverCpuPercent: number;
-  otherCpuPercent: number;
-}
-
-interface Load {
-  headers: Record<string, string>;
-  settings: LoadSettings;
-  /** Every server up meanwhile: their CPU is not other processes'. */
-  pids: number[];
-}
-
-/** A run with any refusal measured something other than the route, so it must not become a figure. */
-async function loadOnce(load: Load, side: Side): Promise<Run> {
+/**
+ * wrk on one side, with how busy the server's core was (near 100 %: the server, not the generator, was the
+ * limit); a run with any refusal measured something other than the route, so it must not become a figure.
+ */
+async function loadOnce(load: Load, side: Side) {
   const others = interferenceMeter(load.pids);
   const cpuBefore = cpuSeconds(side.server.pid);
   const started = performance.now();
@@ -55,6 +44,8 @@ async function bareServer(bench: Bench, body: "health" | "small"): Promise<Launc
   bench.defer(server.stop);
   return server;
 }
+
+type Run = Awaited<ReturnType<typeof loadOnce>>;
 
 const sideFigures = (label: string, runs: Run[]): Figure[] => [
   { label: `${label}, median round`, value: rate(runs), unit: "req/s" },

@@ -12,18 +12,11 @@ export function treeRssBytes(pid: number): number {
   return descendantPids(pid).reduce((sum, each) => sum + (rssBytes(each) || 0), rssBytes(pid));
 }
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** As it came over the connection, before any content decoding. */
-  encoded: Buffer;
-}
-
 /** Kept-alive connections, as a browser reuses one for the pages of a list. */
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** node:http leaves the body as sent, where fetch would have decoded it already. */
-function rawGet(url: string, headers: Record<string, string>): Promise<RawAnswer> {
+/** node:http leaves the body as sent (`encoded`), where fetch would have decoded it already. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: NodeJS.Dict<string | string[]>; encoded: Buffer }> {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { agent, headers: { ...headers, "accept-encoding": BROWSER_ENCODINGS, accept: "application/json" } }, (incoming) => {
       const chunks: Buffer[] = [];
@@ -50,17 +43,9 @@ function decode(body: Buffer, encoding = "identity"): Buffer {
   return decoder(body);
 }
 
-export interface FullList {
-  requests: number;
-  records: number;
-  encodedBytes: number;
-  decodedBytes: number;
-  encodings: string[];
-}
-
 /** The whole list, page after page as the server's own client asks for it, counted before and after decoding. */
-export async function readFullList(server: BenchServer, base: string): Promise<FullList> {
-  const list: FullList = { requests: 0, records: 0, encodedBytes: 0, decodedBytes: 0, encodings: [] };
+export async function readFullList(server: BenchServer, base: string) {
+  const list = { requests: 0, records: 0, encodedBytes: 0, decodedBytes: 0, encodings: [] as string[] };
   let next: string | undefined = server.fullListPath;
   while (next !== undefined) {
     const answer = await rawGet(base + next, server.headers());
