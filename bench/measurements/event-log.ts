@@ -28,7 +28,12 @@ const databaseBytes = (home: string) =>
 /** The database's size once two readings half a second apart agree: the checkpoint worker scrubs the WAL after a pass. */
 async function settledDatabaseBytes(home: string): Promise<number> {
   let last = databaseBytes(home);
-  return until(() => (last === (last = databaseBytes(home)) ? last : undefined), 30_000, "the database's size settling", 500);
+  const settled = () => {
+    const previous = last;
+    last = databaseBytes(home);
+    return last === previous ? last : undefined;
+  };
+  return until(settled, 30_000, "the database's size settling", 500);
 }
 
 type LogPosition = { cursor: number; horizon: number };
