@@ -5,36 +5,14 @@
  * but it exits 1 when a measurement crashed (its name and error printed as it happens and again at
  * the end) or a gated target failed or could not be judged.
  */
+import { readdirSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
+import { join } from "node:path";
 import { buildBinary, gitRevision } from "./lib/atrium.ts";
 import { awaitQuietMachine, interferenceMeter } from "./lib/cpu.ts";
 import { QUICK, type Runnable } from "./lib/measurement.ts";
 import { pinning } from "./lib/processes.ts";
 import { failedTargets, renderNotes, renderTable, writeJsonReport, type Outcome } from "./lib/report.ts";
-import { compaction, soak } from "./measurements/event-log.ts";
-import { coldStart } from "./measurements/cold-start.ts";
-import { consoleList } from "./measurements/console-list.ts";
-import { consoleMarkdown, consoleStream } from "./measurements/console-frames.ts";
-import { consoleSession } from "./measurements/console-session.ts";
-import { consoleSize } from "./measurements/console-size.ts";
-import { composer } from "./measurements/composer.ts";
-import { eventDelivery } from "./measurements/event-delivery.ts";
-import { gitChanges, gitCommitPush } from "./measurements/git-changes.ts";
-import { handoff } from "./measurements/handoff.ts";
-import { harnessList } from "./measurements/harness-list.ts";
-import { healthThroughput, listThroughput } from "./measurements/throughput.ts";
-import { machineSync } from "./measurements/machine-sync.ts";
-import { mcpServers } from "./measurements/mcp-servers.ts";
-import { peers } from "./measurements/peers.ts";
-import { projectList, sessionList } from "./measurements/lists.ts";
-import { contentSearch, fileOpen, fileSearch } from "./measurements/project-files.ts";
-import { sessionConcurrent } from "./measurements/session-concurrent.ts";
-import { sessionDetail } from "./measurements/session-detail.ts";
-import { sessionMove } from "./measurements/session-move.ts";
-import { sessionSearch } from "./measurements/session-search.ts";
-import { sessionStream } from "./measurements/session-stream.ts";
-import { streamCompression } from "./measurements/stream-compression.ts";
-import { terminal } from "./measurements/terminal.ts";
 
 /** Above this, other processes were busy enough to drag the figures down. */
 const QUIET_MACHINE_PERCENT = 5;
@@ -43,45 +21,32 @@ const QUIET_WAIT_MS = 60_000;
 
 const log = (line: string) => console.log(line);
 
-const MEASUREMENTS: Runnable[] = [
-  healthThroughput,
-  eventDelivery,
-  coldStart,
-  projectList,
-  harnessList,
-  sessionStream,
-  sessionConcurrent,
-  sessionDetail,
-  listThroughput,
-  sessionList,
-  sessionSearch,
-  fileSearch,
-  contentSearch,
-  fileOpen,
-  gitChanges,
-  gitCommitPush,
-  mcpServers,
-  machineSync,
-  consoleList,
-  consoleStream,
-  consoleMarkdown,
-  consoleSize,
-  consoleSession,
-  composer,
-  soak,
-  compaction,
-  peers,
-  streamCompression,
-  terminal,
-  handoff,
-  sessionMove,
-];
+/** Every measurement's key (bench/measurements/), in the order they run when none is named. */
+const ORDER = (
+  "health events cold projects harnesses stream concurrent detail lists sessions search file-search content-search file-open git-changes " +
+  "git-commit-push mcps machines console-list console-stream console-markdown console-size console-session composer soak compaction peers " +
+  "stream-compression terminal handoff move"
+).split(" ");
+
+const isRunnable = (value: unknown): value is Runnable => typeof value === "object" && value !== null && "key" in value && "run" in value;
+
+/** The measurements the files in bench/measurements/ declare, in ORDER; one ORDER leaves out, or names without its file, is an error. */
+async function declared(): Promise<Runnable[]> {
+  const dir = join(import.meta.dir, "measurements");
+  const modules: Record<string, unknown>[] = await Promise.all(readdirSync(dir).map((file) => import(join(dir, file))));
+  const found = new Map(modules.flatMap((module) => Object.values(module).filter(isRunnable)).map((measurement) => [measurement.key, measurement]));
+  const unordered = [...found.keys()].filter((key) => !ORDER.includes(key));
+  const absent = ORDER.filter((key) => !found.has(key));
+  if (unordered.length + absent.length > 0)
+    throw new Error(`bench/run.ts's ORDER leaves out ${unordered.join(", ") || "none"}, names ${absent.join(", ") || "none"} not declared`);
+  return ORDER.map((key) => found.get(key)!);
+}
 
 /** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */
-function selected(keys: string[]): Runnable[] {
-  const unknown = keys.filter((key) => !MEASUREMENTS.some((measurement) => measurement.key === key));
-  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from ${MEASUREMENTS.map((m) => m.key).join(", ")}`);
-  return keys.length === 0 ? MEASUREMENTS : MEASUREMENTS.filter((measurement) => keys.includes(measurement.key));
+async function selected(keys: string[]): Promise<Runnable[]> {
+  const unknown = keys.filter((key) => !ORDER.includes(key));
+  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from ${ORDER.join(", ")}`);
+  return (await declared()).filter((measurement) => keys.length === 0 || keys.includes(measurement.key));
 }
 
 /**
@@ -108,7 +73,7 @@ async function runOne(measurement: Runnable, binary: string): Promise<Outcome> {
 
 /** 0, or 1 when a measurement crashed or a gated target failed or could not be judged. */
 async function main(): Promise<number> {
-  const measurements = selected(process.argv.slice(2));
+  const measurements = await selected(process.argv.slice(2));
   const machine = {
     cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model ?? "unknown",
