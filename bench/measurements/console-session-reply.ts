@@ -21,28 +21,15 @@ const BACKOFF = `${ROOT}/src/backoff.ts`;
 /** The words the reply ends with: once the page shows them, it shows the whole reply's text. */
 export const REPLY_END_TEXT = "Nothing else needed to change.";
 
-/** The reply's text, cut where its tool calls come: before the Read, the Edit, the Write, the Bash, and after it. */
-const TEXT = [
-  "I'll start by reading `src/app.ts` to see how the request handler calls the upstream service and where the timeout is applied.\n\n",
-  "The handler retries failed upstream calls, but the retry loop never looks at the request's deadline, so a slow upstream keeps " +
-    "the request open long after the client gave up. Three things need to change:\n\n" +
-    "1. Pass the deadline into `fetchWithRetry`.\n" +
-    "2. Stop retrying once less than one backoff interval remains.\n" +
-    "3. Answer **504** instead of hanging when the deadline passes.\n\n",
-  "The retry loop now respects the deadline. I'll move the backoff into a small helper of its own so that it can be tested " +
-    "without a server:\n\n" +
-    "```ts\nexport function backoffMs(attempt: number, baseMs = 100): number {\n  return Math.min(baseMs * 2 ** attempt, 5_000);\n}\n```\n\n",
-  "Let me run the test suite to make sure nothing else depended on the old behaviour.\n\n",
-  "All 42 tests pass. Summary of the change:\n\n" +
-    "- `src/app.ts`: the retry loop stops at the deadline and answers 504 with the upstream's last error.\n" +
-    "- `src/backoff.ts`: the exponential backoff, capped at 5 s, in a module of its own.\n\n" +
-    "The new cases in `test/backoff.test.ts` cover the cap and the first attempt. Background jobs that should keep retrying can " +
-    "still pass `Infinity` as the deadline, which keeps the old behaviour for them; the order worker does that, so its retries " +
-    `are unchanged. ${REPLY_END_TEXT}`,
-];
-
-/** The files the turn reads and writes (bench/fixtures/claude-turn-files.txt): src/app.ts's first 40 lines, the new src/backoff.ts. */
+/**
+ * The files the turn reads and writes (bench/fixtures/claude-turn-files.txt): src/app.ts's first 40 lines, the new
+ * src/backoff.ts; and the reply's text, cut where its tool calls come (before the Read, the Edit, the Write, the Bash, and after).
+ */
 const FILES = fixtureSections("claude-turn-files.txt");
+const TEXT = FILES.get("reply")!
+  .split(/^---\n/m)
+  .slice(0, -1)
+  .map((piece) => piece.slice(0, -1));
 const linesOf = (name: string) => FILES.get(name)!.replace(/\n$/, "").split("\n");
 const APP_LINES = linesOf("src/app.ts");
 const EDITED_LINES = APP_LINES.slice(0, 30);
@@ -54,25 +41,12 @@ const EDITS = [
 ];
 const EDITED_NEW_LINES = EDITED_LINES.map((line) => EDITS.find(([start]) => line.startsWith(start!))?.[1] ?? line);
 const BACKOFF_LINES = linesOf("src/backoff.ts");
-const green = (text: string) => `\u001b[32m${text}\u001b[39m`;
-const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
-const TEST_OUTPUT = [
-  "",
-  "> shop-api@1.4.0 test",
-  "> vitest run",
-  "",
-  ` ${green("✓")} test/backoff.test.ts ${dim("(4 tests)")} 3ms`,
-  ` ${green("✓")} test/orders.test.ts ${dim("(11 tests)")} 41ms`,
-  ` ${green("✓")} test/app.test.ts ${dim("(14 tests)")} 212ms`,
-  ` ${green("✓")} test/price.test.ts ${dim("(6 tests)")} 18ms`,
-  ` ${green("✓")} test/log.test.ts ${dim("(7 tests)")} 5ms`,
-  "",
-  ` ${dim("Test Files")}  ${green("5 passed")} (5)`,
-  `      ${dim("Tests")}  ${green("42 passed")} (42)`,
-  `   ${dim("Start at")}  14:02:11`,
-  `   ${dim("Duration")}  1.38s (transform 212ms, setup 0ms, collect 540ms, tests 279ms)`,
-  "",
-];
+/** `npm test`'s output in the fixture, its {green …} and {dim …} as the terminal's colour codes. */
+const COLOURS: Record<string, [number, number]> = { green: [32, 39], dim: [2, 22] };
+const TEST_OUTPUT = FILES.get("npm test")!.replace(/\{(green|dim) ([^}]*)\}/g, (_, colour: string, text: string) => {
+  const [on, off] = COLOURS[colour]!;
+  return `\u001b[${on}m${text}\u001b[${off}m`;
+});
 
 const lines = (all: string[]) => `${all.join("\n")}\n`;
 
@@ -109,13 +83,7 @@ const write = toolCall("toolu-write-3", "Write src/backoff.ts", "edit", {
   rawInput: { file_path: BACKOFF, content: lines(BACKOFF_LINES) },
   content: diff(BACKOFF, null, lines(BACKOFF_LINES)),
 });
-const bash = toolCall(
-  "toolu-bash-4",
-  "`npm test`",
-  "execute",
-  { rawInput: { command: "npm test", description: "Run tests" } },
-  textContent(lines(TEST_OUTPUT)),
-);
+const bash = toolCall("toolu-bash-4", "`npm test`", "execute", { rawInput: { command: "npm test", description: "Run tests" } }, textContent(TEST_OUTPUT));
 
 const TOOL_CALLS = [read, edit, write, bash];
 export const TOOL_CALLS_PER_REPLY = TOOL_CALLS.length;
