@@ -226,34 +226,27 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** Every process's parent, from /proc/<pid>/stat's ppid field (zombies too, until reaped). */
-function parentsByPid(): Map<number, number> {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+/**
+ * The processes under `pid` down to `depth` generations (all by default), not `pid` itself: each
+ * process's parent is /proc/<pid>/stat's ppid field (zombies too, until reaped).
+ */
+export function descendantPids(pid: number, depth = Number.POSITIVE_INFINITY): number[] {
+  const parents: [number, number][] = [];
+  for (const entry of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      parents.push([Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])]);
     } catch {
       // gone meanwhile
     }
   }
-  return parents;
-}
-
-export function childPids(pid: number): number[] {
-  return [...parentsByPid()].filter(([, parent]) => parent === pid).map(([child]) => child);
-}
-
-/** The processes under `pid`, at any depth, not `pid` itself. */
-export function descendantPids(pid: number): number[] {
-  const parents = parentsByPid();
   const found: number[] = [];
-  let frontier = [pid];
-  while (frontier.length > 0) {
-    const generation = new Set(frontier);
-    frontier = [...parents].filter(([, parent]) => generation.has(parent)).map(([child]) => child);
+  for (let frontier = [pid], generation = 0; frontier.length > 0 && generation < depth; generation++) {
+    const above = new Set(frontier);
+    frontier = parents.filter(([, parent]) => above.has(parent)).map(([child]) => child);
     found.push(...frontier);
   }
   return found;
 }
+
+export const childPids = (pid: number): number[] => descendantPids(pid, 1);

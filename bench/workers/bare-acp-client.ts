@@ -23,15 +23,6 @@ export interface BareClientConfig {
   tag: string;
 }
 
-export interface BareClientResult {
-  /** This process's CPU time (user + system) from sending the prompt to its answer. */
-  cpuMs: number;
-  /** The client held the whole text, minus the agent's last chunk written (wall ms, one clock). */
-  allTextAfterLastChunkMs: number;
-  report: StreamReport;
-  textMatches: boolean;
-}
-
 // Started by runWorker (bench/lib/processes.ts): its config as JSON in argv, its result as the last line of its output.
 const config = JSON.parse(process.argv[2]!) as BareClientConfig;
 const child = Bun.spawn(config.command, {
@@ -89,12 +80,15 @@ child.kill();
 // Reaped here, so that the agent's CPU time is counted as the benchmark's own and not as other processes'.
 await child.exited;
 
-const result: BareClientResult = {
+const result = {
+  /** This process's CPU time (user + system) from sending the prompt to its answer. */
   cpuMs: (cpu.user + cpu.system) / 1000,
+  /** The client held the whole text, minus the agent's last chunk written (wall ms, one clock). */
   allTextAfterLastChunkMs: (allTextAt ?? Number.NaN) - report.lastChunkAt,
   report,
   textMatches: parts.join("") === expected,
 };
+export type BareClientResult = typeof result;
 await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`);
 // Nothing lingering (a socket, a timer) keeps it alive.
 process.exit(0);

@@ -1,24 +1,13 @@
 /**
- * The ACP agent of the session benchmarks (bench/measurements/session-*.ts): a real agent over stdio,
- * written with the SDK's `agent()` builder like the built-in echo agent, whose behaviour comes from
- * the prompt text:
- *
- *   stream count=N size=S [rate=R] [stamp=1] [tag=T]
- *                                   N agent_message_chunk notifications of S characters, each sent as
- *                                   soon as the previous one is written, or with `rate`, R per second
- *   reply size=S                               one chunk of S characters (a fast turn)
- *
- * Without `stamp`, chunk i is `streamChunk(i, S)`, so the benchmark knows the exact reply. With
- * `stamp=1`, chunk i is `<i>@<wall ms when sent>` padded with dots to S - 1 characters plus "\n", so
- * the benchmark can time each chunk's delivery. Wall time here and in the benchmark is `wallMs()`
- * (bench/lib/events.ts): one clock for every process on the machine.
- *
- * With a tag, once the last chunk has been written to stdout it writes
- * `$STREAMING_AGENT_REPORTS/<tag>.json` (write, then rename, so it is never read half-written): the
- * wall times of the first and last chunk, the counts and the agent's own CPU time for the stream.
- *
- * The benchmark imports `streamChunk` from this file; the agent itself runs only when this file is
- * the entry point.
+ * The ACP agent of the session benchmarks: a real agent over stdio (the SDK's `agent()` builder, like the
+ * built-in echo agent) whose prompt says what it does:
+ *   stream count=N size=S [rate=R] [stamp=1] [tag=T]   N chunks of S characters, each as soon as the last is
+ *                                                       written, or R per second
+ *   reply size=S                                        one chunk of S characters (a fast turn)
+ * Chunk i is `streamChunk(i, S)`, so the benchmark knows the exact reply; with `stamp=1`, `<i>@<wallMs()
+ * when sent>` padded with dots, so it can time each chunk's delivery (one clock for every process). With a
+ * tag, after the last chunk it writes `$STREAMING_AGENT_REPORTS/<tag>.json` (then renames it, never read
+ * half-written): the first and last chunk's wall times, the counts, its own CPU. It runs only as the entry point.
  */
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
