@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { ripgrepCommand } from "../../src/project-files/file-search.ts";
+import { folderProject } from "../lib/atrium.ts";
 import { committedRepository } from "../lib/git-repository.ts";
 import { measurement, type Bench } from "../lib/measurement.ts";
 import { below } from "../lib/report.ts";
@@ -29,8 +30,7 @@ function repository(bench: Bench, purpose: string, count: number, files: Iterabl
 /** A server with a project made of `folder` through the API, and the base of its files routes. */
 async function projectOf(bench: Bench, folder: string) {
   const atrium = await bench.atrium();
-  const project = await atrium.call<{ id: string }>(201, "POST", "/v1/projects", { folderPath: folder });
-  return { atrium, files: `/v1/projects/${project.id}/files` };
+  return { atrium, files: `/v1/projects/${(await folderProject(atrium, folder)).id}/files` };
 }
 
 const FILES = Number(process.env.BENCH_FILES ?? 100_000);

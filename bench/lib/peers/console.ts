@@ -2,7 +2,7 @@
 import type { Request } from "playwright-core";
 import type { BenchBrowser, Viewport } from "../browser.ts";
 import { untilQuiet } from "../console.ts";
-import { painted, readPage } from "../paint-probe.ts";
+import { awaitPaint, readPage } from "../paint-probe.ts";
 import type { BenchServer } from "./servers.ts";
 
 /** The page is done once no request started or ended for this long (the event streams stay open). */
@@ -44,7 +44,7 @@ export function visitConsole(browser: BenchBrowser, server: BenchServer, base: s
       );
     });
     await page.goto(base + target.path, { waitUntil: "commit" });
-    const rowsPainted = await page.waitForFunction(painted, ["rows"], { timeout: VISIT_TIMEOUT_MS, polling: 50 }).then(
+    const rowsPainted = await awaitPaint(page, ["rows"]).then(
       () => true,
       () => false,
     );
