@@ -44,7 +44,7 @@ export function apiCaller(base: string, token: string): ApiCall {
 }
 
 /** One GET timed from sending to the last byte of the body, read as bytes; anything but 200 throws. */
-export async function timedGet(base: string, headers: Record<string, string>, path: string): Promise<{ ms: number; body: Uint8Array }> {
+export async function timedGet(base: string, headers: Record<string, string>, path: string): Promise<{ ms: number; body: Uint8Array<ArrayBuffer> }> {
   const started = performance.now();
   const response = await fetch(base + path, { headers });
   const body = new Uint8Array(await response.arrayBuffer());
@@ -82,7 +82,7 @@ export interface Atrium extends Launched {
   headers: Record<string, string>;
   call: ApiCall;
   /** `timedGet` of a path with the token. */
-  get(path: string): Promise<{ ms: number; body: Uint8Array }>;
+  get(path: string): Promise<{ ms: number; body: Uint8Array<ArrayBuffer> }>;
   /** `get` of a JSON body. */
   json<T>(path: string): Promise<T>;
   /** `count` sequential timed GETs of `pathOf(request)`, in ms. */

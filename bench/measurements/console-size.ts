@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { newSession, runTurns, scratchProject } from "../lib/atrium.ts";
+import { runTurns, scratchSession, timedGet } from "../lib/atrium.ts";
 import { PHONE } from "../lib/browser.ts";
 import { consoleWorld, sessionRoute, untilQuiet, visit, type ConsoleWorld } from "../lib/console.ts";
 import { measurement } from "../lib/measurement.ts";
@@ -14,19 +14,13 @@ const LAZY_KIND = /\.(?:m?js|css|wasm)$/;
 const CODE_PROMPT =
   "Two blocks of code:\n\n```ts\nexport function add(a: number, b: number): number {\n  return a + b;\n}\n```\n\n```py\ndef add(a: int, b: int) -> int:\n    return a + b\n```";
 
-async function body(base: string, path: string): Promise<Uint8Array<ArrayBuffer>> {
-  const response = await fetch(base + path);
-  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
-}
-
 /** The file at `path` as the server serves it (uncompressed), with its size gzipped at Bun's default level. */
 async function served(base: string, path: string) {
-  const bytes = await body(base, path);
-  return { path, bytes: bytes.byteLength, gzipBytes: Bun.gzipSync(bytes).byteLength };
+  const { body } = await timedGet(base, {}, path);
+  return { path, bytes: body.byteLength, gzipBytes: Bun.gzipSync(body).byteLength };
 }
 
-const text = async (base: string, path: string) => new TextDecoder().decode(await body(base, path));
+const text = async (base: string, path: string) => new TextDecoder().decode((await timedGet(base, {}, path)).body);
 
 /** Same-origin paths outside the interface that `html` names in src and href attributes. */
 function referencedPaths(html: string, base: string): string[] {
@@ -41,7 +35,7 @@ function referencedPaths(html: string, base: string): string[] {
  */
 async function visitSession(world: ConsoleWorld): Promise<{ received: string[]; linked: string[] }> {
   const { atrium } = world;
-  const sessionId = await newSession(atrium, await scratchProject(atrium, "Sizes"), "echo");
+  const sessionId = await scratchSession(atrium, "echo", undefined, "Sizes");
   await runTurns(atrium, sessionId, [CODE_PROMPT], 10_000);
   const origin = new URL(atrium.url).origin;
   const received = new Set<string>();
