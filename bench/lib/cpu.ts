@@ -14,7 +14,7 @@ function statFields(pid: number | "self"): number[] {
 }
 
 /** CPU seconds (user + system, all threads) a process has used; utime and stime are fields 14 and 15. */
-export function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number | "self"): number {
   const fields = statFields(pid);
   return (fields[11]! + fields[12]!) / clockTicksPerSecond;
 }
@@ -29,10 +29,7 @@ function reapedChildrenSeconds(): number {
 let unreapedSeconds = 0;
 
 /** This process, every child it has reaped, and the descendants it could not reap. */
-function ownCpuSeconds(): number {
-  const fields = statFields("self");
-  return (fields[11]! + fields[12]!) / clockTicksPerSecond + reapedChildrenSeconds() + unreapedSeconds;
-}
+const ownCpuSeconds = () => cpuSeconds("self") + reapedChildrenSeconds() + unreapedSeconds;
 
 /** Often enough that a process's last unsampled moments, when it ends, are a rounding error. */
 const TREE_SAMPLE_MS = 250;
