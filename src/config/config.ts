@@ -122,6 +122,9 @@ export const ConfigFile = Type.Object(
                   Type.Boolean({ description: "The token counts in its prompt answer are the last model call's, not the turn's (they are then not counted)." }),
                 ),
                 readsFilesItself: Type.Optional(Type.Boolean({ description: "It is not offered fs/read_text_file and reads files itself." })),
+                modelUnsureAfterLoad: Type.Optional(
+                  Type.Boolean({ description: "After session/load it may run another model than it reports: the model is set again after each load." }),
+                ),
                 loadWipesInStartPeriodMs: Type.Optional(
                   Type.Integer({
                     minimum: 1,

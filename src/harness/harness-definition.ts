@@ -50,6 +50,12 @@ export interface AgentQuirks {
    * minute's name): a load waits for a later period. The period's length in ms, counted from the epoch.
    */
   loadWipesInStartPeriodMs?: number;
+  /**
+   * After session/load it may run another model than the one it reports (Claude Code resumes with the
+   * model its transcript names, without the 1M-context variant the session ran, while claude-agent-acp
+   * reports the session's choice): the model is set again after each load, even where it is reported.
+   */
+  modelUnsureAfterLoad?: boolean;
 }
 
 /** One coding-agent CLI the registry knows. Every definition has the same shape. */

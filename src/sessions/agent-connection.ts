@@ -22,6 +22,8 @@ export interface AgentConnectionRequest {
   cwd: string;
   /** The user's selections, re-applied in this order wherever the agent runs something else. */
   selections: Record<string, string>;
+  /** After a load the agent may run another model than it reports (its harness's `modelUnsureAfterLoad`): the model is set again. */
+  modelUnsureAfterLoad: boolean;
   /** Told when loading starts and ends: what the agent replays meanwhile is history, not a reply. */
   onLoading: (loading: boolean) => void;
   /** The MCP servers to give the agent, in the forms its capabilities take. */
@@ -85,7 +87,9 @@ export class AgentConnection {
       await AgentConnection.authenticate(agent, request);
       const opened = await AgentConnection.openSession(agent, request);
       const connection = new AgentConnection(agent, opened.sessionId, opened.options?.options, opened.options?.legacy ?? false);
-      const refused = await connection.reapply(request.selections, request.logger);
+      const loaded = !opened.began;
+      const setAgain = new Set(loaded && request.modelUnsureAfterLoad ? connection.modelOptionIds() : []);
+      const refused = await connection.reapply(request.selections, setAgain, request.logger);
       if (signal.aborted) throw new Error("the session was stopped while its agent started");
       return { connection, refused, began: opened.began, notice: opened.notice, forked: opened.forked, mcpServers: opened.mcpServers };
     } catch (error) {
@@ -184,15 +188,21 @@ export class AgentConnection {
     this.options = options;
   }
 
+  /** The ids of the agent's model options. */
+  private modelOptionIds(): string[] {
+    return (this.options ?? []).flatMap((option) => (option.category === "model" ? [option.id] : []));
+  }
+
   /**
    * Applies each selection the agent does not already run, in order, comparing against what the agent
-   * reports after each change (a new model may reset its effort). Returns the ones it refused.
+   * reports after each change (a new model may reset its effort); those in `setAgain` are applied even
+   * where the agent reports them. Returns the ones it refused.
    */
-  private async reapply(selections: Record<string, string>, logger: Logger): Promise<Record<string, string>> {
+  private async reapply(selections: Record<string, string>, setAgain: Set<string>, logger: Logger): Promise<Record<string, string>> {
     const refused: Record<string, string> = {};
     for (const [configId, value] of Object.entries(selections)) {
       const current = this.options?.find((option) => option.id === configId);
-      if (this.options && (!current || current.currentValue === value)) {
+      if (this.options && (!current || (current.currentValue === value && !setAgain.has(configId)))) {
         if (!current) refused[configId] = value;
         continue;
       }

@@ -134,6 +134,7 @@ export class SessionAgent {
         forkOf: session.forkOf ?? null,
         cwd: session.cwd,
         selections: { ...session.configSelections, ...session.unavailableConfigSelections },
+        modelUnsureAfterLoad: launch.quirks.modelUnsureAfterLoad === true,
         onLoading: (loading) => (this.loading = loading),
         signal: opening.signal,
         logger: this.deps.logger,

@@ -120,6 +120,24 @@ describe("config selections (Claude, OpenCode and Codex ran their defaults after
     expect(asked.session.unavailableConfigSelections).toEqual({});
   });
 
+  test("an agent that reports the session's model after a load but runs its default (Claude: 1M context became 200k) is given the model again", async () => {
+    const script = { models: true, loadSession: true, forgetsModelOnLoad: true, prompts: { describe: [{ describeConfig: true }] } };
+    // Without the harness quirk the agent's report is taken at its word, and it runs its default.
+    for (const [quirks, runs] of [
+      [{}, "small"],
+      [{ modelUnsureAfterLoad: true }, "large"],
+    ] as const) {
+      const s = await quirkServer(script, { agents: "in-process", quirks });
+      const session = await s.newSession();
+      expect((await s.t.json<ConfigBody>("POST", `/v1/sessions/${session.id}/config`, { configId: "model", value: "large" })).status).toBe(200);
+      expect(lastReply(await s.turn(session.id, "describe"))!.text).toBe("mode=plan model=large effort=low");
+      await s.restart();
+      const after = await s.turn(session.id, "describe");
+      expect(lastReply(after)!.text).toBe(`mode=plan model=${runs} effort=low`);
+      expect(after.session.configSelections.model).toBe("large");
+    }
+  });
+
   test("the older modes and models (Gemini) are config options that can be set and are applied again", async () => {
     const s = await quirkServer({ dialect: "legacy", loadSession: true, prompts: { describe: [{ describeConfig: true }] } }, { agents: "in-process" });
     const session = await s.newSession();

@@ -37,7 +37,7 @@ export const claude: HarnessDefinition = {
   // it runs the one Atrium found, shows and updates, unless the user named another.
   launchEnv: ({ env, executablePath }): Record<string, string> => (env.CLAUDE_CODE_EXECUTABLE ? {} : { CLAUDE_CODE_EXECUTABLE: executablePath }),
   // claude-agent-acp reports the cost its process has run up (the SDK's total), which starts at 0 again after a restart.
-  quirks: { costPerProcess: true },
+  quirks: { costPerProcess: true, modelUnsureAfterLoad: true },
   async probeAuth(context) {
     const result = await context.run(["auth", "status", "--json"]);
     if (result.timedOut) return { state: "unknown", detail: "claude auth status did not answer in time" };
