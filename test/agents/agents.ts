@@ -43,6 +43,11 @@ export interface TurnFacts {
    * stderr (Gemini CLI: about 6 minutes); the suite checks the status says how long it has been quiet.
    */
   retriesRefusalsForMinutes?: boolean;
+  /**
+   * The context window it reports (`usage_update` size) for its default model, which a restart must
+   * keep (issue 36: Claude's 1,000,000 became 200,000, as Claude Code resumed without the 1M model).
+   */
+  defaultContextSize?: number;
   /** It tries a WebSocket first and, refused, falls back to HTTPS and says so as reply text (codex-acp). */
   announcesTransportFallback?: boolean;
 }
@@ -96,6 +101,7 @@ export const AGENTS: AgentFacts[] = [
       countsTokens: true,
       listsCommands: true,
       model: { choice: { configId: "model", value: "haiku" }, requestModel: "claude-haiku-4-5" },
+      defaultContextSize: 1_000_000,
     },
   },
   {

@@ -46,6 +46,7 @@ function recordOf(request: Request, url: URL, body: Json, main: boolean): Record
     tools: offeredTools(body).map((tool) => tool.name),
     text: texts.join("\n"),
     toolResults,
+    betas: request.headers.get("anthropic-beta")?.split(",") ?? [],
     body,
   };
 }

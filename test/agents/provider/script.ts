@@ -56,6 +56,8 @@ export interface RecordedRequest {
   text: string;
   /** The output of each tool result it carried, in order. */
   toolResults: string[];
+  /** The features it asked for in Anthropic's `anthropic-beta` header (the 1M context window is one). */
+  betas?: string[];
   /** The parsed JSON body. */
   body: unknown;
 }
