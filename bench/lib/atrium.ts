@@ -192,7 +192,7 @@ export async function* conversationPages(atrium: Atrium, sessionId: string, limi
 }
 
 /** Sends `prompts` at once (the server queues them and runs one turn at a time), then waits until none is queued or running. */
-export async function runTurns(atrium: Atrium, sessionId: string, prompts: string[], timeoutMs: number): Promise<void> {
+export async function runTurns(atrium: Atrium, sessionId: string, prompts: string[], timeoutMs: number, everyMs = 250): Promise<void> {
   for (const text of prompts) await prompt(atrium, sessionId, text);
   const idle = async () => {
     const detail = await newestPage(atrium, sessionId);
@@ -202,7 +202,7 @@ export async function runTurns(atrium: Atrium, sessionId: string, prompts: strin
       ? true
       : undefined;
   };
-  await until(idle, timeoutMs, `${prompts.length} turns`, 250);
+  await until(idle, timeoutMs, `${prompts.length} turns`, everyMs);
 }
 
 /**

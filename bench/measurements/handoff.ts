@@ -1,3 +1,5 @@
+import { scriptedAgent } from "../lib/agents.ts";
+import { newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium.ts";
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, timed } from "../lib/stats.ts";
@@ -9,8 +11,34 @@ const PROMPT_BYTES = 300;
 const REPLY_BYTES = 2_000;
 const OUTPUT_LINES = 20;
 
-/** The turns, and their own size: every prompt, reply and tool output whole. */
-function conversation() {
+interface World {
+  turns: HandoffTurn[];
+  /** The conversation's own size: every prompt, reply and tool output whole. */
+  storedChars: number;
+  /** The compiled server with a session of TURNS turns of the same prompts and replies (the scripted agent's, no tool calls). */
+  atrium: Atrium;
+  projectId: string;
+  sessionId: string;
+}
+
+interface Sample {
+  handoff: Handoff;
+  ms: number;
+  /** From the fork's request to its first reply's end (the handoff with that prompt). */
+  forkReplyMs: number;
+}
+
+/** From `create` (a new session's request) to its first reply's end, in ms; the session is then deleted. */
+async function firstReplyMs(atrium: Atrium, create: () => Promise<string>): Promise<number> {
+  const started = performance.now();
+  const id = await create();
+  await runTurns(atrium, id, ["go on"], 60_000, 5);
+  const ms = performance.now() - started;
+  await atrium.call(200, "DELETE", `/v1/sessions/${id}`);
+  return ms;
+}
+
+function conversation(): Pick<World, "turns" | "storedChars"> {
   const text = new ConversationText(36);
   const output = () => Array.from({ length: OUTPUT_LINES }, () => text.message(60)).join("\n");
   const turns = Array.from({ length: TURNS }, (): HandoffTurn => {
@@ -28,23 +56,35 @@ function conversation() {
 }
 
 /** The history handoff (src/sessions/history-handoff.ts) of a 200-turn conversation: its size against the budget, and its cost. */
-export const handoff = measurement({
+export const handoff = measurement<World, Sample, number>({
   key: "handoff",
   title: "History handoff of a 200-turn conversation",
   seed: {
-    what: `${TURNS} turns of made-up text (a ${PROMPT_BYTES}-character prompt, a ${REPLY_BYTES}-character reply, two tool calls of ${OUTPUT_LINES} lines each).`,
-    run: async () => conversation(),
-  },
-  action: {
-    what: "builds the handoff the agent's first prompt would carry, timed.",
-    run: async ({ turns }) => {
-      const { ms, value } = await timed(async () => buildHandoff(turns));
-      return { handoff: value, ms };
+    what: `${TURNS} turns of made-up text (a ${PROMPT_BYTES}-character prompt, a ${REPLY_BYTES}-character reply, two tool calls of ${OUTPUT_LINES} lines each); the same turns, without tool calls, run through the compiled server's session of the scripted agent.`,
+    run: async (bench) => {
+      const world = conversation();
+      const agent = scriptedAgent(bench.tempDir("handoff"), { "*": [{ chunk: world.turns[0]!.reply }] });
+      const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
+      const projectId = await scratchProject(atrium);
+      const sessionId = await newSession(atrium, projectId, agent.harness);
+      await runTurns(atrium, sessionId, world.turns.map((turn) => turn.prompt), 600_000);
+      return { ...world, atrium, projectId, sessionId };
     },
   },
-  baseline: { what: "the conversation's own size, every prompt, reply and tool output whole." },
+  action: {
+    what: "builds the handoff the agent's first prompt would carry, timed; then forks the session and times its first reply (its prompt carries the handoff).",
+    run: async ({ turns, atrium, sessionId }) => {
+      const { ms, value } = await timed(async () => buildHandoff(turns));
+      const forkReplyMs = await firstReplyMs(atrium, async () => (await atrium.call<{ id: string }>(201, "POST", `/v1/sessions/${sessionId}/fork`, {})).id);
+      return { handoff: value, ms, forkReplyMs };
+    },
+  },
+  baseline: {
+    what: "the conversation's own size, every prompt, reply and tool output whole; a new session's first reply, in turn with the fork's.",
+    run: async ({ atrium, projectId }) => firstReplyMs(atrium, () => newSession(atrium, projectId, "scripted")),
+  },
   rounds: { warmup: 3, measured: 20 },
-  figures: ({ action }, world) => {
+  figures: ({ action, baseline }, world) => {
     const { handoff: built } = action[0]!;
     return [
       // That it stays within HANDOFF_BUDGET_CHARS is the suite's to check (test/sessions/history-handoff.test.ts).
@@ -54,6 +94,9 @@ export const handoff = measurement({
       { label: "turns summarised", value: built.summarised, unit: "count" },
       { label: "turns left out", value: built.omitted, unit: "count" },
       { label: "build time, p50", value: median(action.map((sample) => sample.ms)), unit: "ms" },
+      { label: "first reply after a fork, p50", value: median(action.map((sample) => sample.forkReplyMs)), unit: "ms" },
+      { label: "first reply of a new session, p50 (baseline)", value: median(baseline), unit: "ms" },
+      { label: "fork / new session", value: median(action.map((sample) => sample.forkReplyMs)) / median(baseline), unit: "ratio" },
     ];
   },
 });
