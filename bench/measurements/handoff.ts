@@ -67,7 +67,8 @@ export const handoff = measurement<World, Sample, number>({
       const atrium = await bench.atrium({ config: agent.config, env: agent.env, harness: agent.harness });
       const projectId = await scratchProject(atrium);
       const sessionId = await newSession(atrium, projectId, agent.harness);
-      await runTurns(atrium, sessionId, world.turns.map((turn) => turn.prompt), 600_000);
+      const prompts = world.turns.map((turn) => turn.prompt);
+      await runTurns(atrium, sessionId, prompts, 600_000);
       return { ...world, atrium, projectId, sessionId };
     },
   },
