@@ -3,7 +3,7 @@ import { newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, timed } from "../lib/stats.ts";
-import { buildHandoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
+import { buildHandoff, type Handoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
 
 const TURNS = 200;
 /** A turn as agents' turns run: a short prompt, a reply of a few paragraphs, two tool calls with output. */
