@@ -6,6 +6,9 @@ import { readdirSync, readFileSync } from "node:fs";
  * Linux only; elsewhere none are found and only the shell's process group is signalled.
  */
 export function sessionProcesses(sessionId: string | number): number[] {
+  // A session is named by its leader's pid. 0 is what /proc shows for every process whose leader is
+  // outside this pid namespace (a container's init, the shell that started us): never ours to end.
+  if (!(Number(sessionId) > 1)) return [];
   let entries: string[];
   try {
     entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
