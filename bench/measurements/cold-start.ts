@@ -21,7 +21,7 @@ export const coldStart = measurement({
   },
   action: {
     what:
-      "the compiled binary started unpinned, as a user starts it, on a fresh data dir (so it creates the database, runs the " +
+      "the compiled binary started unpinned, as a user starts it, on a fresh data dir (so it creates the database from the build's migrated image, dates its " +
       "migrations and writes the token), timed from spawn to the first 200 of GET /v1/health (no token: the loopback exception) " +
       `polled back to back; VmRSS ${RSS_SETTLE_MS / 1000} s later. The executable is in the page cache: a process cold start.`,
     // A start that never answers within 5 s is NaN, which makes the median n/a and the gate fail.
