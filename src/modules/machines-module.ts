@@ -76,7 +76,7 @@ export const machinesModule = defineModule({
       },
       clock,
       logger,
-      isTurnRunning: (sessionId) => sessions.isTurnRunning(sessionId),
+      isTurnRunning: (sessionId) => sessions.busySessions().includes(sessionId),
       release: (sessionId) => sessions.release(sessionId),
       startNext: (sessionId) => sessions.prompts.startNext(sessionId),
       retryMs: moveRetryMs,

@@ -112,12 +112,7 @@ export class SessionService {
     return this.deps.sessions.get(id)?.title;
   }
 
-  /** Whether a turn of the session is in flight. */
-  isTurnRunning(id: string): boolean {
-    return this.runtimes.get(id)?.isTurnRunning ?? false;
-  }
-
-  /** Stops the session's agent and forgets its runtime: the session moved to another machine. */
+  /** Stops the session's agent and forgets its runtime (the session moved to another machine, or is deleted). */
   async release(id: string): Promise<void> {
     const runtime = this.runtimes.get(id);
     this.runtimes.delete(id);
@@ -276,8 +271,7 @@ export class SessionService {
   async remove(id: string, keepWorktree: boolean): Promise<{ id: string }> {
     const session = this.records.get(id);
     if (session.move?.state === "moving") throw new ConflictError(`the session is moving to ${session.move.machineName}: delete it once the move has ended`);
-    void this.runtimes.get(id)?.stop();
-    this.runtimes.delete(id);
+    void this.release(id);
     if (session.worktreeId && !keepWorktree) {
       await this.deps.worktrees
         .remove(session.worktreeId)
