@@ -18,11 +18,16 @@ export interface SessionPromptsDeps {
   startNext(sessionId: string): void;
 }
 
-/** Why a session that is moving, or moved, takes no prompt. */
-export function movedRefusal(move: SessionMove): string {
+/** Why a session that is moving, or moved, takes no prompt (or other `change`). */
+export function movedRefusal(move: SessionMove, change = "send the prompt"): string {
   return move.state === "moving"
-    ? `the session is moving to ${move.machineName}; send the prompt once the move has ended (there, as session ${move.sessionId}, if it moved)`
-    : `the session moved to ${move.machineName} (session ${move.sessionId} there): send the prompt there`;
+    ? `the session is moving to ${move.machineName}; ${change} once the move has ended (there, as session ${move.sessionId}, if it moved)`
+    : `the session moved to ${move.machineName} (session ${move.sessionId} there): ${change} there`;
+}
+
+/** A change to what a move copies is refused while it moves (the copy would miss it) and once it moved. */
+export function refuseWhileMoved(session: { move?: SessionMove | null }, change: string): void {
+  if (session.move) throw new ConflictError(movedRefusal(session.move, change));
 }
 
 /** The prompts a session queues: sent (once per clientId), edited and dropped while they wait. */
@@ -95,7 +100,7 @@ export class SessionPrompts {
   }
 
   private queued(id: string, promptId: string): QueuedPrompt {
-    this.deps.records.get(id);
+    refuseWhileMoved(this.deps.records.get(id), "change its queued prompts");
     const prompt = this.deps.queue.get(promptId);
     if (!prompt || prompt.sessionId !== id) throw new NotFoundError(`no queued prompt ${promptId} in session ${id} (it may have started)`);
     return prompt;

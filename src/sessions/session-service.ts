@@ -20,7 +20,7 @@ import type { TranscriptDetailsPage } from "../schemas/transcript.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { resumeQueue, SessionRecords } from "./session-records.ts";
-import { SessionPrompts } from "./session-prompts.ts";
+import { refuseWhileMoved, SessionPrompts } from "./session-prompts.ts";
 import { SessionList } from "./session-list.ts";
 import { SessionSchedules } from "../schedules/session-schedules.ts";
 import { SessionRuntime } from "./session-runtime.ts";
@@ -254,6 +254,7 @@ export class SessionService {
 
   update(id: string, body: Static<typeof UpdateSessionBody>): Session {
     return this.records.update(id, (session) => {
+      if (body.title !== undefined || body.labels !== undefined || body.archived !== undefined) refuseWhileMoved(session, "change it");
       if (body.title !== undefined) {
         session.title = body.title ?? "New session";
         session.titleSource = body.title === null ? "default" : "given";
@@ -355,6 +356,7 @@ export class SessionService {
   /** Sets a config option on the agent (starting it if needed) and returns all options. */
   async setConfig(id: string, configId: string, value: string): Promise<SessionConfig> {
     const session = this.records.get(id);
+    refuseWhileMoved(session, "set its options");
     const option = session.configOptions.find((candidate) => candidate.id === configId);
     if (session.configOptions.length > 0 && !option) throw new InvalidInputError(`configId: the agent has no option ${configId}`);
     if (option && !option.options.some((candidate) => candidate.value === value)) {
@@ -374,6 +376,7 @@ export class SessionService {
     const runtime = this.runtimes.get(id);
     let goal: Goal | undefined;
     this.records.update(id, (session) => {
+      refuseWhileMoved(session, "set its goal");
       const wasSpent = session.goal?.status === "budget_exhausted";
       goal = reviseGoal(session.goal, objective, tokenBudget, runtime?.goalActivity(session) ?? "idle", this.records.timestamp());
       session.goal = goal;
@@ -388,6 +391,7 @@ export class SessionService {
   /** Removes the goal; a queue its spent budget paused goes on. */
   clearGoal(id: string): Session {
     const session = this.records.update(id, (stored) => {
+      refuseWhileMoved(stored, "clear its goal");
       if (!stored.goal) throw new NotFoundError("the session has no goal");
       if (stored.goal.status === "budget_exhausted") resumeQueue(stored);
       stored.goal = null;

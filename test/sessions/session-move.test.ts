@@ -105,6 +105,18 @@ describe("moving a session to a paired machine", () => {
     const refused = await studio.t.json<{ error: string }>("POST", `/v1/sessions/${source.id}/prompts`, { text: "still here?" });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toContain(`moved to laptop (session ${arrivedId} there)`);
+    // Nor any other change a move carries: it would be lost here, where the session no longer goes on.
+    const changes: Array<[string, string, unknown]> = [
+      ["PATCH", "", { title: "renamed here" }],
+      ["PUT", "/goal", { objective: "another", tokenBudget: null }],
+      ["DELETE", "/goal", undefined],
+    ];
+    for (const [method, path, body] of changes) {
+      const change = await studio.t.json<{ error: string }>(method, `/v1/sessions/${source.id}${path}`, body);
+      expect(change.status).toBe(409);
+      expect(change.body.error).toContain("there");
+    }
+    expect((await studio.t.json("PATCH", `/v1/sessions/${source.id}`, { lastSeenAttentionSequence: 0 })).status).toBe(200);
 
     // Raising the budget there lets the queue go on: the agent there gets the conversation by handoff.
     await laptop.t.json("PUT", `/v1/sessions/${arrivedId}/goal`, { objective: "Ship it", tokenBudget: 50_000 });
