@@ -88,7 +88,11 @@ export function Composer({ sessionId, projectId, commands, onSend, children }: C
     const chosen = chooseSuggestion(text, trigger, suggestion.value);
     if (trigger.kind === "file") setMentioned((current) => [...current, suggestion.value]);
     edit(chosen.text, chosen.caret);
-    requestAnimationFrame(() => field.current?.setSelectionRange(chosen.caret, chosen.caret));
+    // After the render puts the text in; not once the person has typed on (their caret is theirs then:
+    // moved back, "please" typed at once came out "leasep").
+    requestAnimationFrame(() => {
+      if (field.current?.value === chosen.text) field.current.setSelectionRange(chosen.caret, chosen.caret);
+    });
   };
 
   const send = (event: Event) => {
