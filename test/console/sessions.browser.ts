@@ -32,9 +32,10 @@ const lastReply = (page: Page) => page.locator(".message.assistant").last();
 /** A reply drawn as markdown (paragraphs cut where the text runs long) has the same words, whitespace aside. */
 const words = (text: string | null) => (text ?? "").replace(/\s+/g, "");
 
-async function send(page: Page, text: string): Promise<void> {
+/** `tap`: where the button is, not once it is still (while a reply streams above, see the queue's taps below). */
+async function send(page: Page, text: string, tap: { force?: true } = {}): Promise<void> {
   await page.getByLabel("Prompt", { exact: true }).fill(text);
-  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByRole("button", { name: "Send" }).click(tap);
   await page.getByLabel("Prompt", { exact: true }).and(page.locator(":placeholder-shown")).waitFor();
 }
 
@@ -218,14 +219,14 @@ describe("sessions in the console", () => {
       (text) => text!.length > before,
     );
 
-    await send(page, "first queued");
-    await send(page, "second queued");
+    // The reply grows above the composer and the queue and the page follows it, so they drift by a
+    // fraction of a pixel from one frame to the next: Playwright's wait for a still element may never
+    // end. The buttons are tapped where they are, as a person does.
+    const tap = { force: true } as const;
+    await send(page, "first queued", tap);
+    await send(page, "second queued", tap);
     const queue = page.getByRole("region", { name: "Queued prompts" });
     await queue.locator("li").nth(1).waitFor();
-    // The reply grows above the queue and the page follows it, so the queue drifts by a fraction of a
-    // pixel from one frame to the next: Playwright's wait for a still element would never end. The
-    // buttons are tapped where they are, as a person does.
-    const tap = { force: true } as const;
     await queue.locator("li").first().getByRole("button", { name: "Edit" }).click(tap);
     await queue.getByLabel("Queued prompt").fill("first, edited");
     await queue.getByRole("button", { name: "Save" }).click(tap);
