@@ -148,6 +148,16 @@ describe("moving a session to a paired machine", () => {
     expect((noLocation.body as unknown as { error: string }).error).toMatch(/add a location for project "studio-clone" on machine laptop/);
     const unknown = await move(studio, created.body.id, "mch-elsewhere");
     expect(unknown.status).toBe(404);
+    // The calls between machines take a paired machine's token only, not a person's (the admin's here).
+    for (const [method, path] of [
+      ["GET", "/v1/machines/peer/moves/mov_x"],
+      ["POST", "/v1/machines/peer/moves/mov_x/confirm"],
+      ["POST", "/v1/machines/peer/moves/mov_x/abort"],
+    ] as const) {
+      const refused = await studio.t.json(method, path);
+      expect(refused.status).toBe(403);
+      assertMatchesSchema(ErrorBody, refused.body);
+    }
     const after = await studio.detail(created.body.id);
     expect(after.session.move).toBeNull();
     expect(after.session.status).toContain("the move to laptop did not happen");
