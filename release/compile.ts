@@ -55,6 +55,14 @@ async function bunBuild(options: CompileOptions, entrypoints: string[]): Promise
     "--compile",
     "--minify-whitespace",
     "--bytecode",
+    // ESM with splitting: each lazily imported command and module is a chunk of its own, loaded when
+    // imported. As one CommonJS bundle every start loaded the whole 2.2 MB of bytecode (40 ms of a
+    // `--version`).
+    "--format=esm",
+    "--splitting",
+    // Paths under the executable's root as under the repository's, whatever the entrypoints: workers
+    // are found there (src/system/worker-url.ts).
+    `--root=${root}`,
     "--sourcemap",
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",

@@ -2,5 +2,4 @@
 import { runMain } from "citty";
 import { mainCommand } from "./cli/main-command.ts";
 
-// No top-level await: the --bytecode build is CommonJS.
 void runMain(mainCommand);

@@ -1,5 +1,6 @@
 import type { MigrationReport, MigrationStepProgress } from "./migrations.ts";
 import type { MigrationJob, MigrationWorkerMessage } from "./migration-worker.ts";
+import { workerUrl } from "../system/worker-url.ts";
 
 /**
  * Migrates the database file in a worker thread (see migration-worker.ts). Resolves with the report,
@@ -7,7 +8,7 @@ import type { MigrationJob, MigrationWorkerMessage } from "./migration-worker.ts
  */
 export function migrateInBackground(job: MigrationJob, onProgress: (progress: MigrationStepProgress) => void): Promise<MigrationReport> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./migration-worker.ts", import.meta.url).href);
+    const worker = new Worker(workerUrl("store/migration-worker.ts"));
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;

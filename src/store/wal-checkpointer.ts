@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
+import { workerUrl } from "../system/worker-url.ts";
 
 /** SQLite's own threshold, restored if the background checkpoints stop working. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
@@ -66,7 +67,7 @@ export class WalCheckpointer {
   private launch(): Worker {
     clearTimeout(this.launchTimer);
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
+    const worker = new Worker(workerUrl("store/checkpoint-worker.ts"));
     this.worker = worker;
     const onStarted = (event: MessageEvent) => {
       if (event.data !== "started") return;

@@ -4,6 +4,7 @@ import { killSession } from "../process/process-session.ts";
 import { signalGroup } from "../process/run-command.ts";
 import { OutputRing } from "./output-ring.ts";
 import type { FromPtyWorker, ToPtyWorker } from "./pty-messages.ts";
+import { workerUrl } from "../system/worker-url.ts";
 
 /** How a terminal's process ended: its exit status, or the signal that ended it. */
 export interface TerminalExit {
@@ -76,7 +77,7 @@ export class LiveTerminal {
 
   /** Starts the process on its PTY; rejects with the reason when it cannot be started. */
   static start(options: LiveTerminalOptions): Promise<LiveTerminal> {
-    const worker = new Worker(new URL("./pty-worker.ts", import.meta.url).href);
+    const worker = new Worker(workerUrl("terminals/pty-worker.ts"));
     const taken = new Int32Array(new SharedArrayBuffer(4));
     let exited!: (exit: TerminalExit) => void;
     const exit = new Promise<TerminalExit>((resolve) => (exited = resolve));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
@@ -10,6 +10,8 @@ import { releasedBuild, TEST_RELEASE } from "../helpers/released-build.ts";
 import { schemaOf } from "../helpers/test-store.ts";
 import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
 import { dataPaths } from "../../src/config/paths.ts";
+import type { PtyTerminal } from "../../src/schemas/terminals.ts";
+import { until } from "../helpers/poll.ts";
 
 // The compiled executable is what users run; Elysia behaves differently when its source is
 // transformed, so it is tested itself rather than only the source.
@@ -27,6 +29,16 @@ afterAll(async () => {
   await serve?.child.exited;
   home.remove();
 });
+
+/** A request with the admin token (read through the CLI, as a user would). */
+async function call(method: string, path: string, body?: unknown): Promise<Response> {
+  const token = (await runAtrium([binary], ["token"], home.path)).stdout.trim();
+  return fetch(serve.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
 
 describe("compiled binary", () => {
   test("prints its embedded version, and no source map is left beside it", async () => {
@@ -82,19 +94,32 @@ describe("compiled binary", () => {
   });
 
   test("errors from asynchronous handlers get their mapped status, not a bare 500", async () => {
-    const token = (await runAtrium([binary], ["token"], home.path)).stdout.trim();
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(serve.url + path, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
     const missing = await call("DELETE", "/v1/projects/prj_nope");
     expect(missing.status).toBe(404);
     assertMatchesSchema(ErrorBody, await missing.json());
     const invalid = await call("POST", "/v1/projects", {});
     expect(invalid.status).toBe(400);
     assertMatchesSchema(ErrorBody, await invalid.json());
+  });
+
+  test("its worker threads load from inside the executable: a terminal's PTY reader, the checkpointer's scrub", async () => {
+    const folder = makeTempDir("atrium-worker-project-");
+    try {
+      const project = (await (await call("POST", "/v1/projects", { folderPath: folder.path })).json()) as { id: string };
+      // The PTY worker reports the process started (else no 201) and how it exited.
+      const started = await call("POST", "/v1/terminals", { projectId: project.id, cols: 80, rows: 24, command: "exit 7" });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as PtyTerminal;
+      const read = async () => (await (await call("GET", `/v1/terminals/${id}`)).json()) as PtyTerminal;
+      expect((await until(read, (terminal) => terminal.state === "exited")).exitCode).toBe(7);
+      // A session's deletion asks the checkpoint worker to scrub, which empties the WAL; without the worker nothing does.
+      const session = (await (await call("POST", "/v1/sessions", { projectId: project.id, harnessId: "echo" })).json()) as { id: string };
+      expect((await call("DELETE", `/v1/sessions/${session.id}`)).status).toBe(200);
+      const walBytes = async () => statSync(`${dataPaths(home.path).database}-wal`).size;
+      await until(walBytes, (bytes) => bytes === 0);
+    } finally {
+      folder.remove();
+    }
   });
 
   test("status --json reports the running server", async () => {
