@@ -5,7 +5,7 @@ import packageJson from "../../package.json" with { type: "json" };
 import { compileBinary } from "../../release/compile.ts";
 import type { AgentServer } from "./agents.ts";
 import { EventStream, type EventStreamOptions, wallMs } from "./events.ts";
-import { SERVER_CPU, freePort, launch, onCpu, tempDir, until, type Launched } from "./processes.ts";
+import { SERVER_CPU, freePort, launch, onCpu, tempDir, until } from "./processes.ts";
 
 /** Compiles the working tree as `npm run build` does, into a temp dir; with `entrypoints`, those with the same flags. */
 export async function buildBinary(entrypoints?: string[]) {
@@ -74,24 +74,8 @@ export interface AtriumOptions {
   harness?: string;
 }
 
-export interface Atrium extends Launched {
-  /** Wall ms (bench/lib/events.ts `wallMs`) when it was ready: its compactor's first pass is timed from about then. */
-  startedAt: number;
-  token: string;
-  home: string;
-  headers: Record<string, string>;
-  call: ApiCall;
-  /** `timedGet` of a path with the token. */
-  get(path: string): Promise<{ ms: number; body: Uint8Array<ArrayBuffer> }>;
-  /** `get` of a JSON body. */
-  json<T>(path: string): Promise<T>;
-  /** `count` sequential timed GETs of `pathOf(request)`, in ms. */
-  timeGets(count: number, pathOf: (request: number) => string): Promise<number[]>;
-  events(query?: string, options?: EventStreamOptions): Promise<EventStream>;
-}
-
 /** The compiled server on a data dir, as `AtriumOptions` say; a step after the start that fails stops it first. */
-export async function startAtrium(binary: string, { agent, ...given }: AtriumOptions = {}): Promise<Atrium> {
+export async function startAtrium(binary: string, { agent, ...given }: AtriumOptions = {}) {
   const options = agent
     ? { ...given, config: { ...agent.config, ...given.config }, env: { ...agent.env, ...given.env }, harness: given.harness ?? agent.harness }
     : given;
@@ -114,18 +98,20 @@ export async function startAtrium(binary: string, { agent, ...given }: AtriumOpt
   const headers = { authorization: `Bearer ${token}` };
   const call = apiCaller(launched.url, token);
   const get = (path: string) => timedGet(launched.url, headers, path);
-  const atrium: Atrium = {
+  const atrium = {
     ...launched,
+    /** Wall ms (bench/lib/events.ts `wallMs`) when it was ready: its compactor's first pass is timed from about then. */
     startedAt,
     token,
     home,
     headers,
     call,
+    /** `timedGet` of a path with the token. */
     get,
-    json: async (path) => JSON.parse(new TextDecoder().decode((await get(path)).body)),
-    // Array.fromAsync awaits each before it asks for the next: one request at a time.
-    timeGets: (count, pathOf) => Array.fromAsync({ length: count }, async (_, request) => (await get(pathOf(request))).ms),
-    events: (query = "", eventOptions) => EventStream.open(`${launched.url}/v1/events/stream${query}`, token, eventOptions),
+    json: async <T>(path: string): Promise<T> => JSON.parse(new TextDecoder().decode((await get(path)).body)),
+    /** `count` sequential timed GETs of `pathOf(request)`, in ms (Array.fromAsync awaits each before it asks for the next). */
+    timeGets: (count: number, pathOf: (request: number) => string) => Array.fromAsync({ length: count }, async (_, request) => (await get(pathOf(request))).ms),
+    events: (query = "", eventOptions?: EventStreamOptions) => EventStream.open(`${launched.url}/v1/events/stream${query}`, token, eventOptions),
     // The server stops its agents and waits for them, so their CPU comes back to us with its own.
     async stop() {
       await launched.stop();
@@ -143,6 +129,8 @@ export async function startAtrium(binary: string, { agent, ...given }: AtriumOpt
   }
   return atrium;
 }
+
+export type Atrium = Awaited<ReturnType<typeof startAtrium>>;
 
 /** A PUT /v1/sync body newer each time (`sequence` rises), so that each such write appends exactly one sync.changed event. */
 export const syncWrite = (sequence: number, key = "k") => ({

@@ -5,16 +5,6 @@ export interface LoadSettings {
   durationSeconds: number;
 }
 
-export interface LoadResult {
-  requests: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Responses outside 2xx: a run with any of these did not measure the route it meant to. */
-  non2xx: number;
-  socketErrors: number;
-}
-
 const DURATION_UNITS_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
 
 function wrkLatencyMs(output: string, percent: number): number {
@@ -28,7 +18,7 @@ function wrkLatencyMs(output: string, percent: number): number {
  * of the CPU the server does, so the server is what saturates. Without it the throughput ratios
  * would measure the load generator, so its absence is an error, not a fallback.
  */
-export async function wrk(url: string, headers: Record<string, string>, settings: LoadSettings): Promise<LoadResult> {
+export async function wrk(url: string, headers: Record<string, string>, settings: LoadSettings) {
   const wrkPath = Bun.which("wrk");
   if (wrkPath === null) throw new Error("wrk is not on PATH: apt-get install -y wrk (macOS: brew install wrk)");
   const headerArgs = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]);
@@ -42,6 +32,7 @@ export async function wrk(url: string, headers: Record<string, string>, settings
     requestsPerSecond: number(/^Requests\/sec:\s+([\d.]+)/m),
     p50Ms: wrkLatencyMs(stdout, 50),
     p99Ms: wrkLatencyMs(stdout, 99),
+    /** Responses outside 2xx: a run with any of these did not measure the route it meant to. */
     non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0),
     socketErrors: socketErrors ? socketErrors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
   };

@@ -96,33 +96,22 @@ export async function stopProcess(child: Subprocess, graceMs = 5_000): Promise<v
   }
 }
 
-export interface LaunchOptions {
-  command: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  /** Ready once this answers 200 (polled); otherwise once the process prints `listening on <url>`. */
-  poll?: { url: string; headers?: Record<string, string> };
-  timeoutMs?: number;
-}
-
-export interface Launched {
-  url: string;
-  pid: number;
-  /** Spawn to ready. */
-  readyMs: number;
-  stop(): Promise<void>;
-}
-
 const LISTENING = /listening on (http:\/\/\S+)\s/;
 /** What a failed start shows of the process's output. */
 const OUTPUT_TAIL = 4_000;
 
 /**
- * The one way the benchmarks start a server, Atrium or any other: spawned, its output read all along
- * (so that it never blocks on a full pipe), ready when it says it listens or when `poll` answers 200.
- * A start that fails stops the process and throws with the tail of its output.
+ * The one way the benchmarks start a server, Atrium or any other: spawned, its output read all along (so that it never
+ * blocks on a full pipe), ready when it prints `listening on <url>`, or with `poll` when that answers 200 (`readyMs`: spawn
+ * to ready). A start that fails stops the process and throws with the tail of its output.
  */
-export async function launch(options: LaunchOptions): Promise<Launched> {
+export async function launch(options: {
+  command: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  poll?: { url: string; headers?: Record<string, string> };
+  timeoutMs?: number;
+}) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const started = performance.now();
   const child = Bun.spawn(options.command, { env: { ...process.env, ...options.env }, cwd: options.cwd, stdout: "pipe", stderr: "pipe" });
@@ -151,6 +140,8 @@ export async function launch(options: LaunchOptions): Promise<Launched> {
     throw new Error(`${options.command.join(" ")} did not start: ${(error as Error).message}\n${output}`);
   }
 }
+
+export type Launched = Awaited<ReturnType<typeof launch>>;
 
 /** While requests go unanswered, a new one this often, up to this many unanswered at once. */
 const POLL_GAP_MS = 10;

@@ -3,30 +3,13 @@ import { newSession, runTurns, scratchProject, type Atrium } from "../lib/atrium
 import { ConversationText } from "../lib/conversation-text.ts";
 import { measurement } from "../lib/measurement.ts";
 import { median, timed } from "../lib/stats.ts";
-import { buildHandoff, type Handoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
+import { buildHandoff, type HandoffTurn } from "../../src/sessions/history-handoff.ts";
 
 const TURNS = 200;
 /** A turn as agents' turns run: a short prompt, a reply of a few paragraphs, two tool calls with output. */
 const PROMPT_BYTES = 300;
 const REPLY_BYTES = 2_000;
 const OUTPUT_LINES = 20;
-
-interface World {
-  turns: HandoffTurn[];
-  /** The conversation's own size: every prompt, reply and tool output whole. */
-  storedChars: number;
-  /** The compiled server with a session of TURNS turns of the same prompts and replies (the scripted agent's, no tool calls). */
-  atrium: Atrium;
-  projectId: string;
-  sessionId: string;
-}
-
-interface Sample {
-  handoff: Handoff;
-  ms: number;
-  /** From the fork's request to its first reply's end (the handoff with that prompt). */
-  forkReplyMs: number;
-}
 
 /** From `create` (a new session's request) to its first reply's end, in ms; the session is then deleted. */
 async function firstReplyMs(atrium: Atrium, create: () => Promise<string>): Promise<number> {
@@ -38,7 +21,8 @@ async function firstReplyMs(atrium: Atrium, create: () => Promise<string>): Prom
   return ms;
 }
 
-function conversation(): Pick<World, "turns" | "storedChars"> {
+/** TURNS turns of made-up text, and the conversation's own size: every prompt, reply and tool output whole. */
+function conversation() {
   const text = new ConversationText(36);
   const output = () => Array.from({ length: OUTPUT_LINES }, () => text.message(60)).join("\n");
   const turns = Array.from({ length: TURNS }, (): HandoffTurn => {
@@ -56,7 +40,7 @@ function conversation(): Pick<World, "turns" | "storedChars"> {
 }
 
 /** The history handoff (src/sessions/history-handoff.ts) of a 200-turn conversation: its size against the budget, and its cost. */
-export const handoff = measurement<World, Sample, number>({
+export const handoff = measurement({
   key: "handoff",
   title: "History handoff of a 200-turn conversation",
   seed: {
@@ -76,6 +60,7 @@ export const handoff = measurement<World, Sample, number>({
     what: "builds the handoff the agent's first prompt would carry, timed; then forks the session and times its first reply (its prompt carries the handoff).",
     run: async ({ turns, atrium, sessionId }) => {
       const { ms, value } = await timed(async () => buildHandoff(turns));
+      // From the fork's request to its first reply's end (its prompt carries the handoff).
       const forkReplyMs = await firstReplyMs(atrium, async () => (await atrium.call<{ id: string }>(201, "POST", `/v1/sessions/${sessionId}/fork`, {})).id);
       return { handoff: value, ms, forkReplyMs };
     },

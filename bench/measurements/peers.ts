@@ -10,7 +10,7 @@ import { timedGet } from "../lib/atrium.ts";
 import { git } from "../lib/git-repository.ts";
 import { PHONE, type BenchBrowser } from "../lib/browser.ts";
 import { measurement } from "../lib/measurement.ts";
-import { type ConsoleVisit, visitConsole } from "../lib/peers/console.ts";
+import { visitConsole } from "../lib/peers/console.ts";
 import { installPeer } from "../lib/peers/install.ts";
 import { atriumServer, type BenchServer, HAPI_PACKAGE, hapiServer, OPENCODE_PACKAGE, opencodeServer } from "../lib/peers/servers.ts";
 import { BROWSER_ENCODINGS, readFullList, treeRssBytes } from "../lib/peers/wire.ts";
@@ -82,7 +82,7 @@ async function measureRound(peer: Peer, world: World) {
     if (list.records !== SESSIONS) throw new Error(`the full list held ${list.records} sessions, not ${SESSIONS}`);
     const headers = { ...server.headers(), "accept-encoding": BROWSER_ENCODINGS };
     const times = await Array.fromAsync({ length: 220 }, async () => (await timedGet(launched.url, headers, server.firstPagePath)).ms);
-    const visits: ConsoleVisit[] = [];
+    const visits = [];
     for (let visit = 0; visit < 3; visit++) visits.push(await visitConsole(world.browser, server, launched.url, PHONE));
     return { coldStartMs: launched.readyMs, list, firstPageP50Ms: median(times.slice(20)), visits: visits.slice(1) };
   } finally {
@@ -93,7 +93,7 @@ async function measureRound(peer: Peer, world: World) {
 type Round = Awaited<ReturnType<typeof measureRound>>;
 
 /** The median over every measured visit of one of its figures. */
-const visits = (pick: (visit: ConsoleVisit) => number | null) => (rounds: Round[]) => median(rounds.flatMap((round) => round.visits.map(pick)));
+const visits = (pick: (visit: Round["visits"][number]) => number | null) => (rounds: Round[]) => median(rounds.flatMap((round) => round.visits.map(pick)));
 
 const FIGURES: { key: string; label: string; unit: Figure["unit"]; of(rounds: Round[], peer: Peer): number }[] = [
   { key: "cold", label: "cold start, spawn to first list answer, median", unit: "ms", of: (rounds) => medianOf(rounds, (r) => r.coldStartMs) },

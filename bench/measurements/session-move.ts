@@ -10,30 +10,15 @@ import { median, medianOf, ratio, timed } from "../lib/stats.ts";
 const TURNS = 500;
 const DIFF_BYTES = 10 * 2 ** 20;
 
-interface World {
-  servers: [PairedServer, PairedServer];
-  /** Which of the two holds the session now, and its id there: each round moves it to the other. */
-  holder: number;
-  sessionId: string;
-  /** A loopback server that reads a body whole and answers: the baseline's copy goes there. */
-  sink: ReturnType<typeof Bun.serve>;
-  /** What the last move sent, which the baseline copies as many bytes of. */
-  lastBytes: number;
-}
-
-/** The session's folder on the server that holds it. */
-const cwdOf = async (world: World) =>
-  (await world.servers[world.holder]!.atrium.call<{ session: { cwd: string } }>(200, "GET", `/v1/sessions/${world.sessionId}?limit=1`)).session.cwd;
-
 /** What the source logged it sent for its last move (src/sessions/session-moves.ts). */
-function lastCopy(server: PairedServer): { bytes: number; patchBytes: number; items: number } {
+function lastCopy(server: PairedServer) {
   const line = serverLogLines(server.home).findLast((logged) => logged.msg === "copied a session to another machine");
   if (!line) throw new Error("the source logged no copy");
   return line as unknown as { bytes: number; patchBytes: number; items: number };
 }
 
 /** A move of a session with 1,000 messages and a 10 MB uncommitted change between two compiled servers on loopback. */
-export const sessionMove = measurement<World, { ms: number; bytes: number; items: number; patchBytes: number }, { ms: number }>({
+export const sessionMove = measurement({
   key: "move",
   title: "Moving a session of 1,000 messages and a 10 MB uncommitted change to a paired machine",
   seed: {
@@ -71,6 +56,8 @@ export const sessionMove = measurement<World, { ms: number; bytes: number; items
       );
       const sink = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (request) => new Response(String((await request.arrayBuffer()).byteLength)) });
       bench.defer(() => sink.stop(true));
+      // `holder` holds the session now, as `sessionId` (each round moves it to the other); `sink` reads a body whole and
+      // answers, for the baseline's copy of as many bytes as the last move sent (`lastBytes`).
       return { servers: [a, b], holder: 0, sessionId: session.id, sink, lastBytes: 0 };
     },
   },
@@ -94,8 +81,9 @@ export const sessionMove = measurement<World, { ms: number; bytes: number; items
       "on the server that now holds it, the same working tree packed by git alone (git bundle of HEAD not on a remote, git add -A into " +
       "a private index, git diff --binary) and as many bytes as the move sent POSTed over loopback HTTP to a server that reads them whole.",
     async run(world) {
-      const cwd = await cwdOf(world);
-      const scratch = mkdtempSync(join(world.servers[world.holder]!.home, "baseline-"));
+      const holder = world.servers[world.holder]!;
+      const { cwd } = (await holder.atrium.call<{ session: { cwd: string } }>(200, "GET", `/v1/sessions/${world.sessionId}?limit=1`)).session;
+      const scratch = mkdtempSync(join(holder.home, "baseline-"));
       const { ms } = await timed(async () => {
         git(["bundle", "create", "--quiet", join(scratch, "b.bundle"), "HEAD", "--not", "--remotes"], cwd);
         const env = { GIT_INDEX_FILE: join(scratch, "index") };

@@ -11,17 +11,8 @@ import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk
 import { wallMs } from "../lib/events.ts";
 import { streamChunk, type StreamReport } from "./streaming-agent.ts";
 
-export interface BareClientConfig {
-  /** The agent's command (Bun on bench/workers/streaming-agent.ts, pinned to the load CPU). */
-  command: string[];
-  reportsDir: string;
-  warmupCount: number;
-  count: number;
-  size: number;
-  /** Chunks per second for the measured turn; 0 is as fast as the pipe takes them. */
-  rate: number;
-  tag: string;
-}
+/** `command` runs the agent (Bun on bench/workers/streaming-agent.ts, pinned to the load CPU); `rate` is chunks per second, 0 as fast as the pipe takes them. */
+export type BareClientConfig = { command: string[]; reportsDir: string; warmupCount: number; count: number; size: number; rate: number; tag: string };
 
 // Started by runWorker (bench/lib/processes.ts): its config as JSON in argv, its result as the last line of its output.
 const config = JSON.parse(process.argv[2]!) as BareClientConfig;

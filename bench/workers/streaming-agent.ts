@@ -15,17 +15,11 @@ import { agent, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk"
 import type * as acp from "@agentclientprotocol/sdk";
 import { wallMs } from "../lib/events.ts";
 
-export interface StreamReport {
-  tag: string;
-  /** Wall ms just before the first chunk was handed to the SDK. */
-  firstChunkAt: number;
-  /** Wall ms once the last chunk's line was written to stdout. */
-  lastChunkAt: number;
-  chunks: number;
-  characters: number;
-  /** The agent's own CPU time (user + system) from the first chunk to the last. */
-  cpuMs: number;
-}
+/**
+ * Wall ms just before the first chunk was handed to the SDK and once the last one's line was written to stdout; the
+ * agent's own CPU time (user + system) from the first chunk to the last.
+ */
+export type StreamReport = { tag: string; firstChunkAt: number; lastChunkAt: number; chunks: number; characters: number; cpuMs: number };
 
 /** `stream count=20000 size=50 tag=r1` and the like; anything else is a one-chunk reply. */
 function parsePrompt(text: string) {

@@ -9,18 +9,8 @@ import type { BenchServer } from "./servers.ts";
 const IDLE_MS = 1_000;
 const VISIT_TIMEOUT_MS = 30_000;
 
-export interface ConsoleVisit {
-  /** Sum of every response's body as transferred (encoded), the service worker's fetches included; NaN if one could not be read. */
-  encodedBytes: number;
-  /** ms from navigation start to the frame that first showed list rows; null when none appeared. */
-  firstRowsPaintMs: number | null;
-  listRequests: number;
-  /** When the last list response had been read, ms from navigation start. */
-  lastListResponseMs: number | null;
-}
-
 /** One first visit in a fresh context: navigation, list rows painted, then until the network is idle. */
-export function visitConsole(browser: BenchBrowser, server: BenchServer, base: string, viewport: Viewport): Promise<ConsoleVisit> {
+export function visitConsole(browser: BenchBrowser, server: BenchServer, base: string, viewport: Viewport) {
   const target = server.console;
   return browser.withPage(viewport, target.storage(base), [{ name: "rows", selector: target.rowSelector }], async (page, context) => {
     let lastActivity = performance.now();
@@ -52,9 +42,12 @@ export function visitConsole(browser: BenchBrowser, server: BenchServer, base: s
     const reading = await page.evaluate(readPage);
     const listEnds = reading.requests.filter((request) => target.listPath.test(request.path.split("?")[0]!)).map((request) => request.responseEndMs);
     return {
+      /** Every response's body as transferred (encoded), the service worker's fetches included; NaN if one could not be read. */
       encodedBytes: (await Promise.all(sizes)).reduce((sum, size) => sum + size, 0),
+      /** From navigation start to the frame that first showed list rows; null when none appeared. */
       firstRowsPaintMs: rowsPainted ? (reading.marks.rows?.paintMs ?? null) : null,
       listRequests,
+      /** When the last list response had been read, from navigation start. */
       lastListResponseMs: listEnds.length > 0 ? Math.max(...listEnds) : null,
     };
   });
