@@ -1,9 +1,8 @@
 /**
- * `npm run bench` (`bun bench/run.ts [key ...]`): builds the binary from the working tree, runs the
- * measurements (each declared in bench/measurements/ as a seed, an action, a baseline and rounds),
- * prints a table with targets and writes a JSON copy to bench/results/. It is a report, not a test,
- * but it exits 1 when a measurement crashed (its name and error printed as it happens and again at
- * the end) or a gated target failed or could not be judged.
+ * `npm run bench` (`bun bench/run.ts [key ...]`): builds the binary from the working tree, runs the measurements (each
+ * declared in bench/measurements/ as a seed, an action, a baseline and rounds), prints a table with targets and writes a
+ * JSON copy to bench/results/. A report, not a test, but it exits 1 when a measurement crashed (its name and error printed
+ * as it happens and again at the end) or a gated target failed or could not be judged.
  */
 import { readdirSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, totalmem } from "node:os";
@@ -30,8 +29,13 @@ const ORDER = (
 
 const isRunnable = (value: unknown): value is Runnable => typeof value === "object" && value !== null && "key" in value && "run" in value;
 
-/** The measurements the files in bench/measurements/ declare, in ORDER; one ORDER leaves out, or names without its file, is an error. */
-async function declared(): Promise<Runnable[]> {
+/**
+ * The measurements bench/measurements/ declares, in ORDER, or of them those `keys` name (`bun bench/run.ts events cold`);
+ * a key ORDER does not know, a declared one ORDER leaves out, or one it names without its file, is an error.
+ */
+async function selected(keys: string[]): Promise<Runnable[]> {
+  const unknown = keys.filter((key) => !ORDER.includes(key));
+  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from ${ORDER.join(", ")}`);
   const dir = join(import.meta.dir, "measurements");
   const modules: Record<string, unknown>[] = await Promise.all(readdirSync(dir).map((file) => import(join(dir, file))));
   const found = new Map(modules.flatMap((module) => Object.values(module).filter(isRunnable)).map((measurement) => [measurement.key, measurement]));
@@ -39,14 +43,7 @@ async function declared(): Promise<Runnable[]> {
   const absent = ORDER.filter((key) => !found.has(key));
   if (unordered.length + absent.length > 0)
     throw new Error(`bench/run.ts's ORDER leaves out ${unordered.join(", ") || "none"}, names ${absent.join(", ") || "none"} not declared`);
-  return ORDER.map((key) => found.get(key)!);
-}
-
-/** `bun bench/run.ts events cold` runs only those; no arguments runs them all. */
-async function selected(keys: string[]): Promise<Runnable[]> {
-  const unknown = keys.filter((key) => !ORDER.includes(key));
-  if (unknown.length > 0) throw new Error(`unknown measurement ${unknown.join(", ")}; choose from ${ORDER.join(", ")}`);
-  return (await declared()).filter((measurement) => keys.length === 0 || keys.includes(measurement.key));
+  return ORDER.filter((key) => keys.length === 0 || keys.includes(key)).map((key) => found.get(key)!);
 }
 
 /**

@@ -96,17 +96,16 @@ async function rssPerStreamKiB(atrium: Atrium, gzip: boolean): Promise<number> {
   }
 }
 
-const framesOf = (bytes: Uint8Array): Uint8Array[] => {
+/** The stream cut after each blank line: one unit per event (or comment) as the server frames it. */
+function framesOf(bytes: Buffer): Uint8Array[] {
   const frames: Uint8Array[] = [];
-  let start = 0;
-  for (let index = 1; index < bytes.length; index++) {
-    if (bytes[index] === 10 && bytes[index - 1] === 10) {
-      frames.push(bytes.subarray(start, index + 1));
-      start = index + 1;
-    }
+  for (let start = 0, end = 0; start < bytes.length; start = end) {
+    const blank = bytes.indexOf("\n\n", start);
+    end = blank === -1 ? bytes.length : blank + 2;
+    frames.push(bytes.subarray(start, end));
   }
-  return start < bytes.length ? [...frames, bytes.subarray(start)] : frames;
-};
+  return frames;
+}
 
 export const streamCompression = measurement({
   key: "stream-compression",
@@ -143,7 +142,7 @@ export const streamCompression = measurement({
       }
       const serverCpuMs = (cpuSeconds(atrium.pid) - cpuBefore) * 1000;
       const [plainKiB, gzipKiB] = [await rssPerStreamKiB(atrium, false), await rssPerStreamKiB(atrium, true)];
-      const all = new Uint8Array(Buffer.concat(reads));
+      const all = Buffer.concat(reads);
       const frames = framesOf(all);
       const events = stream.events.length;
       const codecs = [];
