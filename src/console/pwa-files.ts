@@ -4,6 +4,7 @@ import icon192 from "./ui/shell/icon-192.png" with { type: "file" };
 import icon512 from "./ui/shell/icon-512.png" with { type: "file" };
 import iconMaskable from "./ui/shell/icon-maskable-512.png" with { type: "file" };
 import type { ConsoleFile } from "./console-assets.ts";
+import { bundledFile } from "../system/bundled-file.ts";
 
 const serviceWorkerSource: string = serviceWorkerFile;
 
@@ -36,12 +37,12 @@ async function file(body: Blob, contentType: string): Promise<ConsoleFile> {
 export async function pwaFiles(): Promise<Map<string, ConsoleFile>> {
   // A module for TypeScript (its declarations stay its own), a classic script for browsers: every one
   // of them runs that as a service worker, not all of them a module.
-  const serviceWorker = new Bun.Transpiler({ loader: "ts" }).transformSync(await Bun.file(serviceWorkerSource).text()).replace(/^export \{\};?\s*$/m, "");
+  const serviceWorker = new Bun.Transpiler({ loader: "ts" }).transformSync(await bundledFile(serviceWorkerSource).text()).replace(/^export \{\};?\s*$/m, "");
   return new Map([
     ["/manifest.webmanifest", await file(new Blob([JSON.stringify(MANIFEST)]), "application/manifest+json")],
     ["/sw.js", await file(new Blob([serviceWorker]), "text/javascript; charset=utf-8")],
-    ["/icon-192.png", await file(Bun.file(icon192), "image/png")],
-    ["/icon-512.png", await file(Bun.file(icon512), "image/png")],
-    ["/icon-maskable-512.png", await file(Bun.file(iconMaskable), "image/png")],
+    ["/icon-192.png", await file(bundledFile(icon192), "image/png")],
+    ["/icon-512.png", await file(bundledFile(icon512), "image/png")],
+    ["/icon-maskable-512.png", await file(bundledFile(iconMaskable), "image/png")],
   ]);
 }

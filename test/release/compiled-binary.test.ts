@@ -122,6 +122,29 @@ describe("compiled binary", () => {
     }
   });
 
+  test("serves the console and its installable files from inside the executable", async () => {
+    const page = await fetch(`${serve.url}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.length).toBeGreaterThan(0);
+    const fixed = [
+      "/sw.js",
+      "/manifest.webmanifest",
+      "/icon-192.png",
+      "/icon-512.png",
+      "/icon-maskable-512.png",
+      "/highlighter.js",
+      "/terminal-emulator.js",
+      "/code-editor.js",
+    ];
+    for (const path of [...assets, ...fixed]) {
+      const response = await fetch(serve.url + path);
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+  });
+
   test("status --json reports the running server", async () => {
     const result = await runAtrium([binary], ["status", "--json"], home.path);
     expect(result.code).toBe(0);
