@@ -67,7 +67,7 @@ function interfaceAddresses(host: string, interfaces: NodeJS.Dict<NetworkInterfa
  *   - Bound to loopback: publicUrl (a proxy in front), then the loopback address; nothing else can
  *     reach it, which the console says when it shows a QR code.
  */
-export function serverAddress(spec: ListenSpec, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces()): ServerAddress {
+export function serverAddress(spec: ListenSpec, readInterfaces: () => NodeJS.Dict<NetworkInterfaceInfo[]> = networkInterfaces): ServerAddress {
   const secure = spec.certificatePem !== undefined;
   const scheme = secure ? "https" : "http";
   const wildcard = isWildcardHost(spec.host);
@@ -75,7 +75,8 @@ export function serverAddress(spec: ListenSpec, interfaces: NodeJS.Dict<NetworkI
   const localUrl = urlOf(scheme, wildcard ? (spec.host.includes(":") ? "::1" : "127.0.0.1") : spec.host, spec.port);
   const names = spec.certificatePem ? certificateNames(spec.certificatePem) : [];
   const dnsNames = names.filter((name) => !isLoopbackHost(name) && !name.includes(":") && !/^\d+\.\d+\.\d+\.\d+$/.test(name));
-  const machine = wildcard ? interfaceAddresses(spec.host, interfaces) : [];
+  // Read only for a wildcard bind: listing them takes milliseconds, before health can answer.
+  const machine = wildcard ? interfaceAddresses(spec.host, readInterfaces()) : [];
   const certified = names.filter((name) => machine.includes(name));
   const reachable = [
     ...(spec.publicUrl ? [spec.publicUrl.replace(/\/+$/, "")] : []),
