@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createDatabaseIfMissing } from "../src/store/new-database.ts";
-import { SCHEMA_IMAGE_NAME } from "../src/store/schema-image.ts";
+import { latestSchemaVersion } from "../src/store/migrations.ts";
+import { schemaImageName } from "../src/store/schema-image.ts";
 
 export interface CompileOptions {
   outfile: string;
@@ -40,7 +41,7 @@ export async function compileBinary(options: CompileOptions): Promise<void> {
   // The migrated empty database a first start writes instead of migrating (src/store/schema-image.ts).
   const imageDir = mkdtempSync(join(tmpdir(), "atrium-schema-image-"));
   try {
-    const image = join(imageDir, SCHEMA_IMAGE_NAME);
+    const image = join(imageDir, schemaImageName(latestSchemaVersion));
     createDatabaseIfMissing(image);
     await bunBuild(options, [...(options.entrypoints ?? [join(root, "src", "main.ts"), ...ATRIUM_WORKERS]), image]);
   } finally {

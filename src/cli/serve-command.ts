@@ -3,7 +3,6 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../config/config.ts";
 import { parseLogLevel } from "../logging/logger.ts";
 import { AtriumServer, CLEAR_TEXT_WARNING } from "../server/atrium-server.ts";
 import { isLoopbackHost } from "../system/loopback.ts";
-import { terminalQr } from "./terminal-qr.ts";
 import { CliError, cliConfig, cliPaths, runCli } from "./cli-context.ts";
 import { DataDirBusyError } from "../server/data-dir-lock.ts";
 
@@ -51,7 +50,7 @@ export const serveCommand = defineCommand({
       process.once("SIGTERM", shutdown);
       process.once("SIGINT", shutdown);
       process.stdout.write(`listening on ${server.url}\n`);
-      printWhereToReachIt(server, host);
+      await printWhereToReachIt(server, host);
     }),
 });
 
@@ -60,7 +59,7 @@ export const serveCommand = defineCommand({
  * plain http leaves this machine, and on a first start at a terminal the console's sign-in link with
  * its QR code, so a new user never needs the token file or curl.
  */
-function printWhereToReachIt(server: AtriumServer, host: string): void {
+async function printWhereToReachIt(server: AtriumServer, host: string): Promise<void> {
   const { address } = server;
   const elsewhere = address.reachableUrls.filter((url) => url !== server.url);
   for (const url of elsewhere) process.stdout.write(`reachable at ${url}\n`);
@@ -70,5 +69,7 @@ function printWhereToReachIt(server: AtriumServer, host: string): void {
   const link = server.firstSignInLink();
   if (!link) return;
   const best = link.urls[0]!;
+  // Loaded only here: the QR encoder is no part of a start that serves no terminal.
+  const { terminalQr } = await import("./terminal-qr.ts");
   process.stdout.write(`\nSign in to the console (once, before ${link.expiresAt}; \`atrium console\` prints another):\n${best}\n${terminalQr(best)}`);
 }

@@ -15,7 +15,7 @@ import { Store } from "../store/database.ts";
 import { MetaRepository } from "../store/meta-repository.ts";
 import { currentSchemaVersion, migrate, migrations, type Migration, type MigrationReport } from "../store/migrations.ts";
 import { createDatabaseIfMissing } from "../store/new-database.ts";
-import { embeddedSchemaImage } from "../store/schema-image.ts";
+import { dateSchemaImage, embeddedSchemaImage } from "../store/schema-image.ts";
 import { TokenRepository } from "../store/token-repository.ts";
 import { buildInfo } from "../system/build-info.ts";
 import { loadIdentity, osMachineId, type ServerIdentity } from "../system/identity.ts";
@@ -123,6 +123,7 @@ export class ServerStart {
     const created = createDatabaseIfMissing(this.paths.database, { list: this.migrations, image });
     const store = Store.open(this.paths.database, { busyTimeoutMs: this.options.tuning?.busyTimeoutMs ?? SERVER_BUSY_TIMEOUT_MS });
     this.store = store;
+    if (created && image) dateSchemaImage(store, new Date(this.clock.now()));
     const migration = new MigrationProgress(currentSchemaVersion(store), this.migrations[this.migrations.length - 1]?.version ?? 0);
     if (created) this.finishMigration(migration, created);
     else if (migration.status().schemaVersion === 0) this.finishMigration(migration, migrate(store, { list: this.migrations }));

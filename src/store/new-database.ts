@@ -1,15 +1,19 @@
 import { linkSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { Store } from "./database.ts";
-import { migrate, type Migration, type MigrationReport } from "./migrations.ts";
-import { adoptSchemaImage } from "./schema-image.ts";
+import { migrate, migrations, type Migration, type MigrationReport } from "./migrations.ts";
+import type { SchemaImage } from "./schema-image.ts";
 import { syncPath } from "./sync-path.ts";
 
 export interface NewDatabaseOptions {
   /** The migrations to run; every one when absent. */
   list?: Migration[];
-  /** A migrated empty database to start from (a compiled build's, schema-image.ts); the migrations it lacks run on it. */
-  image?: Uint8Array;
+  /**
+   * A migrated empty database to start from (a compiled build's, schema-image.ts): put in place as it is
+   * when it has every migration, the ones it lacks run on it otherwise. Its migrations are not dated
+   * here (dateSchemaImage, at the first open).
+   */
+  image?: SchemaImage;
 }
 
 /**
@@ -28,16 +32,24 @@ export function createDatabaseIfMissing(path: string, { list, image }: NewDataba
   for (const name of readdirSync(folder)) if (name.startsWith(scratchPrefix)) rmSync(join(folder, name), { force: true });
   const scratch = join(folder, `${scratchPrefix}${process.pid}`);
   try {
-    if (image) writeFileSync(scratch, image, { mode: 0o600 });
-    const store = Store.open(scratch, { synchronous: "OFF" });
-    let report: MigrationReport;
-    try {
-      const fromImage = image ? adoptSchemaImage(store, new Date()) : [];
-      const migrated = migrate(store, { list });
-      report = { ...migrated, fromVersion: 0, applied: [...fromImage, ...migrated.applied] };
-    } finally {
-      // The last connection's close copies the WAL into the file and removes it: the file is the whole database.
-      store.close();
+    const wanted = list ?? migrations;
+    const fromImage = (image ? wanted.filter((migration) => migration.version <= image.version) : []).map(({ version, name }) => ({
+      version,
+      name,
+      durationMs: 0,
+    }));
+    let report: MigrationReport = { fromVersion: 0, toVersion: image?.version ?? 0, applied: fromImage, backupPath: null };
+    if (image) writeFileSync(scratch, image.bytes, { mode: 0o600 });
+    // An image with every migration is not opened here: an open and a close cost more of a first start than the rest.
+    if (!image || fromImage.length < wanted.length) {
+      const store = Store.open(scratch, { synchronous: "OFF" });
+      try {
+        const migrated = migrate(store, { list });
+        report = { ...migrated, fromVersion: 0, applied: [...fromImage, ...migrated.applied] };
+      } finally {
+        // The last connection's close copies the WAL into the file and removes it: the file is the whole database.
+        store.close();
+      }
     }
     syncPath(scratch);
     // A link never replaces a database another process made meanwhile; an empty leftover is replaced.

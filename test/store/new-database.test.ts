@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration } from "../../src/store/migrations.ts";
 import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
+import { dateSchemaImage } from "../../src/store/schema-image.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { schemaOf } from "../helpers/test-store.ts";
 
@@ -52,10 +53,10 @@ describe("a database made aside on the first start", () => {
     expect(statSync(path).size).toBeGreaterThan(0);
   });
 
-  test("from a migrated image (a compiled build's): the same schema, its migrations dated now, and the ones it lacks run on it", () => {
+  test("from a migrated image (a compiled build's): the same schema, the ones it lacks run on it, its migrations dated at the first open", () => {
     const made = join(dir.path, "image.db");
     createDatabaseIfMissing(made, { list: migrations.slice(0, -1) });
-    const image = readFileSync(made);
+    const image = { bytes: readFileSync(made), version: migrations.at(-2)!.version };
     const before = new Date().toISOString();
     const report = createDatabaseIfMissing(path, { image });
     expect(report?.fromVersion).toBe(0);
@@ -66,11 +67,23 @@ describe("a database made aside on the first start", () => {
     createDatabaseIfMissing(fromSource);
     expect(schemaOf(path)).toEqual(schemaOf(fromSource));
     const store = Store.open(path);
+    dateSchemaImage(store, new Date());
     const dates = store.db.query<{ applied_at: string }, []>("SELECT applied_at FROM schema_migrations").all();
     expect(dates.every((row) => row.applied_at >= before)).toBe(true);
     expect(autoVacuum(store)).toBe(2);
     store.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  test("an image with every migration is put in place as it is, unopened, and its report names them all", () => {
+    const made = join(dir.path, "image.db");
+    createDatabaseIfMissing(made);
+    const image = { bytes: readFileSync(made), version: latestSchemaVersion };
+    const report = createDatabaseIfMissing(path, { image });
+    expect(readFileSync(path).equals(image.bytes)).toBe(true);
+    expect(readdirSync(dir.path).sort()).toEqual(["atrium.db", "image.db"]);
+    expect(report?.applied.map((migration) => [migration.version, migration.durationMs])).toEqual(migrations.map((migration) => [migration.version, 0]));
+    expect(report?.toVersion).toBe(latestSchemaVersion);
   });
 
   test("a migration that fails leaves no database and no scratch file", () => {
