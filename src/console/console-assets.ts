@@ -39,9 +39,14 @@ const HIGHLIGHTER_ROUTES: PageRoutes = { page: null, script: "/highlighter.js" }
 const TERMINAL_EMULATOR_ROUTES: PageRoutes = { page: null, script: "/terminal-emulator.js" };
 const CODE_EDITOR_ROUTES: PageRoutes = { page: null, script: "/code-editor.js" };
 
-function route(routes: PageRoutes, path: string, isPage: boolean): { at: string; immutable: boolean } | null {
+/**
+ * Where one file of a bundled page is served: the page, its entry script at the fixed name when it has
+ * one, and every other file (a chunk the entry shares with another page, a style, an icon) at its own
+ * hashed name, which is what the entry imports.
+ */
+function route(routes: PageRoutes, path: string, isPage: boolean, isEntry: boolean): { at: string; immutable: boolean } | null {
   if (isPage) return routes.page ? { at: routes.page, immutable: false } : null;
-  if (routes.script && path.endsWith(".js")) return { at: routes.script, immutable: false };
+  if (routes.script && isEntry && path.endsWith(".js")) return { at: routes.script, immutable: false };
   return { at: `/${basename(path)}`, immutable: true };
 }
 
@@ -50,7 +55,7 @@ function builtFiles(page: typeof consolePage, routes: PageRoutes): ConsoleFiles 
   if (!page.files) return undefined;
   const files: ConsoleFiles = new Map();
   for (const file of page.files) {
-    const served = route(routes, file.path, file.loader === "html");
+    const served = route(routes, file.path, file.loader === "html", file.isEntry);
     if (!served) continue;
     files.set(served.at, { body: Bun.file(file.path), contentType: file.headers["content-type"], etag: `"${file.headers.etag}"`, immutable: served.immutable });
   }
@@ -63,7 +68,7 @@ async function bundleFromSource(page: typeof consolePage, routes: PageRoutes): P
   if (!built.success) throw new AggregateError(built.logs, "the console could not be bundled");
   const files: ConsoleFiles = new Map();
   for (const output of built.outputs) {
-    const served = route(routes, output.path, output.path.endsWith(".html"));
+    const served = route(routes, output.path, output.path.endsWith(".html"), output.kind === "entry-point");
     if (!served) continue;
     const etag = `"${output.hash ?? Bun.hash(await output.arrayBuffer()).toString(36)}"`;
     files.set(served.at, { body: output, contentType: output.type, etag, immutable: served.immutable });

@@ -138,11 +138,20 @@ describe("compiled binary", () => {
       "/terminal-emulator.js",
       "/code-editor.js",
     ];
-    for (const path of [...assets, ...fixed]) {
-      const response = await fetch(serve.url + path);
-      expect({ path, status: response.status }).toEqual({ path, status: 200 });
-      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
-    }
+    // And what each script imports (chunks the lazily loaded pages share), as a browser would ask for it.
+    const asked = new Set<string>();
+    const fetchAll = async (paths: string[]): Promise<void> => {
+      for (const path of paths.filter((candidate) => !asked.has(candidate))) {
+        asked.add(path);
+        const response = await fetch(serve.url + path);
+        expect({ path, status: response.status }).toEqual({ path, status: 200 });
+        const body = await response.text();
+        expect(body.length).toBeGreaterThan(0);
+        if (path.endsWith(".js")) await fetchAll([...body.matchAll(/(?:from|import\()\s*"(\/[^"]+\.js)"/g)].map((match) => match[1]!));
+      }
+    };
+    await fetchAll([...assets, ...fixed]);
+    expect([...asked].filter((path) => !fixed.includes(path) && !assets.includes(path)).length).toBeGreaterThan(0);
   });
 
   test("status --json reports the running server", async () => {
