@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
@@ -19,8 +20,12 @@ const home = makeTempDir("atrium-home-");
 let binary: string;
 let serve: ServeProcess;
 
+/** When the first start began: its migrations are dated then, not when the build was made. */
+let firstStartAt: string;
+
 beforeAll(async () => {
   binary = await releasedBuild();
+  firstStartAt = new Date().toISOString();
   serve = await startServe([binary], home.path);
 }, 120_000);
 
@@ -47,7 +52,7 @@ describe("compiled binary", () => {
     expect(readdirSync(dirname(binary))).toEqual(["atrium"]);
   });
 
-  test("its first start wrote the migrated database it carries: the schema the migrations make, none of them run", () => {
+  test("its first start wrote the migrated database it carries: the schema the migrations make, none of them run, dated at that start", () => {
     const paths = dataPaths(home.path);
     const fromSource = makeTempDir("atrium-schema-");
     try {
@@ -62,6 +67,14 @@ describe("compiled binary", () => {
       .find((entry) => entry.msg === "database migrated");
     expect(migrated?.applied?.length).toBeGreaterThan(0);
     expect(migrated?.applied?.every((migration) => migration.durationMs === 0)).toBe(true);
+    const database = new Database(paths.database, { readonly: true });
+    try {
+      const dates = database.query<{ applied_at: string }, []>("SELECT applied_at FROM schema_migrations").all();
+      expect(dates.length).toBe(migrated?.applied?.length ?? -1);
+      expect(dates.filter((row) => row.applied_at < firstStartAt)).toEqual([]);
+    } finally {
+      database.close();
+    }
   });
 
   test("answers loopback health with the embedded release", async () => {

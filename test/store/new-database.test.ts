@@ -75,7 +75,7 @@ describe("a database made aside on the first start", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
-  test("an image with every migration is put in place as it is, unopened, and its report names them all", () => {
+  test("an image with every migration is put in place byte for byte, and its report names them all", () => {
     const made = join(dir.path, "image.db");
     createDatabaseIfMissing(made);
     const image = { bytes: readFileSync(made), version: latestSchemaVersion };
