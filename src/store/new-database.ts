@@ -25,11 +25,17 @@ export interface NewDatabaseOptions {
  */
 export function createDatabaseIfMissing(path: string, { list, image }: NewDatabaseOptions = {}): MigrationReport | undefined {
   const existing = statSync(path, { throwIfNoEntry: false });
-  // An empty file is what a start killed between creating the file and writing its first page leaves.
-  if (existing && existing.size > 0) return undefined;
   const folder = dirname(path);
   const scratchPrefix = `${basename(path)}.new-`;
-  for (const name of readdirSync(folder)) if (name.startsWith(scratchPrefix)) rmSync(join(folder, name), { force: true });
+  const scratches = () => readdirSync(folder).filter((name) => name.startsWith(scratchPrefix));
+  // An empty file is what a start killed between creating the file and writing its first page leaves.
+  if (existing && existing.size > 0) {
+    // A start killed between linking its scratch file in and removing it left a second name for the database.
+    for (const name of scratches())
+      if (statSync(join(folder, name), { throwIfNoEntry: false })?.ino === existing.ino) rmSync(join(folder, name), { force: true });
+    return undefined;
+  }
+  for (const name of scratches()) rmSync(join(folder, name), { force: true });
   const scratch = join(folder, `${scratchPrefix}${process.pid}`);
   try {
     const wanted = list ?? migrations;

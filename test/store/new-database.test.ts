@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Store } from "../../src/store/database.ts";
 import { currentSchemaVersion, latestSchemaVersion, migrations, type Migration } from "../../src/store/migrations.ts";
@@ -42,6 +42,17 @@ describe("a database made aside on the first start", () => {
     store.close();
     const before = readFileSync(path);
     expect(createDatabaseIfMissing(path)).toBeUndefined();
+    expect(readFileSync(path).equals(before)).toBe(true);
+  });
+
+  test("a start killed after linking its scratch file in leaves a second name for the database; the next start removes it", () => {
+    createDatabaseIfMissing(path);
+    linkSync(path, join(dir.path, "atrium.db.new-999999"));
+    // Another process's scratch file that is not the database stays: that start may still be running.
+    writeFileSync(join(dir.path, "atrium.db.new-999998"), "being made");
+    const before = readFileSync(path);
+    expect(createDatabaseIfMissing(path)).toBeUndefined();
+    expect(readdirSync(dir.path).sort()).toEqual(["atrium.db", "atrium.db.new-999998"]);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
 
