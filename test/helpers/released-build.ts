@@ -19,7 +19,7 @@ export function seededKeyPair(seed: string): { privateKeyPem: string; publicKeyP
 export const testReleaseKeys = seededKeyPair("atrium test release key");
 export const testReleaseSigner = signerFromPem(testReleaseKeys.privateKeyPem, "the test release key");
 
-/** The release the tests of a compiled Atrium share: what it says it is, and the key its updates must carry. */
+/** The release the release suite's tests share (install.sh, self-update): what it says it is, and the key its updates must carry. */
 export const TEST_RELEASE = { version: "1.0.0", buildNumber: 1, channel: "stable" } as const;
 
 /** Atrium compiled as TEST_RELEASE (shared, read-only: copy it before changing it). */

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { builtCommand, runAtrium, startServe, type ServeProcess } from "../helpers/cli-process.ts";
+import { DEV_BUILD } from "../helpers/compiled-build.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Health, ServerInfo } from "../../src/schemas/system.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
-import { releasedBuild, TEST_RELEASE } from "../helpers/released-build.ts";
 import { schemaOf } from "../helpers/test-store.ts";
 import { createDatabaseIfMissing } from "../../src/store/new-database.ts";
 import { dataPaths } from "../../src/config/paths.ts";
@@ -15,16 +15,17 @@ import type { PtyTerminal } from "../../src/schemas/terminals.ts";
 import { until } from "../helpers/poll.ts";
 
 // The compiled executable is what users run; Elysia behaves differently when its source is
-// transformed, so it is tested itself rather than only the source.
+// transformed, so it is tested itself rather than only the source. The developer's build is compiled
+// as a release is (the same splitting, workers and embedded files), only its identity differs: the
+// release suite (npm run test:release) runs a release's own build through install.sh and self-update.
 const home = makeTempDir("atrium-home-");
-let binary: string;
+const [binary] = builtCommand as [string];
 let serve: ServeProcess;
 
 /** When the first start began: its migrations are dated then, not when the build was made. */
 let firstStartAt: string;
 
 beforeAll(async () => {
-  binary = await releasedBuild();
   firstStartAt = new Date().toISOString();
   serve = await startServe([binary], home.path);
 }, 120_000);
@@ -48,7 +49,7 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
 describe("compiled binary", () => {
   test("prints its embedded version, and no source map is left beside it", async () => {
     const result = await runAtrium([binary], ["--version"], home.path);
-    expect(result.stdout.trim()).toBe(TEST_RELEASE.version);
+    expect(result.stdout.trim()).toBe(DEV_BUILD.version);
     expect(readdirSync(dirname(binary))).toEqual(["atrium"]);
   });
 
@@ -82,7 +83,7 @@ describe("compiled binary", () => {
     expect(response.status).toBe(200);
     const health = (await response.json()) as { release: unknown };
     assertMatchesSchema(Health, health);
-    expect(health.release).toEqual(TEST_RELEASE);
+    expect(health.release).toEqual(DEV_BUILD);
   });
 
   test("refuses requests without a token with 401 and an {error} body", async () => {
@@ -174,6 +175,6 @@ describe("compiled binary", () => {
     expect(report.running).toBe(true);
     assertMatchesSchema(Health, report.health);
     assertMatchesSchema(ServerInfo, report.info);
-    expect(report.info.version).toBe(TEST_RELEASE.version);
+    expect(report.info.version).toBe(DEV_BUILD.version);
   });
 });

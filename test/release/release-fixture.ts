@@ -103,8 +103,8 @@ export async function makeRelease(temps: TempDirs): Promise<TestRelease> {
 
 /**
  * A release folder for this machine as `npm run release` writes it (the executable, SHA256SUMS, the signed
- * stable.json), around the build the compiled-Atrium tests share: for tests of what installs a release,
- * which need no compile of their own (test/release/release.test.ts runs the real `npm run release`).
+ * stable.json), around the release suite's shared build (releasedBuild): for tests of what installs a release,
+ * which need no compile of their own (test/release/release-script.release.ts runs the real `npm run release`).
  */
 export async function releaseOfTestBuild(temps: TempDirs): Promise<Omit<TestRelease, "output">> {
   const dir = join(temps.make("atrium-release-"), "out");

@@ -12,7 +12,7 @@ import type { BuildInfo } from "../../src/system/build-info.ts";
 import { sha256Of, startReleaseHost, testSigner, writeRelease } from "./release-fixtures.ts";
 
 // In-process servers cannot restart into another build, so these stop before the swap: the routes,
-// the refusals and the failures that leave the executable alone. self-update.test.ts runs the
+// the refusals and the failures that leave the executable alone. self-update.release.ts runs the
 // compiled binaries through the whole update.
 
 const signer = testSigner();
