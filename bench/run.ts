@@ -22,9 +22,8 @@ const log = (line: string) => console.log(line);
 
 /** Every measurement's key (bench/measurements/), in the order they run when none is named. */
 const ORDER = (
-  "health events cold projects harnesses stream concurrent detail lists sessions search file-search content-search file-open git-changes " +
-  "git-commit-push mcps machines console-list console-stream console-markdown console-size console-session composer soak compaction peers " +
-  "stream-compression terminal handoff move"
+  "health events cold projects harnesses stream concurrent detail lists sessions search file-search mcps machines console-list " +
+  "console-stream console-markdown console-size console-session composer soak peers terminal"
 ).split(" ");
 
 const isRunnable = (value: unknown): value is Runnable => typeof value === "object" && value !== null && "key" in value && "run" in value;

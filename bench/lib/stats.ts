@@ -37,13 +37,3 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
   const value = await work();
   return { ms: performance.now() - started, value };
 }
-
-/** `work(index)` for 0..count-1, one after another, each timed in ms. */
-export async function timeEach(count: number, work: (index: number) => Promise<unknown>): Promise<number[]> {
-  const times: number[] = [];
-  for (let index = 0; index < count; index++) times.push((await timed(() => work(index))).ms);
-  return times;
-}
-
-/** The median over rounds of each round's `p`th percentile: a round's figure judged on the middle round. */
-export const medianOfRounds = (rounds: readonly (readonly number[])[], p = 50): number => median(rounds.map((round) => percentile(round, p)));

@@ -9,7 +9,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { fixtureSections } from "../lib/conversation-text.ts";
 
 /** The scripted agent's steps this script uses: a text chunk, or a session update sent as it is. */
-export type ScriptStep = { chunk: string } | { update: acp.SessionUpdate };
+type ScriptStep = { chunk: string } | { update: acp.SessionUpdate };
 
 /** About what one streamed delta of Claude's text holds (a few tokens). */
 const TEXT_CHUNK_CHARS = 24;

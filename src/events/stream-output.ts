@@ -44,7 +44,7 @@ class PlainOutput implements StreamOutput {
 /**
  * gzip at level 6 with a 16 KiB window and memLevel 5: about 80 KiB of deflate state per connection
  * instead of the default 256 KiB, for 0.13 of the raw bytes instead of 0.12 on a streaming reply with
- * tool calls (`bun bench/run.ts stream-compression`); a smaller window loses the repeated
+ * tool calls (`stream-compression`, retired from bench/: docs/performance.md); a smaller window loses the repeated
  * `session.updated` records (0.18 at 8 KiB).
  */
 export const STREAM_GZIP = { level: 6, windowBits: 14, memLevel: 5 } as const;
