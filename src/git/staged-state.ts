@@ -2,34 +2,48 @@ import type { ChangedFile } from "../schemas/changes.ts";
 import { runGit } from "./git-runner.ts";
 import { LITERAL_PATHS } from "./git-step.ts";
 import { hunkKey, patchOfHunks } from "./hunk-patch.ts";
-import type { Change } from "./working-tree-changes.ts";
 
 /** A file's hunks looked at for being staged, at most: each is one `git apply --check`. */
 const MAX_HUNKS_LOOKED_AT = 100;
 
-const namesOf = (stdout: string) => new Set(stdout.split("\0").filter(Boolean));
+/** `git status` as a script reads it, for the whole repository; no index refresh, so an agent's git never meets our lock. */
+export const STATUS_COMMAND = ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--renames"];
 
-/**
- * How much of each change is in the index: `all` (the working tree adds nothing to it), `partly` (it
- * does), `none` (the index is as at the base). What a client shows to say what a commit would take.
- */
-export async function stagedStates(root: string, base: string, changes: Change[]): Promise<Map<string, ChangedFile["staged"]>> {
-  const states = new Map<string, ChangedFile["staged"]>();
-  const tracked = changes.filter((change) => change.status !== "untracked");
-  for (const change of changes) states.set(change.path, "none");
-  if (tracked.length === 0) return states;
-  const paths = tracked.flatMap((change) => (change.oldPath ? [change.oldPath, change.path] : [change.path]));
-  const options = { cwd: root, timeoutMs: 30_000, env: LITERAL_PATHS };
-  const [inIndex, inWorkingTree] = await Promise.all([
-    runGit(["diff", "--cached", "--name-only", "-z", "-M", base, "--", ...paths], options),
-    runGit(["diff", "--name-only", "-z", "--", ...paths], options),
-  ]);
-  if (inIndex.code !== 0) throw new Error(`git diff --cached failed: ${inIndex.stderr.trim()}`);
-  if (inWorkingTree.code !== 0) throw new Error(`git diff failed: ${inWorkingTree.stderr.trim()}`);
-  const staged = namesOf(inIndex.stdout);
-  const unstaged = namesOf(inWorkingTree.stdout);
-  for (const change of tracked) if (staged.has(change.path)) states.set(change.path, unstaged.has(change.path) ? "partly" : "all");
-  return states;
+/** What `git status` says beside the changes against the base: the untracked files, and how much of each change is staged. */
+export interface IndexState {
+  untracked: string[];
+  /**
+   * By path: `all` (the working tree adds nothing to the index), `partly` (it does); a path absent is
+   * `none` (the index is as at the base). What a client shows to say what a commit would take.
+   */
+  staged: Map<string, ChangedFile["staged"]>;
+}
+
+/** Space-separated fields before the path in each kind of porcelain v2 record (the path itself may hold spaces). */
+const FIELDS_BEFORE_PATH: Record<string, number> = { "1": 8, "2": 9, u: 10, "?": 1, "!": 1 };
+
+/** Reads `git status --porcelain=v2 -z`: X is the index against HEAD, Y the working tree against the index. */
+export function indexStateOf(porcelain: string): IndexState {
+  const state: IndexState = { untracked: [], staged: new Map() };
+  const records = porcelain.split("\0");
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] ?? "";
+    const kind = record[0] ?? "";
+    const before = FIELDS_BEFORE_PATH[kind];
+    if (before === undefined) continue;
+    const path = afterFields(record, before);
+    // A rename's or copy's original path follows as a record of its own.
+    if (kind === "2") index++;
+    if (kind === "?") state.untracked.push(path);
+    else if (kind !== "!" && record[2] !== ".") state.staged.set(path, record[3] === "." ? "all" : "partly");
+  }
+  return state;
+}
+
+function afterFields(record: string, count: number): string {
+  let at = 0;
+  for (let field = 0; field < count; field++) at = record.indexOf(" ", at) + 1;
+  return record.slice(at);
 }
 
 /** The `@@ -a,b +c,d @@` names of the hunks of one file's diff against the base that are wholly in the index. */

@@ -4,7 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { decodeCursor, encodeCursor } from "../store/page-cursor.ts";
 import type { ChangedFile, ChangeList, FileDiff } from "../schemas/changes.ts";
 import { gitOutput, runGit } from "./git-runner.ts";
-import { stagedHunks, stagedStates } from "./staged-state.ts";
+import { indexStateOf, stagedHunks, STATUS_COMMAND } from "./staged-state.ts";
 
 /** git's id of the empty tree: what a repository without a commit is compared against. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -21,6 +21,8 @@ export interface Repository {
 
 export interface RepositoryStatus extends Repository {
   changes: Change[];
+  /** How much of each change is staged, by path; one absent is `none`. */
+  staged: ReadonlyMap<string, ChangedFile["staged"]>;
 }
 
 export interface ChangeLimits {
@@ -63,7 +65,7 @@ export class WorkingTreeChanges {
     const after = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
     const rest = after === undefined ? status.changes : status.changes.filter((change) => change.path > after);
     const page = rest.slice(0, limit);
-    const [counts, staged] = await Promise.all([this.lineCounts(status.root, status.base, page), stagedStates(status.root, status.base, page)]);
+    const counts = await this.lineCounts(status.root, status.base, page);
     const last = page.at(-1);
     return {
       folderPath: folder,
@@ -73,7 +75,7 @@ export class WorkingTreeChanges {
       files: page.map((change) => ({
         ...change,
         ...(counts.get(change.path) ?? { added: null, removed: null, binary: false }),
-        staged: staged.get(change.path) ?? "none",
+        staged: stagedOf(status, change),
       })),
       next: rest.length > limit && last ? encodeCursor([last.path]) : null,
     };
@@ -82,10 +84,11 @@ export class WorkingTreeChanges {
   async diff(folder: string, path: string): Promise<FileDiff> {
     checkRelativePath(path);
     const repo = await this.repository(folder);
-    const change = (await this.changes(repo.root, repo.base)).find((candidate) => candidate.path === path);
+    const status = await this.statusOf(repo);
+    const change = status.changes.find((candidate) => candidate.path === path);
     if (!change) throw new NotFoundError(`${path} has no changes in ${folder}`);
-    const [lineCounts, staged] = await Promise.all([this.lineCounts(repo.root, repo.base, [change]), stagedStates(repo.root, repo.base, [change])]);
-    const counts = { ...(lineCounts.get(change.path) ?? { added: null, removed: null, binary: false }), staged: staged.get(change.path) ?? "none" };
+    const lineCounts = await this.lineCounts(repo.root, repo.base, [change]);
+    const counts = { ...(lineCounts.get(change.path) ?? { added: null, removed: null, binary: false }), staged: stagedOf(status, change) };
     const unsent = (tooLarge: boolean): FileDiff => ({ ...change, ...counts, tooLarge, diff: null, stagedHunks: [] });
     if (await this.tooLarge(repo.root, repo.base, change)) return unsent(true);
     if (counts.binary) return unsent(false);
@@ -106,7 +109,7 @@ export class WorkingTreeChanges {
 
   /** The repository and every change in it, by path (what the list pages through). */
   async statusOf(repo: Repository): Promise<RepositoryStatus> {
-    return { ...repo, changes: await this.changes(repo.root, repo.base) };
+    return { ...repo, ...(await this.changes(repo.root, repo.base)) };
   }
 
   /**
@@ -138,14 +141,18 @@ export class WorkingTreeChanges {
     return { root, head, branch, base: head ?? EMPTY_TREE };
   }
 
-  /** Every changed path, tracked (against the base, index and working tree together) and untracked, by path. */
-  private async changes(root: string, base: string): Promise<Change[]> {
-    const [tracked, untracked] = await Promise.all([
+  /**
+   * Every changed path, tracked (against the base, index and working tree together) and untracked, by
+   * path, and how much of each is staged: two git processes, whatever the number of files.
+   */
+  private async changes(root: string, base: string): Promise<Pick<RepositoryStatus, "changes" | "staged">> {
+    const [tracked, status] = await Promise.all([
       runGit(["diff", "--name-status", "-z", "-M", base], { cwd: root, timeoutMs: 30_000 }),
-      runGit(["ls-files", "--others", "--exclude-standard", "-z"], { cwd: root, timeoutMs: 30_000 }),
+      runGit(STATUS_COMMAND, { cwd: root, timeoutMs: 30_000 }),
     ]);
     if (tracked.code !== 0) throw new Error(`git diff failed: ${tracked.stderr.trim()}`);
-    if (untracked.code !== 0) throw new Error(`git ls-files failed: ${untracked.stderr.trim()}`);
+    if (status.code !== 0) throw new Error(`git status failed: ${status.stderr.trim()}`);
+    const { untracked, staged } = indexStateOf(status.stdout);
     const changes: Change[] = [];
     const fields = tracked.stdout.split("\0");
     for (let index = 0; index < fields.length - 1; ) {
@@ -159,8 +166,8 @@ export class WorkingTreeChanges {
         index += 2;
       }
     }
-    for (const path of untracked.stdout.split("\0")) if (path) changes.push({ path, oldPath: null, status: "untracked" });
-    return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const path of untracked) changes.push({ path, oldPath: null, status: "untracked" });
+    return { changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), staged };
   }
 
   /** Lines added and removed per file of the page: git's counts for tracked files, the file's lines for untracked ones. */
@@ -206,6 +213,10 @@ export class WorkingTreeChanges {
     return before !== undefined && Number(before) > this.limits.maxFileBytes;
   }
 }
+
+/** How much of a change is staged; an untracked file never is, though git may stage the deletion of a file at its path. */
+const stagedOf = (status: Pick<RepositoryStatus, "staged">, change: Change): ChangedFile["staged"] =>
+  change.status === "untracked" ? "none" : (status.staged.get(change.path) ?? "none");
 
 /** A path inside the repository as the change list names it: relative, no `..`, no NUL. */
 export function checkRelativePath(path: string): void {

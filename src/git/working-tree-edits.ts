@@ -69,14 +69,17 @@ export class WorkingTreeEdits {
     return this.queued(folder, "merge", (repo) => landBranch({ ...landing, repository: repo.root }, this.clock), itself);
   }
 
-  /** `queued`, with the repository's changes read once it is this change's turn. */
+  /**
+   * `queued`, with the repository's changes read once it is this change's turn; these changes (to the
+   * index and the working tree) leave HEAD and the branch where they were.
+   */
   private queuedWithChanges<T, A>(
     folder: string,
     operation: GitOperationName,
     change: (status: RepositoryStatus) => Promise<T>,
     answer: Answer<T, A>,
   ): Promise<A> {
-    return this.queued(folder, operation, async (repo) => change(await this.changes.statusOf(repo)), answer);
+    return this.queued(folder, operation, async (repo) => change(await this.changes.statusOf(repo)), answer, "stays");
   }
 
   /**
@@ -84,15 +87,22 @@ export class WorkingTreeEdits {
    * the repository looks like (once), answers what `answer` makes of the change's result and that state,
    * and says that state in a `git.changed` event, all in the change's turn.
    */
-  private async queued<T, A>(folder: string, operation: GitOperationName, change: (repo: Repository) => Promise<T>, answer: Answer<T, A>): Promise<A> {
+  private async queued<T, A>(
+    folder: string,
+    operation: GitOperationName,
+    change: (repo: Repository) => Promise<T>,
+    answer: Answer<T, A>,
+    head: "may move" | "stays" = "may move",
+  ): Promise<A> {
     const asked = await this.changes.repository(folder);
     const previous = this.queues.get(asked.root);
     const run = (previous ?? Promise.resolve())
       .catch(() => undefined)
       // With nothing before it in the queue, the repository is as it was just read.
       .then(async () => {
-        const done = await change(previous ? await this.changes.repository(folder) : asked);
-        const after = await this.changes.statusOf(await this.changes.repository(folder));
+        const before = previous ? await this.changes.repository(folder) : asked;
+        const done = await change(before);
+        const after = await this.changes.statusOf(head === "stays" ? before : await this.changes.repository(folder));
         const answered = await answer(done, after);
         this.notices.announce(after, operation);
         return answered;

@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger.ts";
 import type { CloneProjectBody, CreateProjectBody, Project, ProjectLocation, RunLocation, UpdateProjectBody, WorktreeBase } from "../schemas/projects.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { defaultBranch, isGitWorkTree, remoteUrl } from "../git/repository-info.ts";
+import { workTreeFacts } from "../git/repository-info.ts";
 import { checkCloneUrl, redactCredentials, repoKeyOf, repoNameOf } from "./repo-url.ts";
 import { gitClone, type CloneProgress } from "./git-clone.ts";
 import { firstFree, slugify } from "./safe-names.ts";
@@ -42,8 +42,9 @@ interface Detected {
 }
 
 async function detectRepository(folder: string): Promise<Detected> {
-  if (!(await isGitWorkTree(folder))) return { isGitRepository: false, repoUrl: null, repoKey: null, remote: null, branch: null };
-  const origin = await remoteUrl(folder, "origin");
+  const facts = await workTreeFacts(folder);
+  if (!facts) return { isGitRepository: false, repoUrl: null, repoKey: null, remote: null, branch: null };
+  const { origin } = facts;
   let repoKey: string | null = null;
   if (origin) {
     try {
@@ -58,7 +59,7 @@ async function detectRepository(folder: string): Promise<Detected> {
     repoUrl: origin ? redactCredentials(origin) : null,
     repoKey,
     remote: origin ? "origin" : "",
-    branch: (await defaultBranch(folder, "origin")) ?? null,
+    branch: facts.defaultBranch ?? null,
   };
 }
 

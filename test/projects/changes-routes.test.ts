@@ -109,6 +109,36 @@ test("a location's changes: every kind, with line counts, binaries and oversized
   expect((await t.json("GET", `${base}/diff?path=ignored/secret.txt`)).status).toBe(404);
 });
 
+test("how much of each change is staged, and every untracked file: spaces, nested folders, a file taken out of the index but kept", async () => {
+  const repo = repositoryWithChanges();
+  git(["add", "keep.txt"], repo);
+  writeFileSync(join(repo, "keep.txt"), "one\n2\nthree\nfour\nfive\n");
+  mkdirSync(join(repo, "deep", "er"), { recursive: true });
+  writeFileSync(join(repo, "deep", "er", "a name with spaces.txt"), "x\n");
+  git(["rm", "--quiet", "--cached", "logo.bin"], repo);
+  const { projectId, locationId } = await projectAt(repo);
+  const base = `/v1/projects/${projectId}/locations/${locationId}/changes`;
+
+  const listed = await t.json<ChangeList>("GET", base);
+  expect(listed.status).toBe(200);
+  assertMatchesSchema(ChangeList, listed.body);
+  expect(listed.body.files.map((file) => [file.path, file.status, file.staged])).toEqual([
+    ["deep/er/a name with spaces.txt", "untracked", "none"],
+    ["gone.txt", "deleted", "none"],
+    ["huge.txt", "untracked", "none"],
+    ["keep.txt", "modified", "partly"],
+    // Out of the index, still in the working tree: a staged deletion, and a file git does not track.
+    ["logo.bin", "deleted", "all"],
+    ["logo.bin", "untracked", "none"],
+    ["new-name.txt", "renamed", "all"],
+    ["staged.txt", "added", "all"],
+    ["untracked.md", "untracked", "none"],
+  ]);
+  const keep = await t.json<FileDiff>("GET", `${base}/diff?path=keep.txt`);
+  // Its one hunk is only partly in the index, so it is not named among the staged ones.
+  expect(keep.body).toMatchObject({ staged: "partly", stagedHunks: [] });
+});
+
 test("many changes come a page at a time; a repository without a commit compares against nothing; a plain folder is 409", async () => {
   const fresh = join(dir.path, "fresh");
   mkdirSync(fresh);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { makeTempDir } from "../helpers/temp-dir.ts";
 import { replayedEvents } from "../helpers/sse-client.ts";
-import { makeBareRepo, makeCheckout, type BareRepo } from "../helpers/git-fixtures.ts";
+import { git, makeBareRepo, makeCheckout, type BareRepo } from "../helpers/git-fixtures.ts";
 import { assertMatchesSchema } from "../helpers/schema-assert.ts";
 import { Project, ProjectList } from "../../src/schemas/projects.ts";
 import { ErrorBody } from "../../src/schemas/common.ts";
@@ -144,6 +144,32 @@ describe("projects from folders", () => {
     expect(body.locations[0]!.isGitRepository).toBe(true);
     // Cloning the same repository now is a duplicate.
     await expectError(await t.json("POST", "/v1/projects/from-git", { url: delta.url }), 409, body.id);
+  });
+
+  test("git says what a folder holds: the branch checked out, before a first commit too, none when detached; origin's default first; a .git folder is plain", async () => {
+    const detectedBase = async (folderPath: string) => {
+      const { status, body } = await t.json<ProjectBody>("POST", "/v1/projects", { folderPath });
+      expect(status).toBe(201);
+      return { isGit: body.locations[0]!.isGitRepository, worktreeBase: body.worktreeBase };
+    };
+    const own = join(fixtures.path, "own-trunk");
+    git(["init", "--quiet", "--initial-branch=trunk", own]);
+    git(["commit", "--quiet", "--allow-empty", "-m", "first"], own);
+    expect(await detectedBase(own)).toEqual({ isGit: true, worktreeBase: { remote: "", branch: "trunk" } });
+    const unborn = join(fixtures.path, "unborn-topic");
+    git(["init", "--quiet", "--initial-branch=topic", unborn]);
+    expect(await detectedBase(unborn)).toEqual({ isGit: true, worktreeBase: { remote: "", branch: "topic" } });
+    const detached = join(fixtures.path, "detached");
+    git(["init", "--quiet", detached]);
+    git(["commit", "--quiet", "--allow-empty", "-m", "first"], detached);
+    git(["checkout", "--quiet", "--detach"], detached);
+    // No branch detected: the base falls back to the default one.
+    expect(await detectedBase(detached)).toEqual({ isGit: true, worktreeBase: { remote: "", branch: "main" } });
+    // A clone checked out on another branch still starts worktrees from origin's default branch.
+    const clone = makeCheckout(fixtures.path, makeBareRepo(fixtures.path, "detected").bare, "detected-checkout");
+    git(["checkout", "--quiet", "-b", "feature"], clone);
+    expect(await detectedBase(clone)).toEqual({ isGit: true, worktreeBase: { remote: "origin", branch: "main" } });
+    expect(await detectedBase(join(own, ".git"))).toEqual({ isGit: false, worktreeBase: null });
   });
 
   test("a scratch project gets a fresh empty folder in the data dir", async () => {
