@@ -69,7 +69,8 @@ export class WorktreeService {
     const base = this.base(input.projectId);
     const { repository, remote, branch } = base;
     const baseRef = input.startPoint ?? base.baseRef;
-    if (!input.startPoint) await this.checkBase(repository, remote, branch);
+    // What git detected needs no check; what a client chose does.
+    if (!input.startPoint && base.chosen) await this.checkBase(repository, remote, branch);
     if (remote && !input.startPoint) {
       const fetched = await runGit(["fetch", "--quiet", "--end-of-options", remote, branch], {
         cwd: repository,
@@ -166,12 +167,13 @@ export class WorktreeService {
     return remoteRefs.split("\n").some((ref) => ref.endsWith(`/${branch}`));
   }
 
-  private base(projectId: string): { repository: string; baseRef: string; remote: string; branch: string } {
+  private base(projectId: string): { repository: string; baseRef: string; remote: string; branch: string; chosen: boolean } {
     const project = this.deps.projects.get(projectId);
     if (!project) throw new NotFoundError(`no project has id ${projectId}`);
     const location = this.deps.projects.locationsOf(projectId).find((candidate) => candidate.serverId === this.deps.serverId && candidate.isGitRepository);
     if (!location) throw new InvalidInputError(`project ${projectId} has no git repository on this machine`);
     const { remote, branch } = effectiveWorktreeBase(project);
-    return { repository: location.folderPath, baseRef: remote ? `${remote}/${branch}` : branch, remote, branch };
+    const chosen = project.customWorktreeRemote !== null || project.customWorktreeBranch !== null;
+    return { repository: location.folderPath, baseRef: remote ? `${remote}/${branch}` : branch, remote, branch, chosen };
   }
 }
