@@ -4,6 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { decodeCursor, encodeCursor } from "../store/page-cursor.ts";
 import type { ChangedFile, ChangeList, FileDiff } from "../schemas/changes.ts";
 import { gitOutput, runGit } from "./git-runner.ts";
+import { LITERAL_PATHS } from "./git-step.ts";
 import { indexStateOf, stagedHunks, STATUS_COMMAND } from "./staged-state.ts";
 
 /** git's id of the empty tree: what a repository without a commit is compared against. */
@@ -84,7 +85,7 @@ export class WorkingTreeChanges {
   async diff(folder: string, path: string): Promise<FileDiff> {
     checkRelativePath(path);
     const repo = await this.repository(folder);
-    const status = await this.statusOf(repo);
+    const status = await this.changes(repo.root, repo.base, path);
     const change = status.changes.find((candidate) => candidate.path === path);
     if (!change) throw new NotFoundError(`${path} has no changes in ${folder}`);
     const lineCounts = await this.lineCounts(repo.root, repo.base, [change]);
@@ -143,12 +144,14 @@ export class WorkingTreeChanges {
 
   /**
    * Every changed path, tracked (against the base, index and working tree together) and untracked, by
-   * path, and how much of each is staged: two git processes, whatever the number of files.
+   * path, and how much of each is staged: two git processes, whatever the number of files. With `only`,
+   * git status looks at that path alone (a file's diff needs no more; the tracked changes are still all
+   * listed, as a rename is found among them).
    */
-  private async changes(root: string, base: string): Promise<Pick<RepositoryStatus, "changes" | "staged">> {
+  private async changes(root: string, base: string, only?: string): Promise<Pick<RepositoryStatus, "changes" | "staged">> {
     const [tracked, status] = await Promise.all([
       runGit(["diff", "--name-status", "-z", "-M", base], { cwd: root, timeoutMs: 30_000 }),
-      runGit(STATUS_COMMAND, { cwd: root, timeoutMs: 30_000 }),
+      runGit(only === undefined ? STATUS_COMMAND : [...STATUS_COMMAND, "--", only], { cwd: root, timeoutMs: 30_000, env: LITERAL_PATHS }),
     ]);
     if (tracked.code !== 0) throw new Error(`git diff failed: ${tracked.stderr.trim()}`);
     if (status.code !== 0) throw new Error(`git status failed: ${status.stderr.trim()}`);

@@ -137,6 +137,15 @@ test("how much of each change is staged, and every untracked file: spaces, neste
   const keep = await t.json<FileDiff>("GET", `${base}/diff?path=keep.txt`);
   // Its one hunk is only partly in the index, so it is not named among the staged ones.
   expect(keep.body).toMatchObject({ staged: "partly", stagedHunks: [] });
+  // A diff asks git status about its own path alone.
+  for (const [path, staged] of [["deep/er/a name with spaces.txt", "none"], ["new-name.txt", "all"], ["logo.bin", "all"]] as const) {
+    const answer = await t.json<FileDiff>("GET", `${base}/diff?path=${encodeURIComponent(path)}`);
+    expect(answer.body).toMatchObject({ path, staged });
+  }
+  writeFileSync(join(repo, "notes[1].md"), "glob\n");
+  writeFileSync(join(repo, "notes1.md"), "plain\n");
+  const bracketed = await t.json<FileDiff>("GET", `${base}/diff?path=${encodeURIComponent("notes[1].md")}`);
+  expect(bracketed.body).toMatchObject({ status: "untracked", diff: expect.stringContaining("+glob") });
 });
 
 test("many changes come a page at a time; a repository without a commit compares against nothing; a plain folder is 409", async () => {
