@@ -116,13 +116,15 @@ export class WorkingTreeChanges {
   /**
    * The repository's root, HEAD (null before the first commit) and branch (null on a detached HEAD); 409
    * for a folder git does not know. One git process answers all three for a branch or a detached HEAD
-   * with a commit; anything else (no commit yet, not a repository) is asked in two.
+   * with a commit, or says the folder is in none; a repository without a commit yet is asked in three.
    */
   async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
     if (!exists?.isDirectory()) throw new ConflictError(`the folder ${folder} does not exist`);
     // The root, HEAD's commit, then HEAD's branch as `symbolic-ref --short` shortens it, or `HEAD` when detached.
     const asked = await runGit(["rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref=loose", "HEAD"], { cwd: folder, timeoutMs: 10_000 });
+    // Nothing printed: git found no work tree here (the second question would fail alike).
+    if (asked.code !== 0 && asked.stdout === "") throw new ConflictError(`the folder ${folder} is not a git repository`);
     const lines = asked.stdout.split("\n");
     const [head, branch] = lines.slice(-3, -1);
     if (asked.code === 0 && lines.length >= 4 && head && branch) {
