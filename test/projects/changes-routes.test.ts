@@ -138,7 +138,11 @@ test("how much of each change is staged, and every untracked file: spaces, neste
   // Its one hunk is only partly in the index, so it is not named among the staged ones.
   expect(keep.body).toMatchObject({ staged: "partly", stagedHunks: [] });
   // A diff asks git status about its own path alone.
-  for (const [path, staged] of [["deep/er/a name with spaces.txt", "none"], ["new-name.txt", "all"], ["logo.bin", "all"]] as const) {
+  for (const [path, staged] of [
+    ["deep/er/a name with spaces.txt", "none"],
+    ["new-name.txt", "all"],
+    ["logo.bin", "all"],
+  ] as const) {
     const answer = await t.json<FileDiff>("GET", `${base}/diff?path=${encodeURIComponent(path)}`);
     expect(answer.body).toMatchObject({ path, staged });
   }
