@@ -118,6 +118,8 @@ test("on a phone: stage one hunk of two, discard and undo, a hook's refusal, com
     () => focused(page),
     (now) => now === "button: Undo the discard of README.md",
   );
+  // The list, read again on the git.changed event, no longer has it.
+  await files.getByRole("button", { name: /^README\.md/ }).waitFor({ state: "detached" });
   await screenshot(page, "console-git-discarded-phone");
   await page.getByRole("button", { name: "Undo the discard of README.md" }).tap();
   await page.getByRole("status").filter({ hasText: "Brought back README.md." }).waitFor();
