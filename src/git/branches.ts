@@ -2,7 +2,7 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import type { Branch, BranchList, NewBranch } from "../schemas/git.ts";
 import { runGit } from "./git-runner.ts";
 import { gitStep } from "./git-step.ts";
-import type { Repository } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
 
 const FIELDS = ["%(refname:short)", "%(objectname)", "%(HEAD)", "%(upstream:short)", "%(upstream:track,nobracket)"].join("%00");
 

@@ -2,7 +2,7 @@ import { InvalidInputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, NOT_OUR_CURSOR } from "../store/page-cursor.ts";
 import type { CommitLog, LogEntry } from "../schemas/git.ts";
 import { gitStep } from "./git-step.ts";
-import type { Repository } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
 
 export const DEFAULT_LOG_PAGE = 50;
 

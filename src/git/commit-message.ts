@@ -2,7 +2,7 @@ import { ConflictError } from "../errors.ts";
 import type { CommitMessage } from "../schemas/git.ts";
 import { AGENT_MESSAGE_TIMEOUT_MS, commitMessagePrompt, messageFromReply, type MessageAuthor } from "./agent-commit-message.ts";
 import { gitStep } from "./git-step.ts";
-import type { Repository } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
 
 /** A staged file as the summary tells it. */
 interface StagedFile {

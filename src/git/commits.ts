@@ -3,7 +3,7 @@ import { ConflictError } from "../errors.ts";
 import type { Commit, CommitBody } from "../schemas/git.ts";
 import { runGit } from "./git-runner.ts";
 import { gitRefusal, gitStep, outputOf } from "./git-step.ts";
-import type { Repository } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
 
 /** Hooks may run tests: a commit gets ten minutes. */
 const COMMIT_TIMEOUT_MS = 10 * 60_000;

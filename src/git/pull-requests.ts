@@ -5,7 +5,8 @@ import { gitOutput } from "./git-runner.ts";
 import { GitHubRest, gitHubRepositoryOf } from "./github-rest.ts";
 import { countChecks, reviewOf } from "./pull-request-state.ts";
 import type { GitHubToken } from "./github-token.ts";
-import type { Repository, WorkingTreeChanges } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
+import type { WorkingTreeChanges } from "./working-tree-changes.ts";
 
 const FIELDS = "number,url,state,title,headRefName,baseRefName,isDraft,reviewDecision,statusCheckRollup";
 const GH_TIMEOUT_MS = 60_000;

@@ -4,7 +4,7 @@ import type { PullBody, PushBody, RemoteResult } from "../schemas/git.ts";
 import { gitOutput, type GitResult, runGit } from "./git-runner.ts";
 import { gitRefusal, gitStep, outputOf } from "./git-step.ts";
 import { withoutProgress } from "./remote-progress.ts";
-import type { Repository } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
 
 /** A push or pull waits this long for the remote (and its hooks). */
 const REMOTE_TIMEOUT_MS = 5 * 60_000;

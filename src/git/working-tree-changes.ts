@@ -4,21 +4,9 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
 import { decodeCursor, encodeCursor } from "../store/page-cursor.ts";
 import type { ChangedFile, ChangeList, FileDiff } from "../schemas/changes.ts";
 import { gitOutput, runGit } from "./git-runner.ts";
+import { readRepository, type Repository } from "./repository-info.ts";
 import { LITERAL_PATHS } from "./git-step.ts";
 import { indexStateOf, stagedHunks, STATUS_COMMAND } from "./staged-state.ts";
-
-/** git's id of the empty tree: what a repository without a commit is compared against. */
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-
-export interface Repository {
-  root: string;
-  /** null before the first commit. */
-  head: string | null;
-  /** null on a detached HEAD. */
-  branch: string | null;
-  /** What changes are against: HEAD, or the empty tree before the first commit. */
-  base: string;
-}
 
 export interface RepositoryStatus extends Repository {
   changes: Change[];
@@ -113,35 +101,13 @@ export class WorkingTreeChanges {
     return { ...repo, ...(await this.changes(repo.root, repo.base)) };
   }
 
-  /**
-   * The repository's root, HEAD (null before the first commit) and branch (null on a detached HEAD); 409
-   * for a folder git does not know. One git process answers all three for a branch or a detached HEAD
-   * with a commit, or says the folder is in none; a repository without a commit yet is asked in three.
-   */
+  /** The repository holding `folder` (repository-info.ts); 409 for a folder that is gone or that git does not know. */
   async repository(folder: string): Promise<Repository> {
     const exists = await lstat(folder).catch(() => undefined);
     if (!exists?.isDirectory()) throw new ConflictError(`the folder ${folder} does not exist`);
-    // The root, HEAD's commit, then HEAD's branch as `symbolic-ref --short` shortens it, or `HEAD` when detached.
-    const asked = await runGit(["rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref=loose", "HEAD"], { cwd: folder, timeoutMs: 10_000 });
-    // Nothing printed: git found no work tree here (the second question would fail alike).
-    if (asked.code !== 0 && asked.stdout === "") throw new ConflictError(`the folder ${folder} is not a git repository`);
-    const lines = asked.stdout.split("\n");
-    const [head, branch] = lines.slice(-3, -1);
-    if (asked.code === 0 && lines.length >= 4 && head && branch) {
-      return { root: lines.slice(0, -3).join("\n"), head, branch: branch === "HEAD" ? null : branch, base: head };
-    }
-    return this.askedApart(folder);
-  }
-
-  /** The root and HEAD's commit (none yet: `--verify -q` fails quietly, exit 1, after the root), then the branch. */
-  private async askedApart(folder: string): Promise<Repository> {
-    const asked = await runGit(["rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"], { cwd: folder, timeoutMs: 10_000 });
-    const lines = asked.stdout.replace(/\n$/, "").split("\n");
-    const head = asked.code === 0 ? (lines.pop() ?? null) : null;
-    const root = lines.join("\n");
-    if (!root || (asked.code !== 0 && asked.code !== 1)) throw new ConflictError(`the folder ${folder} is not a git repository`);
-    const branch = (await gitOutput(["symbolic-ref", "--short", "-q", "HEAD"], { cwd: root })) || null;
-    return { root, head, branch, base: head ?? EMPTY_TREE };
+    const repository = await readRepository(folder);
+    if (!repository) throw new ConflictError(`the folder ${folder} is not a git repository`);
+    return repository;
   }
 
   /**

@@ -9,7 +9,8 @@ import { commit } from "./commits.ts";
 import { DEFAULT_CHANGES_PAGE } from "./changes-page.ts";
 import type { Discards } from "./discards.ts";
 import { stage, unstage } from "./index-edits.ts";
-import type { Repository, RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
+import type { Repository } from "./repository-info.ts";
+import type { RepositoryStatus, WorkingTreeChanges } from "./working-tree-changes.ts";
 
 type GitOperationName = GitChanged["operation"];
 
